@@ -1,0 +1,1 @@
+/* Built-in demo host and flavor (seed document 000). */

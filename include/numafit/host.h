@@ -1,0 +1,72 @@
+/** \file host.h  A host's NUMA topology and usage, in nova's model. */
+#ifndef NUMAFIT_HOST_H
+#define NUMAFIT_HOST_H
+
+#include <numafit/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct numafit_host numafit_host_t;
+
+/** Flags for numafit_host_new_from_json(). */
+enum numafit_host_json_flags {
+    /** accept cells whose cpuset and pcpuset partly overlap (by default only
+     *  nova's legacy mode, cpuset == pcpuset, may overlap) */
+    NUMAFIT_HOST_ALLOW_OVERLAP = 1u << 0,
+};
+
+/** Flags for numafit_host_to_json(). */
+enum numafit_host_to_json_flags {
+    /** write the DB column form: a JSON string holding the primitive */
+    NUMAFIT_HOST_JSON_STRING = 1u << 0,
+    /** pretty-print with indentation */
+    NUMAFIT_JSON_INDENT = 1u << 1,
+};
+
+/** Limits of the host model (checked on input). */
+#define NUMAFIT_CELL_ID_MAX   1023
+#define NUMAFIT_MAX_CELLS     1024
+#define NUMAFIT_MEMORY_MB_MAX (1ull << 40)
+#define NUMAFIT_INPUT_MAX     (16u << 20)
+
+/**
+ * \brief Load a host from nova's JSON: the NUMATopology versioned-object
+ * primitive (NUMATopology <= 1.2, NUMACell <= 1.5, NUMAPagesTopology <= 1.1,
+ * NetworkMetadata 1.0), the same primitive wrapped in a JSON string (the
+ * compute_nodes.numa_topology column), or the pre-versioned legacy dict
+ * {"cells":[{"id","cpus","mem":{"total","used"},"cpu_usage"}]}.
+ * Stricter than nova: negative or non-integer values, duplicate cell ids,
+ * ids out of range, newer versions are refused, naming the JSON path in
+ * reterr->where.
+ * \return 0, -EBADMSG (syntax), -EINVAL (schema), -ERANGE, -ENOMEM.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_from_json(const char *buf, size_t len,
+                                                                unsigned flags,
+                                                                numafit_host_t **ret_host,
+                                                                numafit_error_t *reterr);
+
+/** \brief Write the host as nova's NUMATopology 1.2 primitive.
+ * \ownership owned (numafit_free) */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_to_json(const numafit_host_t *host,
+                                                          unsigned flags, char **ret_json,
+                                                          numafit_error_t *reterr);
+
+/** \brief Deep copy, for what-if planning. \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_dup(const numafit_host_t *host,
+                                                      numafit_host_t **ret_host);
+NUMAFIT_EXPORT void numafit_host_free(numafit_host_t *host);
+
+/** \return the number of NUMA cells, or -EINVAL. */
+NUMAFIT_EXPORT int numafit_host_get_cell_count(const numafit_host_t *host);
+/** \return the nova cell id of the cell at index, -ENOENT, -EINVAL. */
+NUMAFIT_EXPORT int numafit_host_get_cell_id(const numafit_host_t *host, unsigned index);
+/** \return 1 if the two hosts hold the same model and usage, 0 if not. */
+NUMAFIT_EXPORT int numafit_host_equal(const numafit_host_t *a, const numafit_host_t *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,91 @@
+/** \file request.h  An instance's NUMA request, built as nova's numa_get_constraints. */
+#ifndef NUMAFIT_REQUEST_H
+#define NUMAFIT_REQUEST_H
+
+#include <numafit/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct numafit_request numafit_request_t;
+
+enum numafit_cpu_policy {
+    NUMAFIT_CPU_POLICY_NONE = -1,
+    NUMAFIT_CPU_POLICY_SHARED = 0,
+    NUMAFIT_CPU_POLICY_DEDICATED = 1,
+    NUMAFIT_CPU_POLICY_MIXED = 2,
+};
+enum numafit_thread_policy {
+    NUMAFIT_THREAD_POLICY_NONE = -1,
+    NUMAFIT_THREAD_POLICY_PREFER = 0,
+    NUMAFIT_THREAD_POLICY_ISOLATE = 1,
+    NUMAFIT_THREAD_POLICY_REQUIRE = 2,
+};
+enum numafit_emulator_threads_policy {
+    NUMAFIT_EMULATOR_THREADS_NONE = -1,
+    NUMAFIT_EMULATOR_THREADS_SHARE = 0,
+    NUMAFIT_EMULATOR_THREADS_ISOLATE = 1,
+};
+/** hw:mem_page_size special values (nova's MEMPAGES_*); > 0 is KiB. */
+#define NUMAFIT_PAGESIZE_NONE  0
+#define NUMAFIT_PAGESIZE_SMALL (-1)
+#define NUMAFIT_PAGESIZE_LARGE (-2)
+#define NUMAFIT_PAGESIZE_ANY   (-3)
+
+/** Most vCPUs a request may have (refused above, nova has no bound). */
+#define NUMAFIT_VCPUS_MAX 16384
+
+/** Flags for numafit_request_new(). */
+enum numafit_request_flags {
+    /** apply Debian 12's nova 26.2.2 (Zed) rules instead of upstream latest */
+    NUMAFIT_REQUEST_ZED = 1u << 0,
+};
+
+/**
+ * \brief Build the instance NUMA request from a flavor and image properties,
+ * as nova's numa_get_constraints() does.
+ * \param flavor_json {"vcpus":N,"memory_mb":N,"extra_specs":{"hw:...":"..."}}
+ * \param image_json  {"properties":{"hw_...":...}} or NULL (len ignored)
+ * \return 1 when the request has a NUMA topology, 0 when it has none (nova's
+ * None; *ret_req is still set, with 0 cells); -EINVAL when nova refuses it
+ * (reterr->exception holds nova's exception class, e.g.
+ * "ImageNUMATopologyAsymmetric"), or for bad JSON/arguments; -EBADMSG, -ERANGE,
+ * -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_new(const char *flavor_json, size_t flavor_len,
+                                                         const char *image_json, size_t image_len,
+                                                         unsigned flags,
+                                                         numafit_request_t **ret_req,
+                                                         numafit_error_t *reterr);
+NUMAFIT_EXPORT void numafit_request_free(numafit_request_t *req);
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_dup(const numafit_request_t *req,
+                                                         numafit_request_t **ret_req);
+
+/** \return the number of guest NUMA cells (0: no NUMA topology), -EINVAL. */
+NUMAFIT_EXPORT int numafit_request_get_cell_count(const numafit_request_t *req);
+NUMAFIT_EXPORT int numafit_request_get_vcpus(const numafit_request_t *req);
+/** \return enum numafit_cpu_policy / thread / emulator values, -EINVAL. */
+NUMAFIT_EXPORT int numafit_request_get_cpu_policy(const numafit_request_t *req);
+NUMAFIT_EXPORT int numafit_request_get_thread_policy(const numafit_request_t *req);
+NUMAFIT_EXPORT int numafit_request_get_emulator_threads_policy(const numafit_request_t *req);
+
+/** \brief The request as nova's InstanceNUMATopology 1.3 primitive (no
+ * pinning), or the JSON text "null" without NUMA topology.
+ * \ownership owned (numafit_free) */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_to_json(const numafit_request_t *req,
+                                                             unsigned flags, char **ret_json,
+                                                             numafit_error_t *reterr);
+
+/** String forms of the enums ("dedicated", "isolate", ...). \ownership borrowed */
+NUMAFIT_EXPORT const char *numafit_cpu_policy_to_string(int policy);
+NUMAFIT_EXPORT int numafit_cpu_policy_from_string(const char *s);
+NUMAFIT_EXPORT const char *numafit_thread_policy_to_string(int policy);
+NUMAFIT_EXPORT int numafit_thread_policy_from_string(const char *s);
+NUMAFIT_EXPORT const char *numafit_emulator_threads_policy_to_string(int policy);
+NUMAFIT_EXPORT int numafit_emulator_threads_policy_from_string(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

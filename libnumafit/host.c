@@ -1,0 +1,186 @@
+/* The host model: allocation, copies, comparison, accessors. */
+#include "config.h"
+
+#include <string.h>
+
+#include "private.h"
+
+static void cell_clear(struct numafit__cell *c) {
+    numafit__free(c->sib_off);
+    numafit__free(c->sib_cpu);
+    numafit__free(c->pages);
+    for (uint32_t i = 0; i < c->nphysnets; i++)
+        numafit__free(c->physnets[i]);
+    numafit__free(c->physnets);
+}
+
+NUMAFIT_EXPORT void numafit_host_free(numafit_host_t *h) {
+    if (!h)
+        return;
+    if (h->cells) {
+        for (uint32_t i = 0; i < h->ncells; i++)
+            cell_clear(&h->cells[i]);
+        /* all bitmaps live in one block owned by cell 0 */
+        numafit__free(h->cells[0].cpuset);
+        numafit__free(h->cells);
+    }
+    numafit__free(h);
+}
+
+int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret) {
+    numafit_host_t *h;
+    uint64_t *bits;
+    if (nw == 0)
+        nw = 1;
+    if (ncells == 0 || ncells > NUMAFIT_MAX_CELLS || nw > NUMAFIT__CPU_WORDS)
+        return -EINVAL;
+    h = numafit__calloc(1, sizeof(*h));
+    if (!h)
+        return -ENOMEM;
+    h->nw = nw;
+    h->ncells = ncells;
+    h->cells = numafit__calloc(ncells, sizeof(*h->cells));
+    bits = numafit__calloc((size_t)ncells * 3 * nw, sizeof(uint64_t));
+    if (!h->cells || !bits) {
+        numafit__free(bits);
+        numafit__free(h->cells);
+        numafit__free(h);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < ncells; i++) {
+        struct numafit__cell *c = &h->cells[i];
+        c->cpuset = bits + (size_t)i * 3 * nw;
+        c->pcpuset = c->cpuset + nw;
+        c->pinned = c->pcpuset + nw;
+        c->socket = -1;
+    }
+    *ret = h;
+    return 0;
+}
+
+static void *memdup(const void *src, size_t n) {
+    void *d = numafit__malloc(n);
+    if (d && n)
+        memcpy(d, src, n);
+    return d;
+}
+
+NUMAFIT_EXPORT int numafit_host_dup(const numafit_host_t *h, numafit_host_t **ret) {
+    numafit_host_t *d = NULL;
+    int r;
+    if (!h || !ret)
+        return -EINVAL;
+    r = numafit__host_alloc(h->ncells, h->nw, &d);
+    if (r < 0)
+        return r;
+    memcpy(d->cells[0].cpuset, h->cells[0].cpuset, (size_t)h->ncells * 3 * h->nw * 8);
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *s = &h->cells[i];
+        struct numafit__cell *c = &d->cells[i];
+        c->id = s->id;
+        c->socket = s->socket;
+        c->memory = s->memory;
+        c->cpu_usage = s->cpu_usage;
+        c->memory_usage = s->memory_usage;
+        c->has_netmeta = s->has_netmeta;
+        c->tunneled = s->tunneled;
+        if (s->nsib) {
+            c->sib_off = memdup(s->sib_off, (s->nsib + 1) * sizeof(uint32_t));
+            c->sib_cpu = memdup(s->sib_cpu, s->sib_off[s->nsib] * sizeof(uint16_t));
+            if (!c->sib_off || !c->sib_cpu)
+                goto nomem;
+            c->nsib = s->nsib;
+        }
+        if (s->npages) {
+            c->pages = memdup(s->pages, s->npages * sizeof(*s->pages));
+            if (!c->pages)
+                goto nomem;
+            c->npages = s->npages;
+        }
+        if (s->nphysnets) {
+            c->physnets = numafit__calloc(s->nphysnets, sizeof(char *));
+            if (!c->physnets)
+                goto nomem;
+            for (uint32_t k = 0; k < s->nphysnets; k++) {
+                c->physnets[k] = numafit__strdup(s->physnets[k]);
+                if (!c->physnets[k]) {
+                    c->nphysnets = k;
+                    goto nomem;
+                }
+            }
+            c->nphysnets = s->nphysnets;
+        }
+    }
+    *ret = d;
+    return 0;
+nomem:
+    numafit_host_free(d);
+    return -ENOMEM;
+}
+
+int numafit__host_cell_index(const numafit_host_t *h, int id) {
+    for (uint32_t i = 0; i < h->ncells; i++)
+        if (h->cells[i].id == id)
+            return (int)i;
+    return -1;
+}
+
+NUMAFIT_EXPORT int numafit_host_get_cell_count(const numafit_host_t *h) {
+    if (!h)
+        return -EINVAL;
+    return (int)h->ncells;
+}
+
+NUMAFIT_EXPORT int numafit_host_get_cell_id(const numafit_host_t *h, unsigned index) {
+    if (!h)
+        return -EINVAL;
+    if (index >= h->ncells)
+        return -ENOENT;
+    return h->cells[index].id;
+}
+
+static bool cell_equal(const struct numafit__cell *a, const struct numafit__cell *b, unsigned nw) {
+    if (a->id != b->id || a->socket != b->socket || a->memory != b->memory ||
+        a->cpu_usage != b->cpu_usage || a->memory_usage != b->memory_usage)
+        return false;
+    if (!numafit__bits_equal(a->cpuset, b->cpuset, nw) ||
+        !numafit__bits_equal(a->pcpuset, b->pcpuset, nw) ||
+        !numafit__bits_equal(a->pinned, b->pinned, nw))
+        return false;
+    if (a->nsib != b->nsib)
+        return false;
+    if (a->nsib && (memcmp(a->sib_off, b->sib_off, (a->nsib + 1) * sizeof(uint32_t)) ||
+                    memcmp(a->sib_cpu, b->sib_cpu, a->sib_off[a->nsib] * sizeof(uint16_t))))
+        return false;
+    if (a->npages != b->npages ||
+        (a->npages && memcmp(a->pages, b->pages, a->npages * sizeof(*a->pages))))
+        return false;
+    if (a->has_netmeta != b->has_netmeta || a->tunneled != b->tunneled ||
+        a->nphysnets != b->nphysnets)
+        return false;
+    for (uint32_t k = 0; k < a->nphysnets; k++)
+        if (strcmp(a->physnets[k], b->physnets[k]))
+            return false;
+    return true;
+}
+
+NUMAFIT_EXPORT int numafit_host_equal(const numafit_host_t *a, const numafit_host_t *b) {
+    if (!a || !b)
+        return -EINVAL;
+    if (a->ncells != b->ncells)
+        return 0;
+    /* compare bitmaps over the common width, the rest must be empty */
+    unsigned nw = a->nw < b->nw ? a->nw : b->nw;
+    for (uint32_t i = 0; i < a->ncells; i++) {
+        const struct numafit__cell *ca = &a->cells[i], *cb = &b->cells[i];
+        if (!cell_equal(ca, cb, nw))
+            return 0;
+        const numafit_host_t *wide = a->nw > b->nw ? a : b;
+        const struct numafit__cell *cw = &wide->cells[i];
+        if (!numafit__bits_empty(cw->cpuset + nw, wide->nw - nw) ||
+            !numafit__bits_empty(cw->pcpuset + nw, wide->nw - nw) ||
+            !numafit__bits_empty(cw->pinned + nw, wide->nw - nw))
+            return 0;
+    }
+    return 1;
+}

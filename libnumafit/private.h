@@ -1,0 +1,179 @@
+/* Internal declarations shared by the library's sources and its unit tests. */
+#ifndef NUMAFIT_PRIVATE_H
+#define NUMAFIT_PRIVATE_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <numafit.h>
+
+/* ------------------------------------------------------------ memory */
+void *numafit__malloc(size_t size);
+void *numafit__calloc(size_t n, size_t size);
+void *numafit__realloc(void *p, size_t size);
+void numafit__free(void *p);
+char *numafit__strdup(const char *s);
+
+/* ------------------------------------------------------------ errors */
+/* Reset *err (if not NULL) to "no error". */
+void numafit__error_clear(numafit_error_t *err);
+/* Fill *err (if not NULL). exception may be NULL; where may be NULL. */
+void numafit__error_set(numafit_error_t *err, int code, int cell, const char *where,
+                        const char *exception, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* ------------------------------------------------------------ CPU bitmaps
+ * Bitmaps are arrays of uint64_t words; bit i is CPU i. Their width (in
+ * words) is a property of the object holding them (host->nw, req->nw). */
+#define NUMAFIT__CPU_LIMIT (NUMAFIT_CPU_MAX + 1)
+#define NUMAFIT__CPU_WORDS (NUMAFIT__CPU_LIMIT / 64)
+#define NUMAFIT__WORDS(nbits) (((nbits) + 63u) / 64u)
+
+static inline bool numafit__bit_test(const uint64_t *w, unsigned i) {
+    return (w[i >> 6] >> (i & 63)) & 1u;
+}
+static inline void numafit__bit_set(uint64_t *w, unsigned i) { w[i >> 6] |= 1ull << (i & 63); }
+static inline void numafit__bit_clear(uint64_t *w, unsigned i) {
+    w[i >> 6] &= ~(1ull << (i & 63));
+}
+unsigned numafit__bits_count(const uint64_t *w, unsigned nw);
+/* Next set bit > after (after = -1 to start), or -1. */
+int numafit__bits_next(const uint64_t *w, unsigned nw, int after);
+bool numafit__bits_empty(const uint64_t *w, unsigned nw);
+bool numafit__bits_equal(const uint64_t *a, const uint64_t *b, unsigned nw);
+bool numafit__bits_subset(const uint64_t *a, const uint64_t *b, unsigned nw); /* a <= b */
+bool numafit__bits_intersects(const uint64_t *a, const uint64_t *b, unsigned nw);
+/* Highest set bit or -1. */
+int numafit__bits_last(const uint64_t *w, unsigned nw);
+
+struct numafit_cpuset {
+    uint64_t w[NUMAFIT__CPU_WORDS];
+};
+
+/*
+ * nova's parse_cpu_spec into a full-width bitmap (NUMAFIT__CPU_WORDS words,
+ * zeroed by the callee). Returns 0, -EBADMSG (err: exception "Invalid",
+ * nova's message), -ERANGE (an included id > NUMAFIT_CPU_MAX; exclusions
+ * beyond it are ignored).
+ */
+int numafit__cpuspec_parse(const char *spec, uint64_t *bits, numafit_error_t *err);
+/* nova's format_cpu_spec into a new string ("" for an empty set). NULL on ENOMEM. */
+char *numafit__cpuspec_format(const uint64_t *bits, unsigned nw);
+
+/* ------------------------------------------------------------ host model */
+struct numafit__pages {
+    uint64_t size_kb;
+    uint64_t total;
+    uint64_t used;
+    uint64_t reserved;
+};
+
+struct numafit__cell {
+    int32_t id;
+    int32_t socket;          /* -1: null */
+    uint64_t memory;         /* MiB */
+    uint64_t cpu_usage;
+    uint64_t memory_usage;   /* MiB */
+    uint64_t *cpuset;        /* host->nw words: shared CPUs (VCPU) */
+    uint64_t *pcpuset;       /* dedicated CPUs (PCPU) */
+    uint64_t *pinned;        /* pinned_cpus */
+    /* siblings: an ordered list of thread-sibling sets, each sorted ascending;
+     * set k holds sib_cpu[sib_off[k] .. sib_off[k+1]-1]. */
+    uint32_t nsib;
+    uint32_t *sib_off;       /* nsib + 1 entries (NULL when nsib == 0) */
+    uint16_t *sib_cpu;
+    uint32_t npages;         /* mempages, in input order */
+    struct numafit__pages *pages;
+    bool has_netmeta;        /* network_metadata present */
+    bool tunneled;
+    uint32_t nphysnets;
+    char **physnets;
+};
+
+struct numafit_host {
+    uint32_t nw;             /* words per CPU bitmap (covers the highest CPU id) */
+    uint32_t ncells;
+    struct numafit__cell *cells;
+};
+
+/* Allocate a host with ncells zeroed cells and zeroed bitmaps of nw words.
+ * Siblings, pages and physnets are left empty (NULL). */
+int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret);
+/* Index of the cell with this id, or -1. */
+int numafit__host_cell_index(const numafit_host_t *h, int id);
+
+/* ------------------------------------------------------------ requests */
+struct numafit__rcell {
+    uint64_t *cpuset;        /* req->nw words: shared guest vCPUs */
+    uint64_t *pcpuset;       /* dedicated guest vCPUs */
+    uint64_t memory;         /* MiB */
+};
+
+struct numafit_request {
+    uint32_t vcpus;
+    uint64_t memory_mb;
+    uint32_t nw;             /* NUMAFIT__WORDS(vcpus), at least 1 */
+    uint32_t ncells;         /* 0: no NUMA topology (nova returns None) */
+    struct numafit__rcell *cells;
+    int cpu_policy;          /* enum numafit_cpu_policy */
+    int thread_policy;       /* enum numafit_thread_policy */
+    int emulator_policy;     /* enum numafit_emulator_threads_policy */
+    int64_t pagesize;        /* NUMAFIT_PAGESIZE_* or KiB */
+    bool realtime;           /* hw:cpu_realtime on the flavor */
+    uint64_t *rt_mask;       /* nw words: the realtime vCPUs (NULL if not realtime) */
+    int locked_memory;       /* -1 unset, 0, 1 */
+    uint32_t npmem;          /* hw:pmem labels */
+    char **pmem;
+};
+
+int numafit__request_alloc(uint32_t vcpus, uint32_t ncells, numafit_request_t **ret);
+
+/* ------------------------------------------------------------ options */
+struct numafit_options {
+    int profile;
+    int strategy;
+    bool has_limits;
+    double cpu_ratio;
+    double ram_ratio;
+    bool has_netmeta;        /* network_metadata requested */
+    bool tunneled;
+    uint32_t nphysnets;
+    char **physnets;
+    uint64_t budget;         /* 0 = unlimited */
+};
+
+/* ------------------------------------------------------------ placements */
+struct numafit__pcell {
+    int32_t host_id;         /* host NUMA cell id */
+    uint64_t *cpuset;        /* p->nw words: guest vCPUs (shared) */
+    uint64_t *pcpuset;       /* p->nw words: guest vCPUs (dedicated) */
+    uint64_t memory;         /* MiB */
+    int64_t pagesize;        /* chosen page size KiB, 0 = null */
+    int cpu_policy;
+    int thread_policy;
+    uint32_t npin;           /* cpu_pinning: pin_vcpu[k] -> pin_pcpu[k], vcpu ascending */
+    uint32_t *pin_vcpu;
+    uint32_t *pin_pcpu;
+    bool has_reserved;       /* cpuset_reserved not null */
+    uint32_t nreserved;
+    uint32_t *reserved;      /* host CPUs for emulator threads */
+};
+
+struct numafit_placement {
+    uint32_t nw;
+    uint32_t ncells;
+    struct numafit__pcell *cells;
+    int emulator_policy;
+    char uuid[37];           /* "" = generate when written */
+};
+
+int numafit__placement_alloc(uint32_t nw, uint32_t ncells, numafit_placement_t **ret);
+
+/* ------------------------------------------------------------ JSON output helpers */
+/* Dump a jansson value to a numafit__malloc'ed string (declared with void *
+ * to keep jansson out of this header). */
+char *numafit__json_dump(const void *json_t_value, unsigned numafit_flags);
+
+#endif

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Install the Debian 12 packages libnumafit needs to build and test
+# (only what is missing; needs root or sudo).
+set -e
+pkgs="build-essential autoconf automake libtool pkg-config libjansson-dev uuid-dev check
+libvirt-dev libxml2-dev jq python3-nova"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO apt-get update
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends $missing

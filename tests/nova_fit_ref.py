@@ -1,0 +1,1 @@
+# reference permutation walk (placeholder)
