@@ -12,4 +12,4 @@ done
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO apt-get update
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends $missing
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y $missing

@@ -1,1 +1,0 @@
-# reference permutation walk (placeholder)
