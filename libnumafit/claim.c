@@ -1,3 +1,204 @@
+/*
+ * Claims and releases: nova's numa_usage_from_instance_numa and its inverse.
+ * All or nothing: the new usage is computed on a scratch copy of the mutable
+ * state and written back only when every cell succeeded.
+ *
+ * Differences from nova (doc/nova-differences.md):
+ *  - a placement cell naming a host cell the host does not have is refused
+ *    (nova silently ignores it);
+ *  - a host cell without mempages gets no page accounting (nova raises
+ *    IndexError in _get_smallest_pagesize);
+ *  - "with siblings" pinning (isolate) always includes the CPUs themselves,
+ *    also when a CPU is in no sibling set (nova would then pin nothing).
+ */
 #include "config.h"
 
+#include <string.h>
+
 #include "private.h"
+
+struct scratch {
+    uint64_t *pinned;      /* ncells * nw */
+    uint64_t *cpu_usage;   /* ncells, signed arithmetic in int64 below */
+    int64_t *mem_usage;
+    int64_t *cpu_use;
+    uint64_t *pages_used;  /* per cell, per page entry (offsets in page_off) */
+    uint32_t *page_off;
+    uint64_t *set;         /* nw words: the CPUs of one placement cell */
+};
+
+static void scratch_free(struct scratch *s) {
+    numafit__free(s->pinned);
+    numafit__free(s->mem_usage);
+    numafit__free(s->cpu_use);
+    numafit__free(s->pages_used);
+    numafit__free(s->page_off);
+    numafit__free(s->set);
+}
+
+static int scratch_init(struct scratch *s, const numafit_host_t *h) {
+    uint32_t np = 0;
+    memset(s, 0, sizeof(*s));
+    for (uint32_t i = 0; i < h->ncells; i++)
+        np += h->cells[i].npages;
+    s->pinned = numafit__calloc((size_t)h->ncells * h->nw + 1, sizeof(uint64_t));
+    s->mem_usage = numafit__calloc(h->ncells + 1, sizeof(int64_t));
+    s->cpu_use = numafit__calloc(h->ncells + 1, sizeof(int64_t));
+    s->pages_used = numafit__calloc(np + 1, sizeof(uint64_t));
+    s->page_off = numafit__calloc(h->ncells + 1, sizeof(uint32_t));
+    s->set = numafit__calloc(h->nw, sizeof(uint64_t));
+    if (!s->pinned || !s->mem_usage || !s->cpu_use || !s->pages_used || !s->page_off ||
+        !s->set) {
+        scratch_free(s);
+        return -ENOMEM;
+    }
+    np = 0;
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *c = &h->cells[i];
+        memcpy(s->pinned + (size_t)i * h->nw, c->pinned, h->nw * sizeof(uint64_t));
+        s->mem_usage[i] = (int64_t)c->memory_usage;
+        s->cpu_use[i] = (int64_t)c->cpu_usage;
+        s->page_off[i] = np;
+        for (uint32_t k = 0; k < c->npages; k++)
+            s->pages_used[np + k] = c->pages[k].used;
+        np += c->npages;
+    }
+    return 0;
+}
+
+static void scratch_commit(const struct scratch *s, numafit_host_t *h) {
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        struct numafit__cell *c = &h->cells[i];
+        memcpy(c->pinned, s->pinned + (size_t)i * h->nw, h->nw * sizeof(uint64_t));
+        c->memory_usage = s->mem_usage[i] > 0 ? (uint64_t)s->mem_usage[i] : 0;
+        c->cpu_usage = s->cpu_use[i] > 0 ? (uint64_t)s->cpu_use[i] : 0;
+        for (uint32_t k = 0; k < c->npages; k++)
+            c->pages[k].used = s->pages_used[s->page_off[i] + k];
+    }
+}
+
+/* nova's _numa_pagesize_usage_from_cell on the scratch copy. */
+static void pages_usage(struct scratch *s, const struct numafit__cell *c, uint32_t ci,
+                        const struct numafit__pcell *pc, int sign) {
+    uint64_t size;
+    if (!c->npages)
+        return;
+    if (pc->pagesize > 0) {
+        size = (uint64_t)pc->pagesize;
+    } else {
+        size = c->pages[0].size_kb;
+        for (uint32_t k = 1; k < c->npages; k++)
+            if (c->pages[k].size_kb < size)
+                size = c->pages[k].size_kb;
+    }
+    for (uint32_t k = 0; k < c->npages; k++) {
+        uint64_t *used = &s->pages_used[s->page_off[ci] + k];
+        __int128 num;
+        if (c->pages[k].size_kb != size)
+            continue;
+        /* used + sign * memory_KiB / size, floored at 0 and truncated */
+        num = (__int128)*used * size + (__int128)sign * (__int128)pc->memory * 1024;
+        *used = num <= 0 ? 0 : (uint64_t)(num / size);
+    }
+}
+
+static int pin_conflict(numafit_error_t *err, const struct numafit__cell *c, const char *exc,
+                        const char *what, int rc) {
+    numafit__error_set(err, NUMAFIT_E_PINNING, c->id, "", exc, "%s on host cell %d", what, c->id);
+    return rc;
+}
+
+static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign,
+                 numafit_error_t *err) {
+    struct scratch s;
+    int rc = scratch_init(&s, h);
+    if (rc < 0)
+        return rc;
+    for (uint32_t g = 0; g < p->ncells; g++) {
+        const struct numafit__pcell *pc = &p->cells[g];
+        int ci = numafit__host_cell_index(h, pc->host_id);
+        const struct numafit__cell *c;
+        uint64_t *pinned;
+        if (ci < 0) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, pc->host_id, "", NULL,
+                               "the placement names host cell %d, which the host does not have",
+                               pc->host_id);
+            rc = -ENOENT;
+            goto out;
+        }
+        c = &h->cells[ci];
+        pinned = s.pinned + (size_t)ci * h->nw;
+        pages_usage(&s, c, (uint32_t)ci, pc, sign);
+        s.mem_usage[ci] += sign * (int64_t)pc->memory;
+        s.cpu_use[ci] += sign * (int64_t)numafit__bits_count(pc->cpuset, p->nw);
+        if (pc->cpu_policy != NUMAFIT_CPU_POLICY_DEDICATED &&
+            pc->cpu_policy != NUMAFIT_CPU_POLICY_MIXED)
+            continue;
+        memset(s.set, 0, h->nw * sizeof(uint64_t));
+        for (uint32_t j = 0; j < pc->npin + pc->nreserved; j++) {
+            uint32_t cpu = j < pc->npin ? pc->pin_pcpu[j] : pc->reserved[j - pc->npin];
+            if (cpu >= h->nw * 64u || !numafit__bit_test(c->pcpuset, cpu)) {
+                rc = pin_conflict(err, c, sign > 0 ? "CPUPinningUnknown" : "CPUUnpinningUnknown",
+                                  "a pinned CPU is not a dedicated CPU", -ENOENT);
+                goto out;
+            }
+            numafit__bit_set(s.set, cpu);
+        }
+        if (pc->thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE) {
+            /* whole cores: add every sibling set touching the CPUs */
+            for (uint32_t k = 0; k < c->nsib; k++) {
+                bool touch = false;
+                for (uint32_t t = c->sib_off[k]; t < c->sib_off[k + 1] && !touch; t++)
+                    touch = c->sib_cpu[t] < h->nw * 64u && numafit__bit_test(s.set, c->sib_cpu[t]);
+                if (!touch)
+                    continue;
+                for (uint32_t t = c->sib_off[k]; t < c->sib_off[k + 1]; t++) {
+                    if (c->sib_cpu[t] >= h->nw * 64u || !numafit__bit_test(c->pcpuset, c->sib_cpu[t])) {
+                        rc = pin_conflict(err, c,
+                                          sign > 0 ? "CPUPinningUnknown" : "CPUUnpinningUnknown",
+                                          "a thread sibling is not a dedicated CPU", -ENOENT);
+                        goto out;
+                    }
+                    numafit__bit_set(s.set, c->sib_cpu[t]);
+                }
+            }
+        }
+        if (sign > 0) {
+            if (numafit__bits_intersects(pinned, s.set, h->nw)) {
+                rc = pin_conflict(err, c, "CPUPinningInvalid", "a CPU is already pinned", -EBUSY);
+                goto out;
+            }
+            for (uint32_t w = 0; w < h->nw; w++)
+                pinned[w] |= s.set[w];
+        } else {
+            if (!numafit__bits_subset(s.set, pinned, h->nw)) {
+                rc = pin_conflict(err, c, "CPUUnpinningInvalid", "a CPU to unpin is not pinned",
+                                  -EBUSY);
+                goto out;
+            }
+            for (uint32_t w = 0; w < h->nw; w++)
+                pinned[w] &= ~s.set[w];
+        }
+    }
+    scratch_commit(&s, h);
+    rc = 0;
+out:
+    scratch_free(&s);
+    return rc;
+}
+
+NUMAFIT_EXPORT int numafit_host_claim(numafit_host_t *h, const numafit_placement_t *p,
+                                      unsigned flags, numafit_error_t *err) {
+    numafit__error_clear(err);
+    if (!h || !p || flags)
+        return -EINVAL;
+    return apply(h, p, 1, err);
+}
+
+NUMAFIT_EXPORT int numafit_host_release(numafit_host_t *h, const numafit_placement_t *p,
+                                        unsigned flags, numafit_error_t *err) {
+    numafit__error_clear(err);
+    if (!h || !p || flags)
+        return -EINVAL;
+    return apply(h, p, -1, err);
+}

@@ -1,3 +1,956 @@
+/*
+ * The fit: nova's numa_fit_instance_to_host / _numa_fit_instance_cell /
+ * _pack_instance_onto_cores rules, without nova's defects (NOVA-NOTES A):
+ *
+ *  - a (host cell, guest cell) check is a pure function of the pair: it is
+ *    evaluated on the unmodified request, at most once per fit, and memoised
+ *    by the pair only (nova keys its cache on an id it mutates);
+ *  - the request is never modified (nova overwrites the requested page size);
+ *  - instead of walking every permutation of host cells, the first
+ *    permutation in nova's order is built guest cell by guest cell, pruned by
+ *    a bipartite-matching test (can the remaining guest cells still be matched
+ *    to the remaining host cells?), so without whole-placement constraints
+ *    the search is polynomial; the network check is applied on complete
+ *    assignments, with a coverage prune, under a work budget.
+ *
+ * Within a physical core (a sibling set) the lowest-numbered free threads are
+ * used first; nova picks them by Python set order, which is no specification.
+ *
+ * Deliberate differences, documented in doc/nova-differences.md:
+ *  - a host cell without sibling information (siblings == []) is treated as
+ *    one core per dedicated CPU; nova raises ValueError (max() of an empty
+ *    list) in _pack_instance_onto_cores.
+ */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
 #include "private.h"
+
+#define MEMO_UNKNOWN 0
+#define MEMO_FITS    255
+
+struct fitctx {
+    const numafit_host_t *h;
+    const numafit_request_t *r;
+    int profile;
+    bool has_limits;
+    double cpu_ratio, ram_ratio;
+    bool zed;
+    uint64_t budget; /* 0: unlimited */
+    uint64_t steps;
+    bool over_budget;
+
+    uint32_t n, k;      /* host cells, guest cells */
+    uint32_t *order;    /* host cell index at sorted position p */
+    uint8_t *memo;      /* [p * k + g] */
+    char (*why)[160];   /* optional per-pair text, [p * k + g] (explain) */
+
+    /* scratch for the pack */
+    uint32_t *fcnt;     /* free threads per sibling set */
+    uint16_t *fthr;     /* free threads, CSR like sib_off */
+    uint16_t *single;   /* singleton siblings for cells without sibling info */
+    uint32_t *single_off;
+    uint32_t *pin;      /* pCPU per dedicated vCPU (ascending vCPU order) */
+    uint32_t pin_cap;
+    uint32_t *vcpus;    /* dedicated vCPU ids, ascending */
+
+    /* search state */
+    uint32_t *assign;   /* host position per guest cell */
+    uint8_t *used;      /* per host position */
+    int32_t *match_h;   /* matching: guest per host position or -1 */
+    uint8_t *seen;
+    /* network coverage */
+    bool net;
+    uint64_t net_all;
+    uint64_t *net_mask; /* per host position */
+    bool net_prune;
+};
+
+/* A cell check's outcome. */
+struct cellres {
+    int reason;             /* 0 fits, else NUMAFIT_E_NOFIT_* */
+    int64_t pagesize;       /* chosen page size, 0 for none */
+    uint32_t npin;          /* pins written to ctx->pin */
+    bool has_reserved;
+    uint32_t reserved;      /* emulator pCPU */
+};
+
+static bool pinned_policy(int p) {
+    return p == NUMAFIT_CPU_POLICY_DEDICATED || p == NUMAFIT_CPU_POLICY_MIXED;
+}
+static bool shared_policy(int p) {
+    return p == NUMAFIT_CPU_POLICY_SHARED || p == NUMAFIT_CPU_POLICY_MIXED ||
+           p == NUMAFIT_CPU_POLICY_NONE;
+}
+
+/* ------------------------------------------------------------------ memory */
+
+/* nova's NUMACell.can_fit_pagesize: 1 fits, 0 does not, -1 size unknown. */
+static int can_fit_pagesize(const struct numafit__cell *c, uint64_t size_kb, uint64_t mem_kib,
+                            bool use_free) {
+    for (uint32_t i = 0; i < c->npages; i++) {
+        const struct numafit__pages *pg = &c->pages[i];
+        if (pg->size_kb != size_kb)
+            continue;
+        __int128 avail;
+        if (use_free)
+            avail = ((__int128)pg->total - (__int128)pg->used - (__int128)pg->reserved) *
+                    (__int128)pg->size_kb;
+        else
+            avail = (__int128)pg->total * (__int128)pg->size_kb;
+        return (__int128)mem_kib <= avail && mem_kib % size_kb == 0;
+    }
+    return -1;
+}
+
+static int cmp_u64_desc(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* nova's _numa_cell_supports_pagesize_request. Returns the size, 0 when
+ * nothing fits, -1 when an explicit size is not offered by the cell. */
+static int64_t pick_pagesize(const struct numafit__cell *c, int64_t want, uint64_t mem_kib) {
+    uint64_t sizes[64];
+    uint32_t ns = 0, from, to;
+    if (want > 0) {
+        int f = can_fit_pagesize(c, (uint64_t)want, mem_kib, true);
+        return f < 0 ? -1 : f ? want : 0;
+    }
+    for (uint32_t i = 0; i < c->npages && ns < 64; i++)
+        sizes[ns++] = c->pages[i].size_kb;
+    qsort(sizes, ns, sizeof(sizes[0]), cmp_u64_desc);
+    from = 0;
+    to = ns;
+    if (want == NUMAFIT_PAGESIZE_SMALL)
+        from = ns ? ns - 1 : 0;
+    else if (want == NUMAFIT_PAGESIZE_LARGE)
+        to = ns ? ns - 1 : 0;
+    for (uint32_t i = from; i < to; i++)
+        if (can_fit_pagesize(c, sizes[i], mem_kib, true) == 1)
+            return (int64_t)sizes[i];
+    return 0;
+}
+
+static uint64_t smallest_pagesize(const struct numafit__cell *c) {
+    uint64_t s = c->pages[0].size_kb;
+    for (uint32_t i = 1; i < c->npages; i++)
+        if (c->pages[i].size_kb < s)
+            s = c->pages[i].size_kb;
+    return s;
+}
+
+/* ------------------------------------------------------------------ pack */
+
+/* Sibling sets of a cell as (count, offsets, cpus); cells without sibling
+ * information get one singleton per dedicated CPU. */
+static void cell_siblings(struct fitctx *x, const struct numafit__cell *c, uint32_t *nsib,
+                          const uint32_t **off, const uint16_t **cpu) {
+    if (c->nsib) {
+        *nsib = c->nsib;
+        *off = c->sib_off;
+        *cpu = c->sib_cpu;
+        return;
+    }
+    uint32_t n = 0;
+    for (int b = numafit__bits_next(c->pcpuset, x->h->nw, -1); b >= 0;
+         b = numafit__bits_next(c->pcpuset, x->h->nw, b)) {
+        x->single_off[n] = n;
+        x->single[n++] = (uint16_t)b;
+    }
+    x->single_off[n] = n;
+    *nsib = n;
+    *off = x->single_off;
+    *cpu = x->single;
+}
+
+/*
+ * Emulator-thread pCPUs (nova's _get_reserved): walk the sibling sets with
+ * at least one free thread, in order, skipping pinned threads (or, for
+ * isolate, whole sets holding a pinned thread), and take the first one.
+ * Returns true and *out when found. Only one reserved pCPU is ever asked.
+ */
+static bool get_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t npin,
+                         bool isolate, uint32_t *out) {
+    for (uint32_t s = 0; s < nsib; s++) {
+        uint32_t f = x->fcnt[s];
+        const uint16_t *t = x->fthr + off[s];
+        if (!f)
+            continue;
+        bool has_pinned = false;
+        if (isolate) {
+            for (uint32_t i = 0; i < f && !has_pinned; i++)
+                for (uint32_t j = 0; j < npin; j++)
+                    if (x->pin[j] == t[i]) {
+                        has_pinned = true;
+                        break;
+                    }
+            if (has_pinned)
+                continue;
+        }
+        for (uint32_t i = 0; i < f; i++) {
+            bool pinned = false;
+            for (uint32_t j = 0; j < npin && !isolate; j++)
+                if (x->pin[j] == t[i]) {
+                    pinned = true;
+                    break;
+                }
+            if (!pinned) {
+                *out = t[i];
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/*
+ * nova's _get_pinning: take `t` threads from each sibling set having at
+ * least `t` free threads (minfree), in order, for the n dedicated vCPUs.
+ * Returns false when there are not enough such sets (nova's None).
+ */
+static bool get_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t t,
+                        uint32_t minfree, uint32_t n) {
+    uint32_t sets = 0, j = 0;
+    for (uint32_t s = 0; s < nsib; s++)
+        if (x->fcnt[s] >= minfree && x->fcnt[s] >= 1)
+            sets++;
+    if ((uint64_t)t * sets < n)
+        return false;
+    for (uint32_t s = 0; s < nsib && j < n; s++) {
+        if (x->fcnt[s] < minfree || x->fcnt[s] < 1)
+            continue;
+        for (uint32_t i = 0; i < t && j < n; i++)
+            x->pin[j++] = x->fthr[off[s] + i];
+    }
+    return true;
+}
+
+/* Flat fallback: every free thread as its own core, in sibling order. */
+static bool get_pinning_flat(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t n) {
+    uint32_t j = 0;
+    for (uint32_t s = 0; s < nsib && j < n; s++)
+        for (uint32_t i = 0; i < x->fcnt[s] && j < n; i++)
+            x->pin[j++] = x->fthr[off[s] + i];
+    return j == n;
+}
+
+/* nova's _pack_instance_onto_cores. Returns true when the cell packs. */
+static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, uint32_t nres,
+                 struct cellres *res) {
+    const uint64_t *pc = c->pcpuset, *pin = c->pinned;
+    uint32_t nsib, tpc = 0, maxfree = 0;
+    const uint32_t *off;
+    const uint16_t *cpu;
+    int tp = x->r->thread_policy;
+    bool have = false;     /* nova's "pinning is not None" */
+    bool reserved_ok = false;
+    uint32_t reserved = 0;
+
+    cell_siblings(x, c, &nsib, &off, &cpu);
+    for (uint32_t s = 0; s < nsib; s++) {
+        uint32_t len = off[s + 1] - off[s], f = 0;
+        if (len > tpc)
+            tpc = len;
+        for (uint32_t i = off[s]; i < off[s + 1]; i++) {
+            unsigned b = cpu[i];
+            if (b < x->h->nw * 64u && numafit__bit_test(pc, b) && !numafit__bit_test(pin, b))
+                x->fthr[off[s] + f++] = (uint16_t)b;
+        }
+        x->fcnt[s] = f;
+        if (f > maxfree)
+            maxfree = f;
+    }
+    if (tpc == 0)
+        tpc = 1;
+
+    if (tp == NUMAFIT_THREAD_POLICY_ISOLATE) {
+        if (maxfree < tpc)
+            return false; /* no fully free core */
+        if (tpc != 1 && !numafit__bits_equal(c->pcpuset, c->cpuset, x->h->nw))
+            return false; /* bug #1889633: isolate needs a non-HT host */
+        have = get_pinning(x, nsib, off, 1, tpc, n);
+        if (have && n && nres)
+            reserved_ok = get_reserved(x, nsib, off, n, true, &reserved);
+        /* nova: "if not pinning" here in every release */
+        if (!have || n == 0 || (nres && !reserved_ok))
+            return false;
+    } else {
+        bool require = tp == NUMAFIT_THREAD_POLICY_REQUIRE;
+        if (require && tpc <= 1)
+            return false;
+        for (uint32_t t = maxfree; t >= 1; t--) {
+            if (require && t <= 1)
+                continue;
+            have = get_pinning(x, nsib, off, t, t, n);
+            reserved_ok = false;
+            if (have && n && nres)
+                reserved_ok = get_reserved(x, nsib, off, n, false, &reserved);
+            if (!have || (x->zed && n == 0) || (nres && !reserved_ok))
+                continue;
+            break;
+        }
+        if (!require && (!have || n == 0)) {
+            have = get_pinning_flat(x, nsib, off, n);
+            reserved_ok = false;
+            if (have && n && nres)
+                reserved_ok = get_reserved(x, nsib, off, n, false, &reserved);
+        }
+        if (!have || (x->zed && n == 0) || (nres && !reserved_ok))
+            return false;
+    }
+    res->npin = n;
+    res->has_reserved = nres && reserved_ok;
+    res->reserved = reserved;
+    return true;
+}
+
+/* ------------------------------------------------------------------ cell */
+
+static void why(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void why(char *buf, const char *fmt, ...) {
+    va_list ap;
+    if (!buf)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, 160, fmt, ap);
+    va_end(ap);
+}
+
+/* nova's _numa_fit_instance_cell on an unmodified copy of guest cell g. */
+static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g, uint32_t nres,
+                    struct cellres *res, char *text) {
+    const struct numafit__rcell *gc = &x->r->cells[g];
+    const numafit_request_t *r = x->r;
+    uint64_t mem = gc->memory, mem_kib = gc->memory * 1024u;
+    int pol = r->cpu_policy;
+    uint32_t npc = numafit__bits_count(gc->pcpuset, r->nw);
+    uint32_t nsc = numafit__bits_count(gc->cpuset, r->nw);
+    uint32_t host_pc = numafit__bits_count(c->pcpuset, x->h->nw);
+    uint32_t host_sc = numafit__bits_count(c->cpuset, x->h->nw);
+    int64_t avail_mem = (int64_t)c->memory - (int64_t)c->memory_usage;
+
+    memset(res, 0, sizeof(*res));
+    x->steps++;
+
+    /* 1. memory */
+    if (r->pagesize != NUMAFIT_PAGESIZE_NONE) {
+        int64_t ps = pick_pagesize(c, r->pagesize, mem_kib);
+        if (ps <= 0) {
+            if (ps < 0)
+                why(text, "page size %lld KiB not offered by the cell", (long long)r->pagesize);
+            else
+                why(text, "not enough free pages of a suitable size for %llu MiB",
+                    (unsigned long long)mem);
+            return res->reason = NUMAFIT_E_NOFIT_PAGESIZE;
+        }
+        res->pagesize = ps;
+    } else if (c->npages) {
+        uint64_t small = smallest_pagesize(c);
+        bool use_free = !x->zed && pinned_policy(pol);
+        if (can_fit_pagesize(c, small, mem_kib, use_free) != 1) {
+            why(text, "not enough %s %llu KiB pages for %llu MiB", use_free ? "free" : "total",
+                (unsigned long long)small, (unsigned long long)mem);
+            return res->reason = NUMAFIT_E_NOFIT_MEM;
+        }
+    } else if (!x->zed && pinned_policy(pol)) {
+        if (avail_mem < (int64_t)mem) {
+            why(text, "not enough free memory: need %llu MiB, %lld available",
+                (unsigned long long)mem, (long long)avail_mem);
+            return res->reason = NUMAFIT_E_NOFIT_MEM;
+        }
+    } else if (mem > c->memory) {
+        why(text, "cell memory %llu MiB is smaller than %llu MiB", (unsigned long long)c->memory,
+            (unsigned long long)mem);
+        return res->reason = NUMAFIT_E_NOFIT_MEM;
+    }
+
+    /* 2. the guest cell may not be larger than the host cell */
+    if (pinned_policy(pol) && npc + nres > host_pc) {
+        why(text, "cell has %u dedicated CPUs, guest cell needs %u%s", host_pc, npc + nres,
+            nres ? " (incl. emulator thread)" : "");
+        return res->reason = NUMAFIT_E_NOFIT_CPU;
+    }
+    if (shared_policy(pol) && nsc > host_sc) {
+        why(text, "cell has %u shared CPUs, guest cell needs %u", host_sc, nsc);
+        return res->reason = NUMAFIT_E_NOFIT_CPU;
+    }
+
+    /* 3. pinning */
+    if (pinned_policy(pol)) {
+        uint32_t free_pc = 0;
+        for (uint32_t w = 0; w < x->h->nw; w++)
+            free_pc += (uint32_t)__builtin_popcountll(c->pcpuset[w] & ~c->pinned[w]);
+        if (npc + nres > free_pc) {
+            why(text, "%u free dedicated CPUs, guest cell needs %u%s", free_pc, npc + nres,
+                nres ? " (incl. emulator thread)" : "");
+            return res->reason = NUMAFIT_E_NOFIT_CPU;
+        }
+        if (x->zed && (int64_t)mem > avail_mem) {
+            why(text, "not enough free memory for a pinned guest: need %llu MiB, %lld available",
+                (unsigned long long)mem, (long long)avail_mem);
+            return res->reason = NUMAFIT_E_NOFIT_MEM;
+        }
+        if (!pack(x, c, npc, nres, res)) {
+            if (r->thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE)
+                why(text, "isolate: not enough fully free cores (or a hyper-threaded host with "
+                          "cpu_dedicated_set)");
+            else if (r->thread_policy == NUMAFIT_THREAD_POLICY_REQUIRE)
+                why(text, "require: not enough free thread siblings");
+            else if (npc == 0)
+                why(text, "no dedicated vCPUs in this guest cell (Zed refuses an empty pinning)");
+            else
+                why(text, "cannot pin %u vCPUs%s on the free cores", npc,
+                    nres ? " plus the emulator thread" : "");
+            return res->reason = NUMAFIT_E_NOFIT_THREADS;
+        }
+    }
+
+    /* 4. overcommit limits for shared CPUs */
+    if (shared_policy(pol) && x->has_limits) {
+        double cpu_limit = (double)host_sc * x->cpu_ratio;
+        double ram_limit = (double)c->memory * x->ram_ratio;
+        if ((double)(c->cpu_usage + nsc) > cpu_limit) {
+            why(text, "cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage,
+                nsc, cpu_limit);
+            return res->reason = NUMAFIT_E_NOFIT_LIMITS;
+        }
+        if ((double)(c->memory_usage + mem) > ram_limit) {
+            why(text, "memory usage %llu + %llu MiB exceeds the limit %g",
+                (unsigned long long)c->memory_usage, (unsigned long long)mem, ram_limit);
+            return res->reason = NUMAFIT_E_NOFIT_LIMITS;
+        }
+    }
+    why(text, "fits");
+    return 0;
+}
+
+/* ------------------------------------------------------------------ search */
+
+static bool pair_ok(struct fitctx *x, uint32_t p, uint32_t g) {
+    uint8_t *m = &x->memo[(size_t)p * x->k + g];
+    if (*m == MEMO_UNKNOWN) {
+        struct cellres res;
+        uint32_t nres = (g == 0 && x->r->emulator_policy == NUMAFIT_EMULATOR_THREADS_ISOLATE);
+        int reason = cell_fit(x, &x->h->cells[x->order[p]], g, nres, &res,
+                              x->why ? x->why[(size_t)p * x->k + g] : NULL);
+        *m = reason ? (uint8_t)reason : MEMO_FITS;
+    }
+    return *m == MEMO_FITS;
+}
+
+static bool budget_hit(struct fitctx *x) {
+    if (x->budget && x->steps > x->budget)
+        x->over_budget = true;
+    return x->over_budget;
+}
+
+/* Kuhn's augmenting path for guest g over unused host positions. */
+static bool augment(struct fitctx *x, uint32_t g) {
+    for (uint32_t p = 0; p < x->n; p++) {
+        if (x->used[p] || x->seen[p])
+            continue;
+        x->steps++;
+        if (!pair_ok(x, p, g))
+            continue;
+        x->seen[p] = 1;
+        if (x->match_h[p] < 0 || augment(x, (uint32_t)x->match_h[p])) {
+            x->match_h[p] = (int32_t)g;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Can guest cells from..k-1 be matched to distinct unused host cells? */
+static bool matchable(struct fitctx *x, uint32_t from) {
+    for (uint32_t p = 0; p < x->n; p++)
+        x->match_h[p] = -1;
+    for (uint32_t g = from; g < x->k; g++) {
+        memset(x->seen, 0, x->n);
+        if (!augment(x, g))
+            return false;
+        if (budget_hit(x))
+            return false;
+    }
+    return true;
+}
+
+/* Could the remaining guest cells still cover every network group? */
+static bool net_coverable(struct fitctx *x, uint32_t from, uint64_t covered) {
+    uint64_t need = x->net_all & ~covered, reach = 0;
+    if (!need)
+        return true;
+    if (from >= x->k || !x->net_prune)
+        return from < x->k || !need;
+    for (uint32_t p = 0; p < x->n; p++) {
+        if (x->used[p] || !(x->net_mask[p] & need))
+            continue;
+        for (uint32_t g = from; g < x->k; g++)
+            if (pair_ok(x, p, g)) {
+                reach |= x->net_mask[p];
+                break;
+            }
+    }
+    return (need & ~reach) == 0;
+}
+
+static bool search(struct fitctx *x, uint32_t g, uint64_t covered) {
+    for (uint32_t p = 0; p < x->n; p++) {
+        if (x->used[p])
+            continue;
+        x->steps++;
+        if (budget_hit(x))
+            return false;
+        if (!pair_ok(x, p, g))
+            continue;
+        uint64_t cov = covered | (x->net ? x->net_mask[p] : 0);
+        x->used[p] = 1;
+        x->assign[g] = p;
+        if (g + 1 == x->k) {
+            if (!x->net || (cov & x->net_all) == x->net_all)
+                return true;
+        } else if ((!x->net || net_coverable(x, g + 1, cov)) && matchable(x, g + 1) &&
+                   search(x, g + 1, cov)) {
+            return true;
+        }
+        x->used[p] = 0;
+        if (x->over_budget)
+            return false;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ order */
+
+struct sortkey {
+    uint32_t idx;
+    int64_t k1; /* avail_memory */
+    int64_t k2; /* cpu_usage or free pCPUs */
+};
+
+static int cmp_keys(const struct sortkey *a, const struct sortkey *b, int d1, int d2) {
+    if (a->k2 != b->k2)
+        return (a->k2 < b->k2 ? -1 : 1) * d2;
+    if (a->k1 != b->k1)
+        return (a->k1 < b->k1 ? -1 : 1) * d1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* nova's two stable sorts, as one sort on (key2, key1, original index). */
+static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
+    const numafit_host_t *h = x->h;
+    bool pack_s = strategy == NUMAFIT_STRATEGY_PACK;
+    bool shared = !pinned_policy(x->r->cpu_policy);
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *c = &h->cells[i];
+        keys[i].idx = i;
+        keys[i].k1 = (int64_t)c->memory - (int64_t)c->memory_usage;
+        if (shared) {
+            keys[i].k2 = (int64_t)c->cpu_usage;
+        } else {
+            uint32_t f = 0;
+            for (uint32_t w = 0; w < h->nw; w++)
+                f += (uint32_t)__builtin_popcountll(c->pcpuset[w] & ~c->pinned[w]);
+            keys[i].k2 = f;
+        }
+    }
+    if (h->ncells > x->k) {
+        /* spread: memory descending; shared: cpu_usage ascending, pinned:
+         * free pCPUs descending. pack: the reverse of each. */
+        int d1 = pack_s ? 1 : -1;
+        int d2 = shared ? (pack_s ? -1 : 1) : (pack_s ? 1 : -1);
+        /* insertion sort keeps it allocation-free; cells are few */
+        for (uint32_t i = 1; i < h->ncells; i++) {
+            struct sortkey t = keys[i];
+            uint32_t j = i;
+            while (j > 0 && cmp_keys(&t, &keys[j - 1], d1, d2) < 0) {
+                keys[j] = keys[j - 1];
+                j--;
+            }
+            keys[j] = t;
+        }
+    }
+    for (uint32_t i = 0; i < h->ncells; i++)
+        x->order[i] = keys[i].idx;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static void ctx_free(struct fitctx *x) {
+    numafit__free(x->order);
+    numafit__free(x->memo);
+    numafit__free(x->why);
+    numafit__free(x->fcnt);
+    numafit__free(x->fthr);
+    numafit__free(x->single);
+    numafit__free(x->single_off);
+    numafit__free(x->pin);
+    numafit__free(x->vcpus);
+    numafit__free(x->assign);
+    numafit__free(x->used);
+    numafit__free(x->match_h);
+    numafit__free(x->seen);
+    numafit__free(x->net_mask);
+}
+
+static bool has_physnet(const struct numafit__cell *c, const char *name) {
+    for (uint32_t i = 0; i < c->nphysnets; i++)
+        if (!strcmp(c->physnets[i], name))
+            return true;
+    return false;
+}
+
+/* Network groups (nova's _numa_cells_support_network_metadata): every
+ * requested physnet offered by some host cell must be offered by a chosen
+ * cell; if tunneled networks are requested and some cell is tunneled, a
+ * chosen cell must be tunneled. */
+static int net_setup(struct fitctx *x, const numafit_options_t *o) {
+    const numafit_host_t *h = x->h;
+    uint32_t ngroups = 0;
+    bool too_many = false;
+    if (!o || !o->has_netmeta)
+        return 0;
+    x->net_mask = numafit__calloc(x->n, sizeof(uint64_t));
+    if (!x->net_mask)
+        return -ENOMEM;
+    for (uint32_t q = 0; q <= o->nphysnets; q++) {
+        const char *name = q < o->nphysnets ? o->physnets[q] : NULL;
+        bool any = false;
+        if (!name && !o->tunneled)
+            continue;
+        if (name) {
+            bool dup = false;
+            for (uint32_t e = 0; e < q; e++)
+                dup |= !strcmp(o->physnets[e], name);
+            if (dup)
+                continue;
+        }
+        for (uint32_t p = 0; p < x->n; p++) {
+            const struct numafit__cell *c = &h->cells[x->order[p]];
+            if (c->has_netmeta && (name ? has_physnet(c, name) : c->tunneled))
+                any = true;
+        }
+        if (!any)
+            continue;
+        if (ngroups == 64) {
+            too_many = true;
+            break;
+        }
+        for (uint32_t p = 0; p < x->n; p++) {
+            const struct numafit__cell *c = &h->cells[x->order[p]];
+            if (c->has_netmeta && (name ? has_physnet(c, name) : c->tunneled))
+                x->net_mask[p] |= 1ull << ngroups;
+        }
+        ngroups++;
+    }
+    if (too_many)
+        return -E2BIG;
+    x->net = ngroups > 0;
+    x->net_all = ngroups == 64 ? ~0ull : (1ull << ngroups) - 1;
+    x->net_prune = true;
+    return 0;
+}
+
+static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_request_t *r,
+                    const numafit_options_t *o, bool explain) {
+    uint32_t maxsib = 0, maxthr = 0, maxpc = 0;
+    struct sortkey *keys;
+    int rc;
+
+    memset(x, 0, sizeof(*x));
+    x->h = h;
+    x->r = r;
+    x->profile = o ? o->profile : NUMAFIT_PROFILE_LATEST;
+    x->zed = x->profile == NUMAFIT_PROFILE_ZED;
+    x->has_limits = o && o->has_limits;
+    x->cpu_ratio = o ? o->cpu_ratio : 0;
+    x->ram_ratio = o ? o->ram_ratio : 0;
+    x->budget = o ? o->budget : 0;
+    x->n = h->ncells;
+    x->k = r->ncells;
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *c = &h->cells[i];
+        uint32_t pc = numafit__bits_count(c->pcpuset, h->nw);
+        uint32_t ns = c->nsib ? c->nsib : pc;
+        uint32_t nt = c->nsib ? c->sib_off[c->nsib] : pc;
+        if (ns > maxsib)
+            maxsib = ns;
+        if (nt > maxthr)
+            maxthr = nt;
+        if (pc > maxpc)
+            maxpc = pc;
+    }
+    x->pin_cap = r->vcpus + 1;
+    x->order = numafit__calloc(x->n + 1, sizeof(uint32_t));
+    x->memo = numafit__calloc((size_t)x->n * x->k + 1, 1);
+    x->fcnt = numafit__calloc(maxsib + 1, sizeof(uint32_t));
+    x->fthr = numafit__calloc(maxthr + 1, sizeof(uint16_t));
+    x->single = numafit__calloc(maxpc + 1, sizeof(uint16_t));
+    x->single_off = numafit__calloc(maxpc + 2, sizeof(uint32_t));
+    x->pin = numafit__calloc(x->pin_cap, sizeof(uint32_t));
+    x->vcpus = numafit__calloc(x->pin_cap, sizeof(uint32_t));
+    x->assign = numafit__calloc(x->k + 1, sizeof(uint32_t));
+    x->used = numafit__calloc(x->n + 1, 1);
+    x->match_h = numafit__calloc(x->n + 1, sizeof(int32_t));
+    x->seen = numafit__calloc(x->n + 1, 1);
+    keys = numafit__calloc(x->n + 1, sizeof(*keys));
+    if (explain)
+        x->why = numafit__calloc((size_t)x->n * x->k + 1, sizeof(*x->why));
+    if (!x->order || !x->memo || !x->fcnt || !x->fthr || !x->single || !x->single_off ||
+        !x->pin || !x->vcpus || !x->assign || !x->used || !x->match_h || !x->seen || !keys ||
+        (explain && !x->why)) {
+        numafit__free(keys);
+        ctx_free(x);
+        return -ENOMEM;
+    }
+    order_cells(x, o ? o->strategy : NUMAFIT_STRATEGY_SPREAD, keys);
+    numafit__free(keys);
+    rc = net_setup(x, o);
+    if (rc < 0) {
+        ctx_free(x);
+        return rc;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ result */
+
+static void copy_bits(uint64_t *dst, const uint64_t *src, uint32_t nw) {
+    memcpy(dst, src, nw * sizeof(uint64_t));
+}
+
+static int build_placement(struct fitctx *x, numafit_placement_t **ret) {
+    const numafit_request_t *r = x->r;
+    numafit_placement_t *p = NULL;
+    int rc = numafit__placement_alloc(r->nw, x->k, &p);
+    if (rc < 0)
+        return rc;
+    p->emulator_policy = r->emulator_policy;
+    for (uint32_t g = 0; g < x->k; g++) {
+        const struct numafit__rcell *gc = &r->cells[g];
+        struct numafit__pcell *pc = &p->cells[g];
+        const struct numafit__cell *hc = &x->h->cells[x->order[x->assign[g]]];
+        uint32_t nres = (g == 0 && r->emulator_policy == NUMAFIT_EMULATOR_THREADS_ISOLATE);
+        struct cellres res;
+        if (cell_fit(x, hc, g, nres, &res, NULL) != 0) {
+            numafit_placement_free(p);
+            return -EINVAL; /* cannot happen: the check is pure */
+        }
+        pc->host_id = hc->id;
+        copy_bits(pc->cpuset, gc->cpuset, r->nw);
+        copy_bits(pc->pcpuset, gc->pcpuset, r->nw);
+        pc->memory = gc->memory;
+        pc->pagesize = res.pagesize;
+        pc->cpu_policy = r->cpu_policy;
+        pc->thread_policy = r->thread_policy;
+        if (pinned_policy(r->cpu_policy)) {
+            uint32_t j = 0;
+            pc->has_pinning = true;
+            pc->pin_vcpu = numafit__calloc(res.npin + 1, sizeof(uint32_t));
+            pc->pin_pcpu = numafit__calloc(res.npin + 1, sizeof(uint32_t));
+            if (!pc->pin_vcpu || !pc->pin_pcpu) {
+                numafit_placement_free(p);
+                return -ENOMEM;
+            }
+            for (int v = numafit__bits_next(gc->pcpuset, r->nw, -1); v >= 0 && j < res.npin;
+                 v = numafit__bits_next(gc->pcpuset, r->nw, v), j++) {
+                pc->pin_vcpu[j] = (uint32_t)v;
+                pc->pin_pcpu[j] = x->pin[j];
+            }
+            pc->npin = j;
+        }
+        if (res.has_reserved) {
+            pc->reserved = numafit__calloc(1, sizeof(uint32_t));
+            if (!pc->reserved) {
+                numafit_placement_free(p);
+                return -ENOMEM;
+            }
+            pc->reserved[0] = res.reserved;
+            pc->nreserved = 1;
+            pc->has_reserved = true;
+        }
+    }
+    *ret = p;
+    return 0;
+}
+
+/* Most frequent refusal of guest cell g over all host cells. */
+static int common_reason(struct fitctx *x, uint32_t g, int *cell) {
+    int counts[NUMAFIT_E__MAX] = {0}, best = NUMAFIT_E_NOFIT;
+    *cell = -1;
+    for (uint32_t p = 0; p < x->n; p++) {
+        uint8_t m = x->memo[(size_t)p * x->k + g];
+        if (m != MEMO_UNKNOWN && m != MEMO_FITS && m < NUMAFIT_E__MAX)
+            counts[m]++;
+    }
+    for (int c = 0; c < NUMAFIT_E__MAX; c++)
+        if (counts[c] > counts[best])
+            best = c;
+    for (uint32_t p = 0; p < x->n; p++)
+        if (x->memo[(size_t)p * x->k + g] == best) {
+            *cell = x->h->cells[x->order[p]].id;
+            break;
+        }
+    return best;
+}
+
+/* Run the search; returns 1 fit, 0 no fit, <0 error; fills err on no fit. */
+static int run(struct fitctx *x, numafit_error_t *err) {
+    if (x->k == 0) {
+        numafit__error_set(err, NUMAFIT_E_NOT_NUMA, -1, "", NULL,
+                           "the request has no NUMA topology");
+        return -EINVAL;
+    }
+    if (x->n < x->k) {
+        numafit__error_set(err, NUMAFIT_E_NOFIT_CELLS, -1, "", NULL,
+                           "the host has %u NUMA cells, the guest needs %u", x->n, x->k);
+        return 0;
+    }
+    if (search(x, 0, 0))
+        return 1;
+    if (x->over_budget) {
+        numafit__error_set(err, NUMAFIT_E_TOO_COMPLEX, -1, "", NULL,
+                           "the fit exceeded its work budget of %llu steps",
+                           (unsigned long long)x->budget);
+        return -E2BIG;
+    }
+    /* explain: a guest cell that fits nowhere, else a joint failure */
+    for (uint32_t g = 0; g < x->k; g++) {
+        bool any = false;
+        for (uint32_t p = 0; p < x->n && !any; p++)
+            any = pair_ok(x, p, g);
+        if (!any) {
+            int cell, code = common_reason(x, g, &cell);
+            numafit__error_set(err, code, cell, "", NULL,
+                               "guest cell %u fits on no host cell (mostly: %s)", g,
+                               numafit_strerror(code));
+            return 0;
+        }
+    }
+    if (x->net) {
+        numafit__error_set(err, NUMAFIT_E_NOFIT_NETWORK, -1, "", NULL,
+                           "no placement of the guest cells satisfies the network NUMA "
+                           "affinity of the requested physnets/tunnels");
+        return 0;
+    }
+    numafit__error_set(err, NUMAFIT_E_NOFIT, -1, "", NULL,
+                       "each guest cell fits some host cell, but not all at once");
+    return 0;
+}
+
+static int check_args(const numafit_host_t *h, const numafit_request_t *r, unsigned flags,
+                      numafit_error_t *err) {
+    if (!h || !r || flags) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL,
+                           "invalid argument or flags");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t *r,
+                               const numafit_options_t *o, unsigned flags,
+                               numafit_placement_t **ret, numafit_error_t *err) {
+    struct fitctx x;
+    int rc;
+    numafit__error_clear(err);
+    if ((rc = check_args(h, r, flags, err)) < 0)
+        return rc;
+    if (!ret)
+        return -EINVAL;
+    rc = ctx_init(&x, h, r, o, false);
+    if (rc < 0) {
+        numafit__error_set(err, rc == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_TOO_COMPLEX, -1, "",
+                           NULL, "%s", numafit_strerror(rc));
+        return rc;
+    }
+    rc = run(&x, err);
+    if (rc == 1) {
+        int b = build_placement(&x, ret);
+        if (b < 0)
+            rc = b;
+    }
+    ctx_free(&x);
+    return rc;
+}
+
+NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_request_t *r,
+                                       const numafit_options_t *o, unsigned flags,
+                                       char **ret_json, numafit_error_t *err) {
+    struct fitctx x;
+    numafit_error_t e2;
+    json_t *root = NULL, *cells;
+    int rc;
+    numafit__error_clear(err);
+    if ((rc = check_args(h, r, flags, err)) < 0)
+        return rc;
+    if (!ret_json)
+        return -EINVAL;
+    rc = ctx_init(&x, h, r, o, true);
+    if (rc < 0)
+        return rc;
+    numafit__error_clear(&e2);
+    rc = run(&x, &e2);
+    if (rc < 0) {
+        if (err)
+            *err = e2;
+        ctx_free(&x);
+        return rc;
+    }
+    root = json_object();
+    cells = json_array();
+    if (!root || !cells)
+        goto nomem;
+    json_object_set_new(root, "fits", json_boolean(rc == 1));
+    if (rc == 0) {
+        json_object_set_new(root, "reason", json_string(numafit_error_code_name(e2.code)));
+        json_object_set_new(root, "text", json_string(e2.text));
+    }
+    json_object_set_new(root, "cells", cells);
+    for (uint32_t p = 0; p < x.n; p++) {
+        json_t *hc = json_object(), *gl = json_array();
+        if (!hc || !gl) {
+            json_decref(hc);
+            json_decref(gl);
+            goto nomem;
+        }
+        json_object_set_new(hc, "id", json_integer(h->cells[x.order[p]].id));
+        for (uint32_t g = 0; g < x.k; g++) {
+            json_t *e = json_object();
+            bool fits = pair_ok(&x, p, g);
+            uint8_t m = x.memo[(size_t)p * x.k + g];
+            if (!e)
+                continue;
+            json_object_set_new(e, "guest", json_integer(g));
+            json_object_set_new(e, "fits", json_boolean(fits));
+            if (!fits) {
+                json_object_set_new(e, "reason", json_string(numafit_error_code_name(m)));
+                json_object_set_new(e, "text", json_string(x.why[(size_t)p * x.k + g]));
+            }
+            json_array_append_new(gl, e);
+        }
+        json_object_set_new(hc, "guest_cells", gl);
+        json_array_append_new(cells, hc);
+    }
+    if (rc == 1) {
+        json_t *a = json_array();
+        for (uint32_t g = 0; a && g < x.k; g++)
+            json_array_append_new(a, json_integer(h->cells[x.order[x.assign[g]]].id));
+        json_object_set_new(root, "assignment", a ? a : json_null());
+    }
+    *ret_json = numafit__json_dump(root, 0);
+    json_decref(root);
+    ctx_free(&x);
+    return *ret_json ? 0 : -ENOMEM;
+nomem:
+    json_decref(root);
+    ctx_free(&x);
+    return -ENOMEM;
+}

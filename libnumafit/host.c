@@ -17,13 +17,10 @@ static void cell_clear(struct numafit__cell *c) {
 NUMAFIT_EXPORT void numafit_host_free(numafit_host_t *h) {
     if (!h)
         return;
-    if (h->cells) {
-        for (uint32_t i = 0; i < h->ncells; i++)
-            cell_clear(&h->cells[i]);
-        /* all bitmaps live in one block owned by cell 0 */
-        numafit__free(h->cells[0].cpuset);
-        numafit__free(h->cells);
-    }
+    for (uint32_t i = 0; i < h->ncells; i++)
+        cell_clear(&h->cells[i]);
+    numafit__free(h->bits);
+    numafit__free(h->cells);
     numafit__free(h);
 }
 
@@ -32,7 +29,7 @@ int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret) {
     uint64_t *bits;
     if (nw == 0)
         nw = 1;
-    if (ncells == 0 || ncells > NUMAFIT_MAX_CELLS || nw > NUMAFIT__CPU_WORDS)
+    if (ncells > NUMAFIT_MAX_CELLS || nw > NUMAFIT__CPU_WORDS)
         return -EINVAL;
     h = numafit__calloc(1, sizeof(*h));
     if (!h)
@@ -41,6 +38,7 @@ int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret) {
     h->ncells = ncells;
     h->cells = numafit__calloc(ncells, sizeof(*h->cells));
     bits = numafit__calloc((size_t)ncells * 3 * nw, sizeof(uint64_t));
+    h->bits = bits;
     if (!h->cells || !bits) {
         numafit__free(bits);
         numafit__free(h->cells);
@@ -73,7 +71,7 @@ NUMAFIT_EXPORT int numafit_host_dup(const numafit_host_t *h, numafit_host_t **re
     r = numafit__host_alloc(h->ncells, h->nw, &d);
     if (r < 0)
         return r;
-    memcpy(d->cells[0].cpuset, h->cells[0].cpuset, (size_t)h->ncells * 3 * h->nw * 8);
+    memcpy(d->bits, h->bits, (size_t)h->ncells * 3 * h->nw * sizeof(uint64_t));
     for (uint32_t i = 0; i < h->ncells; i++) {
         const struct numafit__cell *s = &h->cells[i];
         struct numafit__cell *c = &d->cells[i];

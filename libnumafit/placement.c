@@ -1,3 +1,553 @@
+/* Placements: allocation, accessors, JSON in nova's InstanceNUMATopology and plain forms. */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <uuid/uuid.h>
+
 #include "private.h"
+
+static void pcell_clear(struct numafit__pcell *c) {
+    numafit__free(c->pin_vcpu);
+    numafit__free(c->pin_pcpu);
+    numafit__free(c->reserved);
+}
+
+NUMAFIT_EXPORT void numafit_placement_free(numafit_placement_t *p) {
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->ncells; i++)
+        pcell_clear(&p->cells[i]);
+    if (p->ncells)
+        numafit__free(p->cells[0].cpuset);
+    numafit__free(p->cells);
+    numafit__free(p);
+}
+
+int numafit__placement_alloc(uint32_t nw, uint32_t ncells, numafit_placement_t **ret) {
+    numafit_placement_t *p;
+    uint64_t *bits;
+    if (nw == 0)
+        nw = 1;
+    if (ncells == 0 || ncells > NUMAFIT_MAX_CELLS || nw > NUMAFIT__CPU_WORDS)
+        return -EINVAL;
+    p = numafit__calloc(1, sizeof(*p));
+    if (!p)
+        return -ENOMEM;
+    p->cells = numafit__calloc(ncells, sizeof(*p->cells));
+    bits = numafit__calloc((size_t)ncells * 2 * nw, sizeof(uint64_t));
+    if (!p->cells || !bits) {
+        numafit__free(bits);
+        numafit__free(p->cells);
+        numafit__free(p);
+        return -ENOMEM;
+    }
+    p->nw = nw;
+    p->ncells = ncells;
+    p->emulator_policy = NUMAFIT_EMULATOR_THREADS_NONE;
+    for (uint32_t i = 0; i < ncells; i++) {
+        p->cells[i].cpuset = bits + (size_t)i * 2 * nw;
+        p->cells[i].pcpuset = p->cells[i].cpuset + nw;
+        p->cells[i].cpu_policy = NUMAFIT_CPU_POLICY_NONE;
+        p->cells[i].thread_policy = NUMAFIT_THREAD_POLICY_NONE;
+    }
+    *ret = p;
+    return 0;
+}
+
+static void *memdup(const void *src, size_t n) {
+    void *d = numafit__malloc(n ? n : 1);
+    if (d && n)
+        memcpy(d, src, n);
+    return d;
+}
+
+NUMAFIT_EXPORT int numafit_placement_dup(const numafit_placement_t *s, numafit_placement_t **ret) {
+    numafit_placement_t *d = NULL;
+    int rc;
+    if (!s || !ret)
+        return -EINVAL;
+    rc = numafit__placement_alloc(s->nw, s->ncells, &d);
+    if (rc < 0)
+        return rc;
+    memcpy(d->cells[0].cpuset, s->cells[0].cpuset, (size_t)s->ncells * 2 * s->nw * 8);
+    d->emulator_policy = s->emulator_policy;
+    memcpy(d->uuid, s->uuid, sizeof(d->uuid));
+    for (uint32_t i = 0; i < s->ncells; i++) {
+        const struct numafit__pcell *a = &s->cells[i];
+        struct numafit__pcell *b = &d->cells[i];
+        uint64_t *cs = b->cpuset, *ps = b->pcpuset;
+        *b = *a;
+        b->cpuset = cs;
+        b->pcpuset = ps;
+        b->pin_vcpu = memdup(a->pin_vcpu, a->npin * sizeof(uint32_t));
+        b->pin_pcpu = memdup(a->pin_pcpu, a->npin * sizeof(uint32_t));
+        b->reserved = memdup(a->reserved, a->nreserved * sizeof(uint32_t));
+        if (!b->pin_vcpu || !b->pin_pcpu || !b->reserved) {
+            numafit_placement_free(d);
+            return -ENOMEM;
+        }
+    }
+    *ret = d;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_placement_get_cell_count(const numafit_placement_t *p) {
+    return p ? (int)p->ncells : -EINVAL;
+}
+
+NUMAFIT_EXPORT int numafit_placement_get_host_cell(const numafit_placement_t *p, unsigned i) {
+    if (!p)
+        return -EINVAL;
+    return i < p->ncells ? p->cells[i].host_id : -ENOENT;
+}
+
+NUMAFIT_EXPORT int numafit_placement_get_pin(const numafit_placement_t *p, unsigned vcpu) {
+    if (!p)
+        return -EINVAL;
+    for (uint32_t i = 0; i < p->ncells; i++)
+        for (uint32_t j = 0; j < p->cells[i].npin; j++)
+            if (p->cells[i].pin_vcpu[j] == vcpu)
+                return (int)p->cells[i].pin_pcpu[j];
+    return -ENOENT;
+}
+
+NUMAFIT_EXPORT int numafit_placement_set_uuid(numafit_placement_t *p, const char *uuid) {
+    uuid_t u;
+    if (!p || !uuid || strlen(uuid) != 36 || uuid_parse(uuid, u) < 0)
+        return -EINVAL;
+    uuid_unparse_lower(u, p->uuid);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static json_t *bits_array(const uint64_t *w, uint32_t nw) {
+    json_t *a = json_array();
+    if (!a)
+        return NULL;
+    for (int b = numafit__bits_next(w, nw, -1); b >= 0; b = numafit__bits_next(w, nw, b))
+        if (json_array_append_new(a, json_integer(b)) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *u32_array(const uint32_t *v, uint32_t n) {
+    json_t *a = json_array();
+    for (uint32_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+static json_t *policy_json(const char *s) { return s ? json_string(s) : json_null(); }
+
+static json_t *plain_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
+    json_t *o = json_object(), *pin;
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "id", json_integer(c->host_id));
+    json_object_set_new(o, "cpuset", bits_array(c->cpuset, p->nw));
+    json_object_set_new(o, "pcpuset", bits_array(c->pcpuset, p->nw));
+    json_object_set_new(o, "memory", json_integer((json_int_t)c->memory));
+    json_object_set_new(o, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null());
+    if (c->has_pinning) {
+        pin = json_object();
+        for (uint32_t j = 0; pin && j < c->npin; j++) {
+            char k[16];
+            snprintf(k, sizeof(k), "%u", c->pin_vcpu[j]);
+            json_object_set_new(pin, k, json_integer(c->pin_pcpu[j]));
+        }
+        json_object_set_new(o, "cpu_pinning", pin ? pin : json_null());
+    } else {
+        json_object_set_new(o, "cpu_pinning", json_null());
+    }
+    json_object_set_new(o, "cpuset_reserved",
+                        c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null());
+    return o;
+}
+
+static json_t *nova_obj(const char *name, const char *version, json_t *data) {
+    json_t *o = json_object(), *ch = json_array();
+    const char *key;
+    json_t *v;
+    if (!o || !ch || !data) {
+        json_decref(o);
+        json_decref(ch);
+        json_decref(data);
+        return NULL;
+    }
+    /* changes: every field we set, in a stable (sorted) order */
+    json_object_foreach(data, key, v) json_array_append_new(ch, json_string(key));
+    {
+        size_t n = json_array_size(ch);
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0; j--) {
+                const char *a = json_string_value(json_array_get(ch, j - 1));
+                const char *b = json_string_value(json_array_get(ch, j));
+                if (strcmp(a, b) <= 0)
+                    break;
+                json_t *ta = json_incref(json_array_get(ch, j - 1));
+                json_array_set(ch, j - 1, json_array_get(ch, j));
+                json_array_set_new(ch, j, ta);
+            }
+    }
+    json_object_set_new(o, "nova_object.name", json_string(name));
+    json_object_set_new(o, "nova_object.namespace", json_string("nova"));
+    json_object_set_new(o, "nova_object.version", json_string(version));
+    json_object_set_new(o, "nova_object.data", data);
+    json_object_set_new(o, "nova_object.changes", ch);
+    return o;
+}
+
+static json_t *nova_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
+    json_t *d = json_object(), *pin = json_null();
+    if (!d)
+        return NULL;
+    json_object_set_new(d, "id", json_integer(c->host_id));
+    json_object_set_new(d, "cpuset", bits_array(c->cpuset, p->nw));
+    json_object_set_new(d, "pcpuset", bits_array(c->pcpuset, p->nw));
+    json_object_set_new(d, "cpuset_reserved",
+                        c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null());
+    json_object_set_new(d, "memory", json_integer((json_int_t)c->memory));
+    json_object_set_new(d, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null());
+    json_object_set_new(d, "cpu_topology", json_null());
+    if (c->has_pinning) {
+        pin = json_object();
+        for (uint32_t j = 0; pin && j < c->npin; j++) {
+            char k[16];
+            snprintf(k, sizeof(k), "%u", c->pin_vcpu[j]);
+            json_object_set_new(pin, k, json_integer(c->pin_pcpu[j]));
+        }
+        if (!pin)
+            pin = json_null();
+    }
+    json_object_set_new(d, "cpu_pinning_raw", pin);
+    json_object_set_new(d, "cpu_policy", policy_json(c->cpu_policy == NUMAFIT_CPU_POLICY_NONE
+                                                         ? NULL
+                                                         : numafit_cpu_policy_to_string(
+                                                               c->cpu_policy)));
+    json_object_set_new(d, "cpu_thread_policy",
+                        policy_json(c->thread_policy == NUMAFIT_THREAD_POLICY_NONE
+                                        ? NULL
+                                        : numafit_thread_policy_to_string(c->thread_policy)));
+    return nova_obj("InstanceNUMACell", "1.6", d);
+}
+
+NUMAFIT_EXPORT int numafit_placement_to_json(const numafit_placement_t *p, unsigned flags,
+                                             char **ret, numafit_error_t *err) {
+    json_t *root;
+    numafit__error_clear(err);
+    if (!p || !ret || (flags & ~(unsigned)(NUMAFIT_PLACEMENT_JSON_NOVA | NUMAFIT_JSON_INDENT)))
+        return -EINVAL;
+    if (flags & NUMAFIT_PLACEMENT_JSON_NOVA) {
+        json_t *data = json_object(), *cells = json_array();
+        char uuid[37];
+        if (p->uuid[0]) {
+            memcpy(uuid, p->uuid, sizeof(uuid));
+        } else {
+            uuid_t u;
+            uuid_generate(u);
+            uuid_unparse_lower(u, uuid);
+        }
+        if (!data || !cells) {
+            json_decref(data);
+            json_decref(cells);
+            return -ENOMEM;
+        }
+        for (uint32_t i = 0; i < p->ncells; i++)
+            json_array_append_new(cells, nova_cell(p, &p->cells[i]));
+        json_object_set_new(data, "cells", cells);
+        json_object_set_new(data, "instance_uuid", json_string(uuid));
+        json_object_set_new(data, "emulator_threads_policy",
+                            p->emulator_policy == NUMAFIT_EMULATOR_THREADS_NONE
+                                ? json_null()
+                                : json_string(numafit_emulator_threads_policy_to_string(
+                                      p->emulator_policy)));
+        root = nova_obj("InstanceNUMATopology", "1.3", data);
+    } else {
+        root = json_array();
+        for (uint32_t i = 0; root && i < p->ncells; i++)
+            json_array_append_new(root, plain_cell(p, &p->cells[i]));
+    }
+    if (!root)
+        return -ENOMEM;
+    *ret = numafit__json_dump(root, flags & NUMAFIT_JSON_INDENT);
+    json_decref(root);
+    return *ret ? 0 : -ENOMEM;
+}
+
+/* ------------------------------------------------------------------ input */
+
+struct rd {
+    numafit_error_t *err;
+    char where[96];
+};
+
+static int fail(struct rd *r, int rc, int code, const char *text) {
+    numafit__error_set(r->err, code, -1, r->where, NULL, "%s", text);
+    return rc;
+}
+
+/* Unwrap a nova object of this name with version <= max_minor (major 1). */
+static json_t *unwrap(struct rd *r, json_t *v, const char *name, int max_minor, int *minor,
+                      int *rc) {
+    json_t *n = json_object_get(v, "nova_object.name");
+    json_t *ver = json_object_get(v, "nova_object.version");
+    json_t *ns = json_object_get(v, "nova_object.namespace");
+    int maj = 0, min = 0;
+    *rc = 0;
+    *minor = max_minor;
+    if (!n) /* plain data without envelope */
+        return v;
+    if (!json_is_string(n) || strcmp(json_string_value(n), name) || !json_is_string(ns) ||
+        strcmp(json_string_value(ns), "nova")) {
+        *rc = fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "unexpected object name or namespace");
+        return NULL;
+    }
+    if (!json_is_string(ver) || sscanf(json_string_value(ver), "%d.%d", &maj, &min) != 2 ||
+        maj != 1 || min < 0 || min > max_minor) {
+        char t[128];
+        snprintf(t, sizeof(t), "Version %s of %s is not supported",
+                 json_is_string(ver) ? json_string_value(ver) : "?", name);
+        *rc = fail(r, -EINVAL, NUMAFIT_E_VERSION, t);
+        return NULL;
+    }
+    *minor = min;
+    v = json_object_get(v, "nova_object.data");
+    if (!json_is_object(v)) {
+        *rc = fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "missing nova_object.data");
+        return NULL;
+    }
+    return v;
+}
+
+static int read_uint(struct rd *r, json_t *v, uint64_t max, uint64_t *out) {
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        (uint64_t)json_integer_value(v) > max)
+        return fail(r, -ERANGE, NUMAFIT_E_RANGE, "expected a non-negative integer in range");
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int read_set(struct rd *r, json_t *v, uint64_t *bits, uint32_t nbits) {
+    size_t i;
+    json_t *e;
+    if (!json_is_array(v))
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "expected a list of integers");
+    json_array_foreach(v, i, e) {
+        uint64_t x;
+        int rc = read_uint(r, e, nbits - 1, &x);
+        if (rc < 0)
+            return rc;
+        numafit__bit_set(bits, (unsigned)x);
+    }
+    return 0;
+}
+
+static int policy_from(json_t *v, int (*fn)(const char *), int none, int *out) {
+    if (!v || json_is_null(v)) {
+        *out = none;
+        return 0;
+    }
+    if (!json_is_string(v))
+        return -EINVAL;
+    *out = fn(json_string_value(v));
+    return *out < 0 && *out != none ? -EINVAL : 0;
+}
+
+static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i) {
+    struct numafit__pcell *c = &p->cells[i];
+    uint64_t x;
+    int minor, rc;
+    char base[48];
+    json_t *d, *f;
+    snprintf(base, sizeof(base), "/cells/%u", i);
+    snprintf(r->where, sizeof(r->where), "%s", base);
+    d = unwrap(r, v, "InstanceNUMACell", 6, &minor, &rc);
+    if (!d)
+        return rc;
+    if (!json_is_object(d))
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "a cell must be an object");
+    snprintf(r->where, sizeof(r->where), "%s/id", base);
+    if ((rc = read_uint(r, json_object_get(d, "id"), NUMAFIT_CELL_ID_MAX, &x)) < 0)
+        return rc;
+    c->host_id = (int32_t)x;
+    snprintf(r->where, sizeof(r->where), "%s/memory", base);
+    if ((rc = read_uint(r, json_object_get(d, "memory"), NUMAFIT_MEMORY_MB_MAX, &c->memory)) < 0)
+        return rc;
+    snprintf(r->where, sizeof(r->where), "%s/cpuset", base);
+    f = json_object_get(d, "cpuset");
+    if (f && (rc = read_set(r, f, c->cpuset, p->nw * 64)) < 0)
+        return rc;
+    snprintf(r->where, sizeof(r->where), "%s/pcpuset", base);
+    f = json_object_get(d, "pcpuset");
+    if (f && (rc = read_set(r, f, c->pcpuset, p->nw * 64)) < 0)
+        return rc;
+    snprintf(r->where, sizeof(r->where), "%s/pagesize", base);
+    f = json_object_get(d, "pagesize");
+    if (f && !json_is_null(f)) {
+        if ((rc = read_uint(r, f, 1ull << 40, &x)) < 0)
+            return rc;
+        c->pagesize = (int64_t)x;
+    }
+    snprintf(r->where, sizeof(r->where), "%s/cpu_policy", base);
+    if (policy_from(json_object_get(d, "cpu_policy"), numafit_cpu_policy_from_string,
+                    NUMAFIT_CPU_POLICY_NONE, &c->cpu_policy) < 0)
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "unknown cpu_policy");
+    snprintf(r->where, sizeof(r->where), "%s/cpu_thread_policy", base);
+    if (policy_from(json_object_get(d, "cpu_thread_policy"), numafit_thread_policy_from_string,
+                    NUMAFIT_THREAD_POLICY_NONE, &c->thread_policy) < 0)
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "unknown cpu_thread_policy");
+    if (!json_object_get(d, "cpu_policy")) {
+        /* the plain form has no policy: infer it from the pinning */
+        json_t *pin = json_object_get(d, "cpu_pinning");
+        if (pin && !json_is_null(pin))
+            c->cpu_policy = numafit__bits_empty(c->cpuset, p->nw) ? NUMAFIT_CPU_POLICY_DEDICATED
+                                                                  : NUMAFIT_CPU_POLICY_MIXED;
+    }
+    /* pre-1.5 cells keep a dedicated instance's vCPUs in cpuset */
+    if (!json_object_get(d, "pcpuset") && c->cpu_policy == NUMAFIT_CPU_POLICY_DEDICATED) {
+        memcpy(c->pcpuset, c->cpuset, p->nw * sizeof(uint64_t));
+        memset(c->cpuset, 0, p->nw * sizeof(uint64_t));
+    }
+    snprintf(r->where, sizeof(r->where), "%s/cpu_pinning", base);
+    f = json_object_get(d, "cpu_pinning_raw");
+    if (!f)
+        f = json_object_get(d, "cpu_pinning");
+    if (f && !json_is_null(f)) {
+        const char *k;
+        json_t *e;
+        uint32_t n = 0;
+        if (!json_is_object(f))
+            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpu_pinning must be an object");
+        c->has_pinning = true;
+        c->pin_vcpu = numafit__calloc(json_object_size(f) + 1, sizeof(uint32_t));
+        c->pin_pcpu = numafit__calloc(json_object_size(f) + 1, sizeof(uint32_t));
+        if (!c->pin_vcpu || !c->pin_pcpu)
+            return -ENOMEM;
+        json_object_foreach(f, k, e) {
+            char *end;
+            unsigned long vc = strtoul(k, &end, 10);
+            if (!*k || *end || k[0] == '-' || k[0] == '+' || vc >= NUMAFIT_VCPUS_MAX)
+                return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpu_pinning keys must be vCPU ids");
+            if ((rc = read_uint(r, e, NUMAFIT_CPU_MAX, &x)) < 0)
+                return rc;
+            c->pin_vcpu[n] = (uint32_t)vc;
+            c->pin_pcpu[n++] = (uint32_t)x;
+        }
+        c->npin = n;
+        /* keep vCPU order ascending */
+        for (uint32_t a = 1; a < n; a++)
+            for (uint32_t b = a; b > 0 && c->pin_vcpu[b - 1] > c->pin_vcpu[b]; b--) {
+                uint32_t t = c->pin_vcpu[b];
+                c->pin_vcpu[b] = c->pin_vcpu[b - 1];
+                c->pin_vcpu[b - 1] = t;
+                t = c->pin_pcpu[b];
+                c->pin_pcpu[b] = c->pin_pcpu[b - 1];
+                c->pin_pcpu[b - 1] = t;
+            }
+    }
+    snprintf(r->where, sizeof(r->where), "%s/cpuset_reserved", base);
+    f = json_object_get(d, "cpuset_reserved");
+    if (f && !json_is_null(f)) {
+        size_t k;
+        json_t *e;
+        if (!json_is_array(f) || json_array_size(f) > NUMAFIT__CPU_LIMIT)
+            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpuset_reserved must be a list");
+        c->reserved = numafit__calloc(json_array_size(f) + 1, sizeof(uint32_t));
+        if (!c->reserved)
+            return -ENOMEM;
+        json_array_foreach(f, k, e) {
+            if ((rc = read_uint(r, e, NUMAFIT_CPU_MAX, &x)) < 0)
+                return rc;
+            c->reserved[k] = (uint32_t)x;
+        }
+        c->nreserved = (uint32_t)json_array_size(f);
+        c->has_reserved = c->nreserved > 0;
+    }
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, unsigned flags,
+                                                   numafit_placement_t **ret,
+                                                   numafit_error_t *err) {
+    json_error_t jerr;
+    json_t *root, *d, *cells, *e;
+    struct rd r = {.err = err, .where = ""};
+    numafit_placement_t *p = NULL;
+    int rc = -EINVAL, minor;
+    size_t i;
+
+    numafit__error_clear(err);
+    if (!buf || !ret || flags || len > NUMAFIT_INPUT_MAX)
+        return -EINVAL;
+    root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!root) {
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s (line %d, column %d)",
+                           jerr.text, jerr.line, jerr.column);
+        return -EBADMSG;
+    }
+    if (json_is_string(root)) { /* the instance_extra column form */
+        json_t *inner = json_loads(json_string_value(root), JSON_REJECT_DUPLICATES, &jerr);
+        json_decref(root);
+        if (!inner) {
+            numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s", jerr.text);
+            return -EBADMSG;
+        }
+        root = inner;
+    }
+    if (json_is_array(root)) {
+        cells = root;
+        d = NULL;
+    } else {
+        d = json_is_object(root) ? unwrap(&r, root, "InstanceNUMATopology", 3, &minor, &rc)
+                                 : NULL;
+        if (!d) {
+            if (!json_is_object(root))
+                fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "expected an InstanceNUMATopology");
+            json_decref(root);
+            return rc ? rc : -EINVAL;
+        }
+        cells = json_object_get(d, "cells");
+    }
+    snprintf(r.where, sizeof(r.where), "/cells");
+    if (!json_is_array(cells) || json_array_size(cells) == 0 ||
+        json_array_size(cells) > NUMAFIT_MAX_CELLS) {
+        rc = fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "cells must be a non-empty list");
+        goto out;
+    }
+    if ((rc = numafit__placement_alloc(NUMAFIT__CPU_WORDS, (uint32_t)json_array_size(cells),
+                                       &p)) < 0)
+        goto out;
+    json_array_foreach(cells, i, e) {
+        if ((rc = read_cell(&r, e, p, (uint32_t)i)) < 0)
+            goto out;
+    }
+    if (d) {
+        json_t *ep = json_object_get(d, "emulator_threads_policy");
+        json_t *u = json_object_get(d, "instance_uuid");
+        if (policy_from(ep, numafit_emulator_threads_policy_from_string,
+                        NUMAFIT_EMULATOR_THREADS_NONE, &p->emulator_policy) < 0) {
+            snprintf(r.where, sizeof(r.where), "/emulator_threads_policy");
+            rc = fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "unknown emulator_threads_policy");
+            goto out;
+        }
+        if (json_is_string(u) && numafit_placement_set_uuid(p, json_string_value(u)) < 0) {
+            snprintf(r.where, sizeof(r.where), "/instance_uuid");
+            rc = fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "invalid instance_uuid");
+            goto out;
+        }
+    }
+    *ret = p;
+    p = NULL;
+    rc = 0;
+out:
+    numafit_placement_free(p);
+    json_decref(root);
+    return rc;
+}

@@ -94,8 +94,9 @@ struct numafit__cell {
 
 struct numafit_host {
     uint32_t nw;             /* words per CPU bitmap (covers the highest CPU id) */
-    uint32_t ncells;
+    uint32_t ncells;         /* 0 is allowed: a host without NUMA topology */
     struct numafit__cell *cells;
+    uint64_t *bits;          /* one block holding every cell's three bitmaps */
 };
 
 /* Allocate a host with ncells zeroed cells and zeroed bitmaps of nw words.
@@ -153,6 +154,7 @@ struct numafit__pcell {
     int64_t pagesize;        /* chosen page size KiB, 0 = null */
     int cpu_policy;
     int thread_policy;
+    bool has_pinning;        /* cpu_pinning not null */
     uint32_t npin;           /* cpu_pinning: pin_vcpu[k] -> pin_pcpu[k], vcpu ascending */
     uint32_t *pin_vcpu;
     uint32_t *pin_pcpu;

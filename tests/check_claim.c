@@ -1,17 +1,196 @@
+/*
+ * Claims and releases (nova's numa_usage_from_instance_numa and its
+ * inverse): usage arithmetic, whole cores for isolate, conflicts refused
+ * with nova's exception names, and a failed claim leaves the host unchanged.
+ */
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "private.h"
 
-START_TEST(test_placeholder) { ck_assert_int_eq(numafit_version_hex(), NUMAFIT_VERSION_HEX); }
+#define HT2 "cells:2 cores:4 threads:2 mem:16G pages:2M=1024"
+
+static numafit_host_t *host(const char *spec) {
+    numafit_host_t *h = NULL;
+    ck_assert_int_eq(numafit_host_new_synthetic(spec, 0, &h, NULL), 0);
+    return h;
+}
+
+static numafit_placement_t *fit(const numafit_host_t *h, int vcpus, int mem, const char *specs) {
+    char buf[1024];
+    numafit_request_t *r = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    snprintf(buf, sizeof(buf), "{\"vcpus\":%d,\"memory_mb\":%d,\"extra_specs\":%s}", vcpus, mem,
+             specs);
+    ck_assert_int_eq(numafit_request_new(buf, strlen(buf), NULL, 0, 0, &r, &e), 1);
+    ck_assert_msg(numafit_fit(h, r, NULL, 0, &p, &e) == 1, "no fit: %s", e.text);
+    numafit_request_free(r);
+    return p;
+}
+
+static unsigned pinned_count(const numafit_host_t *h, int cell) {
+    return numafit__bits_count(h->cells[cell].pinned, h->nw);
+}
+
+START_TEST(claim_release_roundtrip) {
+    numafit_host_t *h = host(HT2), *orig = NULL;
+    numafit_placement_t *p = fit(h, 4, 2048, "{\"hw:cpu_policy\":\"dedicated\"}");
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_dup(h, &orig), 0);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    ck_assert_int_eq(pinned_count(h, 0), 4);
+    ck_assert(numafit__bit_test(h->cells[0].pinned, 0) && numafit__bit_test(h->cells[0].pinned, 8));
+    ck_assert_uint_eq(h->cells[0].memory_usage, 2048);
+    ck_assert_uint_eq(h->cells[0].cpu_usage, 0); /* dedicated vCPUs are not cpu_usage */
+    /* no page size requested: the smallest pages (4K) are counted */
+    ck_assert_uint_eq(h->cells[0].pages[0].used, 2048u * 256u);
+    ck_assert_int_eq(numafit_host_equal(h, orig), 0);
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_equal(h, orig), 1);
+    numafit_placement_free(p);
+    numafit_host_free(orig);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(isolate_pins_whole_cores) {
+    numafit_host_t *h = host(HT2);
+    numafit_placement_t *p =
+        fit(h, 2, 1024, "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}");
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    /* vCPUs on 0 and 1; their siblings 8 and 9 are consumed too */
+    ck_assert_int_eq(pinned_count(h, 0), 4);
+    ck_assert(numafit__bit_test(h->cells[0].pinned, 9));
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_int_eq(pinned_count(h, 0), 0);
+    numafit_placement_free(p);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(double_claim_refused_unchanged) {
+    numafit_host_t *h = host(HT2), *snap = NULL;
+    numafit_placement_t *p = fit(h, 2, 1024, "{\"hw:cpu_policy\":\"dedicated\"}");
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_dup(h, &snap), 0);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), -EBUSY);
+    ck_assert_str_eq(e.exception, "CPUPinningInvalid");
+    ck_assert_int_eq(e.code, NUMAFIT_E_PINNING);
+    ck_assert_int_eq(numafit_host_equal(h, snap), 1);
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), -EBUSY);
+    ck_assert_str_eq(e.exception, "CPUUnpinningInvalid");
+    numafit_placement_free(p);
+    numafit_host_free(snap);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(multi_cell_claim_is_atomic) {
+    /* guest cell 1 conflicts (its pCPU is already pinned): the memory and
+     * pages of guest cell 0 must not be applied either */
+    numafit_host_t *h = host(HT2), *snap = NULL;
+    numafit_placement_t *p =
+        fit(h, 4, 2048, "{\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\"}");
+    numafit_error_t e;
+    numafit__bit_set(h->cells[1].pinned, (unsigned)numafit_placement_get_pin(p, 3));
+    ck_assert_int_eq(numafit_host_dup(h, &snap), 0);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), -EBUSY);
+    ck_assert_int_eq(e.cell, 1);
+    ck_assert_int_eq(numafit_host_equal(h, snap), 1);
+    numafit_placement_free(p);
+    numafit_host_free(snap);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(hugepage_accounting) {
+    numafit_host_t *h = host(HT2);
+    numafit_placement_t *p = fit(h, 2, 1024, "{\"hw:mem_page_size\":\"2048\"}");
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    ck_assert_uint_eq(h->cells[0].pages[1].used, 512);
+    ck_assert_uint_eq(h->cells[0].pages[0].used, 0);
+    ck_assert_uint_eq(h->cells[0].cpu_usage, 2); /* shared vCPUs count */
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_uint_eq(h->cells[0].pages[1].used, 0);
+    numafit_placement_free(p);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(nova_json_roundtrip_and_unknown_cell) {
+    numafit_host_t *h = host(HT2), *one = NULL;
+    numafit_placement_t *p =
+        fit(h, 2, 1024, "{\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":"
+                        "\"isolate\"}"),
+                        *q = NULL;
+    numafit_error_t e;
+    char *s = NULL;
+    ck_assert_int_eq(numafit_placement_set_uuid(p, "4f2a9d4e-1b9c-4c43-9b4e-2d1f0c9a7e11"), 0);
+    ck_assert_int_eq(numafit_placement_to_json(p, NUMAFIT_PLACEMENT_JSON_NOVA, &s, &e), 0);
+    ck_assert_ptr_nonnull(strstr(s, "\"instance_uuid\":\"4f2a9d4e-1b9c-4c43-9b4e-2d1f0c9a7e11\""));
+    ck_assert_int_eq(numafit_placement_new_from_json(s, strlen(s), 0, &q, &e), 0);
+    ck_assert_int_eq(numafit_host_dup(h, &one), 0);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_claim(one, q, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_equal(h, one), 1);
+    ck_assert_int_eq(pinned_count(h, 0), 3); /* 2 vCPUs + the emulator pCPU */
+    numafit_free(s);
+    numafit_placement_free(q);
+    /* a placement on a host cell the host lacks */
+    const char *bad = "[{\"id\":7,\"cpuset\":[0],\"pcpuset\":[],\"memory\":64,"
+                      "\"pagesize\":null,\"cpu_pinning\":null,\"cpuset_reserved\":null}]";
+    ck_assert_int_eq(numafit_placement_new_from_json(bad, strlen(bad), 0, &q, &e), 0);
+    ck_assert_int_eq(numafit_host_claim(h, q, 0, &e), -ENOENT);
+    ck_assert_int_eq(e.cell, 7);
+    /* bad JSON never crashes and names the field */
+    const char *bad2 = "[{\"id\":0,\"memory\":-5}]";
+    numafit_placement_t *r = NULL;
+    ck_assert_int_eq(numafit_placement_new_from_json(bad2, strlen(bad2), 0, &r, &e), -ERANGE);
+    ck_assert_str_eq(e.where, "/cells/0/memory");
+    numafit_placement_free(q);
+    numafit_placement_free(p);
+    numafit_host_free(one);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(unknown_pcpu_refused) {
+    numafit_host_t *h = host("cells:1 cores:4 dedicated:2-3 shared:0-1"), *snap = NULL;
+    const char *j = "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0],\"memory\":64,\"pagesize\":null,"
+                    "\"cpu_pinning\":{\"0\":1},\"cpuset_reserved\":null}]";
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_placement_new_from_json(j, strlen(j), 0, &p, &e), 0);
+    ck_assert_int_eq(numafit_host_dup(h, &snap), 0);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), -ENOENT);
+    ck_assert_str_eq(e.exception, "CPUPinningUnknown");
+    ck_assert_int_eq(numafit_host_equal(h, snap), 1);
+    numafit_placement_free(p);
+    numafit_host_free(snap);
+    numafit_host_free(h);
+}
 END_TEST
 
 static Suite *claim_suite(void) {
     Suite *s = suite_create("claim");
     TCase *tc = tcase_create("claim");
-    tcase_add_test(tc, test_placeholder);
+    tcase_add_test(tc, claim_release_roundtrip);
+    tcase_add_test(tc, isolate_pins_whole_cores);
+    tcase_add_test(tc, double_claim_refused_unchanged);
+    tcase_add_test(tc, multi_cell_claim_is_atomic);
+    tcase_add_test(tc, hugepage_accounting);
+    tcase_add_test(tc, nova_json_roundtrip_and_unknown_cell);
+    tcase_add_test(tc, unknown_pcpu_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,17 +1,412 @@
+/*
+ * Fit engine unit tests. Expected answers follow nova's rules
+ * (nova/virt/hardware.py: numa_fit_instance_to_host, _numa_fit_instance_cell,
+ * _pack_instance_onto_cores), worked out by hand in the comments; the
+ * differential test (tests/nova_fit_diff.py) checks the same against nova.
+ */
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
 
 #include "private.h"
 
-START_TEST(test_placeholder) { ck_assert_int_eq(numafit_version_hex(), NUMAFIT_VERSION_HEX); }
+/* Synthetic host: "cells:2 cores:4 threads:2": cell 0 has cores {0,8} {1,9}
+ * {2,10} {3,11}, cell 1 has {4,12} {5,13} {6,14} {7,15}. */
+#define HT2 "cells:2 cores:4 threads:2 mem:16G pages:2M=1024"
+
+static numafit_host_t *host(const char *spec) {
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    int rc = numafit_host_new_synthetic(spec, 0, &h, &e);
+    ck_assert_msg(rc == 0, "synthetic '%s': %d %s", spec, rc, e.text);
+    return h;
+}
+
+static numafit_request_t *req(int vcpus, int mem, const char *specs, int zed) {
+    char buf[2048];
+    numafit_request_t *r = NULL;
+    numafit_error_t e;
+    snprintf(buf, sizeof(buf), "{\"vcpus\":%d,\"memory_mb\":%d,\"extra_specs\":%s}", vcpus, mem,
+             specs);
+    int rc = numafit_request_new(buf, strlen(buf), NULL, 0, zed ? NUMAFIT_REQUEST_ZED : 0, &r, &e);
+    ck_assert_msg(rc == 1, "request %s: rc %d %s %s", buf, rc, e.exception, e.text);
+    return r;
+}
+
+/* Fit and return the placement as plain JSON (or NULL when it does not fit). */
+static char *fit_json(const numafit_host_t *h, const numafit_request_t *r,
+                      const numafit_options_t *o, numafit_error_t *e) {
+    numafit_placement_t *p = NULL;
+    char *s = NULL;
+    int rc = numafit_fit(h, r, o, 0, &p, e);
+    ck_assert_msg(rc == 0 || rc == 1, "fit rc %d: %s", rc, e->text);
+    if (rc == 0) {
+        ck_assert_ptr_null(p);
+        return NULL;
+    }
+    ck_assert_int_eq(numafit_placement_to_json(p, 0, &s, NULL), 0);
+    numafit_placement_free(p);
+    return s;
+}
+
+static void expect_fit(const char *hspec, int vcpus, int mem, const char *specs,
+                       const char *limits, const char *expected) {
+    numafit_host_t *h = host(hspec), *copy = NULL;
+    numafit_options_t *o = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    if (limits)
+        ck_assert_int_eq(numafit_options_set_limits_json(o, limits, strlen(limits), &e), 0);
+    for (int zed = 0; zed < 2; zed++) {
+        numafit_request_t *r = req(vcpus, mem, specs, zed);
+        ck_assert_int_eq(numafit_options_set_profile(o, zed), 0);
+        ck_assert_int_eq(numafit_host_dup(h, &copy), 0);
+        char *got = fit_json(h, r, o, &e);
+        /* the fit never modifies the host */
+        ck_assert_int_eq(numafit_host_equal(h, copy), 1);
+        if (expected) {
+            ck_assert_msg(got != NULL, "%s on %s: no fit (%s)", specs, hspec, e.text);
+            json_t *a = json_loads(got, 0, NULL), *b = json_loads(expected, 0, NULL);
+            ck_assert_ptr_nonnull(b);
+            ck_assert_msg(json_equal(a, b), "%s on %s (zed=%d):\n got %s\nwant %s", specs,
+                          hspec, zed, got, expected);
+            json_decref(a);
+            json_decref(b);
+        } else {
+            ck_assert_msg(got == NULL, "%s on %s: unexpected fit %s", specs, hspec, got);
+        }
+        numafit_free(got);
+        numafit_host_free(copy);
+        numafit_request_free(r);
+    }
+    numafit_options_free(o);
+    numafit_host_free(h);
+}
+
+START_TEST(prefer_packs_siblings) {
+    /* t=2 first: two threads of each free core, cores in sibling order */
+    expect_fit(HT2, 4, 2048, "{\"hw:cpu_policy\":\"dedicated\"}", NULL,
+               "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0,1,2,3],\"memory\":2048,"
+               "\"pagesize\":null,\"cpu_pinning\":{\"0\":0,\"1\":8,\"2\":1,\"3\":9},"
+               "\"cpuset_reserved\":null}]");
+}
+END_TEST
+
+START_TEST(isolate_one_thread_per_core) {
+    /* legacy host (cpuset == pcpuset): isolate uses one thread of each fully free core */
+    expect_fit(HT2, 4, 2048,
+               "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}", NULL,
+               "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0,1,2,3],\"memory\":2048,"
+               "\"pagesize\":null,\"cpu_pinning\":{\"0\":0,\"1\":1,\"2\":2,\"3\":3},"
+               "\"cpuset_reserved\":null}]");
+}
+END_TEST
+
+START_TEST(isolate_refused_with_dedicated_set_on_ht) {
+    /* bug #1889633: an HT host with cpu_dedicated_set cannot take isolate */
+    expect_fit("cells:1 cores:4 threads:2 dedicated:0-3,4-7", 2, 1024,
+               "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}", NULL,
+               NULL);
+}
+END_TEST
+
+START_TEST(require_needs_ht) {
+    expect_fit("cells:1 cores:8 threads:1", 2, 1024,
+               "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"require\"}", NULL,
+               NULL);
+}
+END_TEST
+
+START_TEST(emulator_isolate_reserves_next_free_cpu) {
+    /* vCPUs on core {0,8}; the emulator pCPU is the first free CPU left: 1 */
+    expect_fit(HT2, 2, 1024,
+               "{\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"isolate\"}",
+               NULL,
+               "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0,1],\"memory\":1024,"
+               "\"pagesize\":null,\"cpu_pinning\":{\"0\":0,\"1\":8},"
+               "\"cpuset_reserved\":[1]}]");
+}
+END_TEST
+
+START_TEST(large_pages) {
+    expect_fit(HT2, 2, 1024, "{\"hw:mem_page_size\":\"large\"}", NULL,
+               "[{\"id\":0,\"cpuset\":[0,1],\"pcpuset\":[],\"memory\":1024,"
+               "\"pagesize\":2048,\"cpu_pinning\":null,\"cpuset_reserved\":null}]");
+}
+END_TEST
+
+START_TEST(unsupported_page_size) {
+    /* 1 GiB pages requested, the host has 4K and 2M only: MemoryPageSizeNotSupported */
+    expect_fit(HT2, 2, 1024, "{\"hw:mem_page_size\":\"1GB\"}", NULL, NULL);
+}
+END_TEST
+
+START_TEST(two_guest_cells) {
+    /* as many guest cells as host cells: no sort, guest i on host cell i */
+    expect_fit(HT2, 4, 2048, "{\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\"}", NULL,
+               "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0,1],\"memory\":1024,\"pagesize\":null,"
+               "\"cpu_pinning\":{\"0\":0,\"1\":8},\"cpuset_reserved\":null},"
+               "{\"id\":1,\"cpuset\":[],\"pcpuset\":[2,3],\"memory\":1024,\"pagesize\":null,"
+               "\"cpu_pinning\":{\"2\":4,\"3\":12},\"cpuset_reserved\":null}]");
+}
+END_TEST
+
+START_TEST(too_many_guest_cells) {
+    numafit_host_t *h = host(HT2);
+    numafit_request_t *r = req(3, 3072, "{\"hw:numa_nodes\":\"3\"}", 0);
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_CELLS);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(shared_limits) {
+    /* 8 shared CPUs per cell, ratio 1.0: 8 vCPUs fit, usage check cpu 8 <= 8 */
+    expect_fit(HT2, 8, 1024, "{\"hw:numa_nodes\":\"1\"}",
+               "{\"cpu_allocation_ratio\":1.0,\"ram_allocation_ratio\":1.0}",
+               "[{\"id\":0,\"cpuset\":[0,1,2,3,4,5,6,7],\"pcpuset\":[],\"memory\":1024,"
+               "\"pagesize\":null,\"cpu_pinning\":null,\"cpuset_reserved\":null}]");
+    /* more vCPUs than the cell has shared CPUs never fit */
+    expect_fit(HT2, 9, 1024, "{\"hw:numa_nodes\":\"1\"}", NULL, NULL);
+    /* memory limit: 16384 MiB * 0.5 < 9000 */
+    expect_fit(HT2, 2, 9000, "{\"hw:numa_nodes\":\"1\"}",
+               "{\"cpu_allocation_ratio\":16.0,\"ram_allocation_ratio\":0.5}", NULL);
+}
+END_TEST
+
+START_TEST(no_numa_request_is_an_error) {
+    numafit_host_t *h = host(HT2);
+    numafit_request_t *r = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    const char *f = "{\"vcpus\":2,\"memory_mb\":1024,\"extra_specs\":{}}";
+    ck_assert_int_eq(numafit_request_new(f, strlen(f), NULL, 0, 0, &r, &e), 0);
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), -EINVAL);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOT_NUMA);
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 1u << 20, &p, &e), -EINVAL);
+    ck_assert_int_eq(numafit_fit(NULL, r, NULL, 0, &p, &e), -EINVAL);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+/* Apply a claim and return the resulting host. */
+static void claim_ok(numafit_host_t *h, const numafit_request_t *r) {
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    numafit_placement_free(p);
+}
+
+START_TEST(spread_and_pack) {
+    /* After one 4-vCPU dedicated guest on cell 0, spread sorts cell 1 (more
+     * free pCPUs) first; pack sorts cell 0 (fewer) first. */
+    numafit_host_t *h = host(HT2);
+    numafit_request_t *r = req(4, 1024, "{\"hw:cpu_policy\":\"dedicated\"}", 0);
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    claim_ok(h, r);
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_placement_get_host_cell(p, 0), 1);
+    numafit_placement_free(p);
+    ck_assert_int_eq(numafit_options_set_strategy(o, NUMAFIT_STRATEGY_PACK), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_placement_get_host_cell(p, 0), 0);
+    /* on cell 0, cores {0,8} {1,9} are taken: next are {2,10} {3,11} */
+    ck_assert_int_eq(numafit_placement_get_pin(p, 0), 2);
+    ck_assert_int_eq(numafit_placement_get_pin(p, 1), 10);
+    ck_assert_int_eq(numafit_placement_get_pin(p, 2), 3);
+    ck_assert_int_eq(numafit_placement_get_pin(p, 3), 11);
+    numafit_placement_free(p);
+    numafit_options_free(o);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(fill_until_full) {
+    /* 16 pCPUs, 4 per guest: exactly 4 guests, then no fit with a CPU reason */
+    numafit_host_t *h = host(HT2);
+    numafit_request_t *r = req(4, 1024, "{\"hw:cpu_policy\":\"dedicated\"}", 0);
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    for (int i = 0; i < 4; i++)
+        claim_ok(h, r);
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_CPU);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(mixed_zero_dedicated_cell) {
+    /* mixed guest, 2 cells, all dedicated vCPUs in cell 1: guest cell 0 has
+     * an empty pinning. Zed refuses it (bug #1994526); latest fits. */
+    numafit_host_t *h = host(HT2);
+    const char *specs = "{\"hw:cpu_policy\":\"mixed\",\"hw:cpu_dedicated_mask\":\"2-3\","
+                        "\"hw:numa_nodes\":\"2\"}";
+    numafit_placement_t *p = NULL;
+    numafit_options_t *o = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    numafit_request_t *r = req(4, 2048, specs, 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_placement_get_pin(p, 2), 4);
+    ck_assert_int_eq(numafit_placement_get_pin(p, 0), -ENOENT);
+    numafit_placement_free(p);
+    numafit_request_free(r);
+    r = req(4, 2048, specs, 1);
+    ck_assert_int_eq(numafit_options_set_profile(o, NUMAFIT_PROFILE_ZED), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_THREADS);
+    numafit_request_free(r);
+    numafit_options_free(o);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(pinned_memory_profiles) {
+    /* all 4K pages used: latest checks free small pages for pinned guests
+     * (f14c16af82) and refuses; zed checks total pages and accepts */
+    numafit_host_t *h = host("cells:1 cores:4 mem:4G");
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    h->cells[0].pages[0].used = h->cells[0].pages[0].total;
+    h->cells[0].memory_usage = 0;
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    numafit_request_t *r = req(2, 1024, "{\"hw:cpu_policy\":\"dedicated\"}", 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_MEM);
+    ck_assert_int_eq(numafit_options_set_profile(o, NUMAFIT_PROFILE_ZED), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
+    numafit_placement_free(p);
+    numafit_request_free(r);
+    numafit_options_free(o);
+    numafit_host_free(h);
+}
+END_TEST
+
+static void set_net(numafit_host_t *h, int cell, const char *physnet, bool tunneled) {
+    struct numafit__cell *c = &h->cells[cell];
+    c->has_netmeta = true;
+    c->tunneled = tunneled;
+    if (physnet) {
+        c->physnets = calloc(1, sizeof(char *));
+        c->physnets[0] = strdup(physnet);
+        c->nphysnets = 1;
+    }
+}
+
+START_TEST(network_affinity) {
+    /* physnet foo lives on cell 1 only: a one-cell guest must go there,
+     * although spread would otherwise choose cell 0 */
+    numafit_host_t *h = host(HT2);
+    numafit_request_t *r = req(2, 1024, "{\"hw:numa_nodes\":\"1\"}", 0);
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    const char *lim = "{\"cpu_allocation_ratio\":16,\"ram_allocation_ratio\":1.5,"
+                      "\"network_metadata\":{\"physnets\":[\"foo\"],\"tunneled\":false}}";
+    set_net(h, 0, NULL, true);
+    set_net(h, 1, "foo", false);
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_placement_get_host_cell(p, 0), 1);
+    numafit_placement_free(p);
+    /* foo on cell 1 and a tunnel on cell 0: one guest cell cannot cover both */
+    lim = "{\"cpu_allocation_ratio\":16,\"ram_allocation_ratio\":1.5,"
+          "\"network_metadata\":{\"physnets\":[\"foo\"],\"tunneled\":true}}";
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_NETWORK);
+    numafit_options_free(o);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(budget_too_complex) {
+    /* 16 cells, 8 guest cells, the network check fails everywhere: a tiny
+     * budget must stop the search with -E2BIG */
+    numafit_host_t *h = host("cells:16 cores:4 mem:8G");
+    numafit_request_t *r = req(8, 8192, "{\"hw:numa_nodes\":\"8\"}", 0);
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    const char *lim = "{\"cpu_allocation_ratio\":16,\"ram_allocation_ratio\":1.5,"
+                      "\"network_metadata\":{\"physnets\":[],\"tunneled\":true}}";
+    for (int i = 0; i < 16; i++)
+        set_net(h, i, NULL, i == 15);
+    /* cell 15 is the only tunneled cell but cannot take a guest cell */
+    h->cells[15].memory = 100;
+    h->cells[15].pages[0].total = 10;
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+    /* with the coverage prune this is answered quickly without a budget */
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_NETWORK);
+    ck_assert_int_eq(numafit_options_set_budget(o, 5), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), -E2BIG);
+    ck_assert_int_eq(e.code, NUMAFIT_E_TOO_COMPLEX);
+    numafit_options_free(o);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(explain_json) {
+    numafit_host_t *h = host("cells:2 cores:2 mem:4G");
+    numafit_request_t *r = req(4, 1024, "{\"hw:cpu_policy\":\"dedicated\"}", 0);
+    char *s = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_fit_explain(h, r, NULL, 0, &s, &e), 0);
+    json_t *j = json_loads(s, 0, NULL);
+    ck_assert_ptr_nonnull(j);
+    ck_assert(json_is_false(json_object_get(j, "fits")));
+    ck_assert_str_eq(json_string_value(json_object_get(j, "reason")), "NOFIT_CPU");
+    ck_assert_int_eq(json_array_size(json_object_get(j, "cells")), 2);
+    json_decref(j);
+    numafit_free(s);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
 END_TEST
 
 static Suite *fit_suite(void) {
     Suite *s = suite_create("fit");
     TCase *tc = tcase_create("fit");
-    tcase_add_test(tc, test_placeholder);
+    tcase_add_test(tc, prefer_packs_siblings);
+    tcase_add_test(tc, isolate_one_thread_per_core);
+    tcase_add_test(tc, isolate_refused_with_dedicated_set_on_ht);
+    tcase_add_test(tc, require_needs_ht);
+    tcase_add_test(tc, emulator_isolate_reserves_next_free_cpu);
+    tcase_add_test(tc, large_pages);
+    tcase_add_test(tc, unsupported_page_size);
+    tcase_add_test(tc, two_guest_cells);
+    tcase_add_test(tc, too_many_guest_cells);
+    tcase_add_test(tc, shared_limits);
+    tcase_add_test(tc, no_numa_request_is_an_error);
+    tcase_add_test(tc, spread_and_pack);
+    tcase_add_test(tc, fill_until_full);
+    tcase_add_test(tc, mixed_zero_dedicated_cell);
+    tcase_add_test(tc, pinned_memory_profiles);
+    tcase_add_test(tc, network_affinity);
+    tcase_add_test(tc, budget_too_complex);
+    tcase_add_test(tc, explain_json);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -48,6 +48,22 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_from_json(const char *buf,
                                                                 numafit_host_t **ret_host,
                                                                 numafit_error_t *reterr);
 
+/**
+ * \brief Build a host from a one-line synthetic description (for tests and
+ * what-if planning), e.g. "cells:2 cores:8 threads:2 mem:64G pages:1G=4,2M=512
+ * dedicated:2-7,18-23 shared:0-1,16-17". Keys: cells (1), sockets (= cells),
+ * cores per cell (4), threads per core (1), mem per cell (MiB, or with
+ * K/M/G/T; 16G), pages per cell (size=count list; 4K pages fill the rest of
+ * the cell memory), dedicated / shared (nova's cpu_dedicated_set /
+ * cpu_shared_set; neither = legacy mode, both sets = all CPUs). CPU ids are
+ * numbered as Linux does on Intel: thread t of core c of cell n is
+ * t * (cells * cores) + n * cores + c.
+ * \return 0, -EINVAL (reterr names the key), -ERANGE, -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_synthetic(const char *spec, unsigned flags,
+                                                                numafit_host_t **ret_host,
+                                                                numafit_error_t *reterr);
+
 /** \brief Write the host as nova's NUMATopology 1.2 primitive.
  * \ownership owned (numafit_free) */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_to_json(const numafit_host_t *host,

@@ -1,0 +1,261 @@
+/* Synthetic hosts from a one-line description (hwloc's "node:2 core:4 pu:2" idea). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "private.h"
+
+struct synth {
+    uint64_t cells, sockets, cores, threads, mem;
+    uint64_t psize[8], pcount[8];
+    uint32_t npages;
+    const char *dedicated, *shared;
+    size_t dedicated_len, shared_len;
+};
+
+/* Parse an unsigned decimal of at most 15 digits. */
+static int parse_num(const char *s, size_t n, uint64_t *out) {
+    uint64_t v = 0;
+    if (n == 0 || n > 15)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* A size with an optional K/M/G/T suffix (binary), in units of `unit` KiB. */
+static int parse_size_kib(const char *s, size_t n, uint64_t default_unit_kib, uint64_t *out_kib) {
+    uint64_t v, mul = default_unit_kib;
+    if (n && (s[n - 1] == 'B' || s[n - 1] == 'b'))
+        n--;
+    if (n && (s[n - 1] == 'i'))
+        n--;
+    if (n) {
+        switch (s[n - 1]) {
+            case 'K': case 'k': mul = 1; n--; break;
+            case 'M': case 'm': mul = 1024; n--; break;
+            case 'G': case 'g': mul = 1024 * 1024; n--; break;
+            case 'T': case 't': mul = 1024ull * 1024 * 1024; n--; break;
+            default: break;
+        }
+    }
+    if (parse_num(s, n, &v) < 0 || v > (1ull << 50) / mul)
+        return -1;
+    *out_kib = v * mul;
+    return 0;
+}
+
+static int bad(numafit_error_t *err, const char *key, const char *text) {
+    numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, key, NULL, "synthetic host: %s", text);
+    return -EINVAL;
+}
+
+static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
+    const char *p = spec;
+    while (*p) {
+        const char *tok, *colon, *val;
+        size_t klen, vlen;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        tok = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        colon = memchr(tok, ':', (size_t)(p - tok));
+        if (!colon)
+            return bad(err, "", "expected key:value");
+        klen = (size_t)(colon - tok);
+        val = colon + 1;
+        vlen = (size_t)(p - val);
+#define KEY(k) (klen == sizeof(k) - 1 && !memcmp(tok, k, klen))
+        if (KEY("cells") || KEY("sockets") || KEY("cores") || KEY("threads")) {
+            uint64_t v;
+            if (parse_num(val, vlen, &v) < 0 || v == 0 || v > 16384)
+                return bad(err, "count", "counts must be integers from 1 to 16384");
+            if (KEY("cells"))
+                s->cells = v;
+            else if (KEY("sockets"))
+                s->sockets = v;
+            else if (KEY("cores"))
+                s->cores = v;
+            else
+                s->threads = v;
+        } else if (KEY("mem")) {
+            uint64_t kib;
+            if (parse_size_kib(val, vlen, 1024, &kib) < 0 || kib < 1024)
+                return bad(err, "mem", "mem must be a size like 64G or 65536 (MiB)");
+            s->mem = kib / 1024;
+        } else if (KEY("pages")) {
+            const char *q = val, *end = val + vlen;
+            while (q < end) {
+                const char *comma = memchr(q, ',', (size_t)(end - q));
+                const char *eq;
+                const char *e = comma ? comma : end;
+                uint64_t size, count;
+                eq = memchr(q, '=', (size_t)(e - q));
+                if (!eq || s->npages == 8 ||
+                    parse_size_kib(q, (size_t)(eq - q), 1, &size) < 0 ||
+                    parse_num(eq + 1, (size_t)(e - eq - 1), &count) < 0 || size < 8 ||
+                    (size & (size - 1)))
+                    return bad(err, "pages", "pages must be SIZE=COUNT[,SIZE=COUNT...] with "
+                                             "power-of-two sizes above 4K");
+                s->psize[s->npages] = size;
+                s->pcount[s->npages++] = count;
+                q = comma ? comma + 1 : end;
+            }
+        } else if (KEY("dedicated")) {
+            s->dedicated = val;
+            s->dedicated_len = vlen;
+        } else if (KEY("shared")) {
+            s->shared = val;
+            s->shared_len = vlen;
+        } else {
+            return bad(err, "", "unknown key (cells, sockets, cores, threads, mem, pages, "
+                                "dedicated, shared)");
+        }
+#undef KEY
+    }
+    return 0;
+}
+
+static int parse_set(const char *v, size_t n, uint64_t *bits, const char *key,
+                     numafit_error_t *err) {
+    char buf[4096];
+    int rc;
+    if (n >= sizeof(buf))
+        return bad(err, key, "CPU set too long");
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    rc = numafit__cpuspec_parse(buf, bits, err);
+    if (rc < 0 && err)
+        snprintf(err->where, sizeof(err->where), "%s", key);
+    return rc;
+}
+
+NUMAFIT_EXPORT int numafit_host_new_synthetic(const char *spec, unsigned flags,
+                                              numafit_host_t **ret, numafit_error_t *err) {
+    struct synth s = {.cells = 1, .cores = 4, .threads = 1, .mem = 16384};
+    uint64_t *ded = NULL, *shr = NULL;
+    numafit_host_t *h = NULL;
+    uint64_t ncpu;
+    int rc;
+
+    numafit__error_clear(err);
+    if (!spec || !ret || flags)
+        return -EINVAL;
+    if ((rc = parse_spec(spec, &s, err)) < 0)
+        return rc;
+    if (!s.sockets)
+        s.sockets = s.cells;
+    ncpu = s.cells * s.cores * s.threads;
+    if (s.cells > NUMAFIT_MAX_CELLS || ncpu > NUMAFIT__CPU_LIMIT) {
+        bad(err, "cells", "too many cells or CPUs (at most 1024 cells, 16384 CPUs)");
+        return -ERANGE;
+    }
+    if (s.sockets > s.cells || s.cells % s.sockets)
+        return bad(err, "sockets", "cells must be a multiple of sockets");
+    {
+        uint64_t huge = 0;
+        for (uint32_t i = 0; i < s.npages; i++)
+            huge += s.psize[i] * s.pcount[i];
+        if (huge > s.mem * 1024)
+            return bad(err, "pages", "hugepages exceed the cell memory");
+    }
+    ded = numafit__calloc(NUMAFIT__CPU_WORDS, sizeof(uint64_t));
+    shr = numafit__calloc(NUMAFIT__CPU_WORDS, sizeof(uint64_t));
+    if (!ded || !shr) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    if (s.dedicated && (rc = parse_set(s.dedicated, s.dedicated_len, ded, "dedicated", err)) < 0)
+        goto out;
+    if (s.shared && (rc = parse_set(s.shared, s.shared_len, shr, "shared", err)) < 0)
+        goto out;
+    if (numafit__bits_intersects(ded, shr, NUMAFIT__CPU_WORDS)) {
+        rc = bad(err, "dedicated", "dedicated and shared CPU sets overlap");
+        goto out;
+    }
+    if ((rc = numafit__host_alloc((uint32_t)s.cells, NUMAFIT__WORDS((uint32_t)ncpu), &h)) < 0)
+        goto out;
+    for (uint32_t n = 0; n < s.cells; n++) {
+        struct numafit__cell *c = &h->cells[n];
+        uint64_t huge = 0;
+        c->id = (int32_t)n;
+        c->socket = (int32_t)(n / (s.cells / s.sockets));
+        c->memory = s.mem;
+        c->nsib = (uint32_t)s.cores;
+        c->sib_off = numafit__calloc(s.cores + 1, sizeof(uint32_t));
+        c->sib_cpu = numafit__calloc(s.cores * s.threads + 1, sizeof(uint16_t));
+        c->pages = numafit__calloc(s.npages + 1, sizeof(*c->pages));
+        if (!c->sib_off || !c->sib_cpu || !c->pages) {
+            rc = -ENOMEM;
+            goto out;
+        }
+        for (uint32_t core = 0; core < s.cores; core++) {
+            c->sib_off[core] = core * (uint32_t)s.threads;
+            for (uint32_t t = 0; t < s.threads; t++) {
+                uint32_t cpu = t * (uint32_t)(s.cells * s.cores) + n * (uint32_t)s.cores + core;
+                bool d = numafit__bit_test(ded, cpu), sh = numafit__bit_test(shr, cpu);
+                c->sib_cpu[core * s.threads + t] = (uint16_t)cpu;
+                if (!s.dedicated && !s.shared) {
+                    numafit__bit_set(c->cpuset, cpu);
+                    numafit__bit_set(c->pcpuset, cpu);
+                } else {
+                    if (d)
+                        numafit__bit_set(c->pcpuset, cpu);
+                    if (sh)
+                        numafit__bit_set(c->cpuset, cpu);
+                }
+            }
+        }
+        c->sib_off[s.cores] = (uint32_t)(s.cores * s.threads);
+        /* siblings are cut to the usable CPUs, as nova's driver does */
+        {
+            uint32_t w = 0, k = 0;
+            for (uint32_t core = 0; core < s.cores; core++) {
+                uint32_t start = w;
+                for (uint32_t t = c->sib_off[core]; t < c->sib_off[core + 1]; t++) {
+                    uint16_t cpu = c->sib_cpu[t];
+                    if (numafit__bit_test(c->cpuset, cpu) || numafit__bit_test(c->pcpuset, cpu))
+                        c->sib_cpu[w++] = cpu;
+                }
+                if (w > start)
+                    c->sib_off[k++] = start;
+            }
+            c->sib_off[k] = w;
+            c->nsib = k;
+            /* sorted ascending inside each set */
+            for (uint32_t q = 0; q < k; q++)
+                for (uint32_t a = c->sib_off[q] + 1; a < c->sib_off[q + 1]; a++)
+                    for (uint32_t b = a; b > c->sib_off[q] && c->sib_cpu[b - 1] > c->sib_cpu[b];
+                         b--) {
+                        uint16_t t = c->sib_cpu[b];
+                        c->sib_cpu[b] = c->sib_cpu[b - 1];
+                        c->sib_cpu[b - 1] = t;
+                    }
+        }
+        for (uint32_t i = 0; i < s.npages; i++)
+            huge += s.psize[i] * s.pcount[i];
+        c->pages[0].size_kb = 4;
+        c->pages[0].total = (s.mem * 1024 - huge) / 4;
+        for (uint32_t i = 0; i < s.npages; i++) {
+            c->pages[i + 1].size_kb = s.psize[i];
+            c->pages[i + 1].total = s.pcount[i];
+        }
+        c->npages = s.npages + 1;
+    }
+    *ret = h;
+    h = NULL;
+    rc = 0;
+out:
+    numafit_host_free(h);
+    numafit__free(ded);
+    numafit__free(shr);
+    return rc;
+}
