@@ -1,16 +1,1019 @@
-/* Host JSON in nova's formats. (stub: to be implemented) */
+/*
+ * Host JSON in nova's formats: the NUMATopology versioned-object primitive
+ * (as a JSON value or wrapped in a JSON string, the compute_nodes column),
+ * and the pre-versioned (pre-Liberty) legacy dict.
+ *
+ * The reader is deliberately stricter than nova (NOVA-NOTES H): integers must
+ * be JSON integers within documented bounds, newer object versions are
+ * refused, and every error names the JSON path of the offending value.
+ */
 #include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
 
 #include "private.h"
 
+/* Newest minor versions we read (all major 1). */
+#define TOPOLOGY_MINOR 2
+#define CELL_MINOR     5
+#define PAGES_MINOR    1
+#define NETMETA_MINOR  0
+
+/* Bounds not covered by the public limits. */
+#define SOCKET_MAX     65535
+#define CPU_USAGE_MAX  INT32_MAX
+#define PAGE_SIZE_MAX  (1ull << 30)           /* KiB: 1 TiB pages */
+#define PAGE_KB_MAX    (NUMAFIT_MEMORY_MB_MAX * 1024)
+#define PHYSNET_MAX    1024                   /* bytes in one physnet name */
+
+#define KEY_NAME    "nova_object.name"
+#define KEY_NS      "nova_object.namespace"
+#define KEY_VERSION "nova_object.version"
+#define KEY_DATA    "nova_object.data"
+#define KEY_CHANGES "nova_object.changes"
+
+struct ctx {
+    numafit_error_t *err;
+    unsigned flags;
+    int cell;               /* id of the cell being read, -1 if not known */
+    int max_cpu;            /* highest CPU id seen */
+    size_t plen;
+    char path[256];         /* JSON path of the value being read */
+};
+
+/* ------------------------------------------------------------ paths and errors */
+
+static size_t path_push(struct ctx *c, const char *key) {
+    size_t old = c->plen;
+    int n = snprintf(c->path + old, sizeof(c->path) - old, "/%s", key);
+    if (n > 0)
+        c->plen = old + (size_t)n < sizeof(c->path) ? old + (size_t)n : sizeof(c->path) - 1;
+    return old;
+}
+
+static size_t path_push_index(struct ctx *c, size_t i) {
+    char buf[24];
+    snprintf(buf, sizeof(buf), "%zu", i);
+    return path_push(c, buf);
+}
+
+static void path_pop(struct ctx *c, size_t old) {
+    c->plen = old;
+    c->path[old] = '\0';
+}
+
+static int fail(struct ctx *c, int rc, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(struct ctx *c, int rc, int code, const char *fmt, ...) {
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    numafit__error_set(c->err, code, c->cell, c->path, NULL, "%s", text);
+    return rc;
+}
+
+static int fail_nomem(struct ctx *c) {
+    return fail(c, -ENOMEM, NUMAFIT_E_NOMEM, "out of memory");
+}
+
+static const char *type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+        case JSON_OBJECT: return "an object";
+        case JSON_ARRAY: return "an array";
+        case JSON_STRING: return "a string";
+        case JSON_INTEGER: return "an integer";
+        case JSON_REAL: return "a real";
+        case JSON_TRUE:
+        case JSON_FALSE: return "a boolean";
+        case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
+/* ------------------------------------------------------------ field readers */
+
+/* Read obj[key] as an integer in [0, max]. Missing: -ENOENT if required
+ * (reported), else 0 with *out untouched. The path is left pointing at the
+ * value only while reporting. */
+static int read_uint(struct ctx *c, const json_t *obj, const char *key, bool required,
+                     uint64_t max, uint64_t *out) {
+    json_t *v = json_object_get(obj, key);
+    size_t old = path_push(c, key);
+    int r = 0;
+    if (!v) {
+        if (required)
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "required field '%s' is missing", key);
+    } else if (!json_is_integer(v)) {
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'%s' must be an integer, not %s", key,
+                 type_name(v));
+    } else {
+        json_int_t x = json_integer_value(v);
+        if (x < 0)
+            r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "'%s' must not be negative (%lld)", key,
+                     (long long)x);
+        else if ((uint64_t)x > max)
+            r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "'%s' = %lld exceeds the limit %llu", key,
+                     (long long)x, (unsigned long long)max);
+        else
+            *out = (uint64_t)x;
+    }
+    path_pop(c, old);
+    return r;
+}
+
+/* A CPU id at the current path. */
+static int read_cpu_value(struct ctx *c, const json_t *v, unsigned *out) {
+    if (!json_is_integer(v))
+        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "a CPU id must be an integer, not %s",
+                    type_name(v));
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || x > NUMAFIT_CPU_MAX)
+        return fail(c, -ERANGE, NUMAFIT_E_RANGE, "CPU id %lld is outside 0..%d", (long long)x,
+                    NUMAFIT_CPU_MAX);
+    if ((int)x > c->max_cpu)
+        c->max_cpu = (int)x;
+    *out = (unsigned)x;
+    return 0;
+}
+
+/* obj[key] as a set of CPU ids into a full-width bitmap. Missing: empty. */
+static int read_cpuset(struct ctx *c, const json_t *obj, const char *key, uint64_t *bits) {
+    json_t *v = json_object_get(obj, key);
+    size_t old = path_push(c, key);
+    size_t i;
+    json_t *e;
+    int r = 0;
+    if (!v)
+        goto out;
+    if (!json_is_array(v)) {
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'%s' must be an array of CPU ids, not %s", key,
+                 type_name(v));
+        goto out;
+    }
+    json_array_foreach(v, i, e) {
+        unsigned cpu;
+        size_t o2 = path_push_index(c, i);
+        r = read_cpu_value(c, e, &cpu);
+        path_pop(c, o2);
+        if (r < 0)
+            goto out;
+        numafit__bit_set(bits, cpu);
+    }
+out:
+    path_pop(c, old);
+    return r;
+}
+
+static int cmp_u16(const void *a, const void *b) {
+    uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* siblings: a list of sets of CPU ids; list order kept, each set sorted and
+ * deduplicated. */
+static int read_siblings(struct ctx *c, const json_t *obj, struct numafit__cell *cell) {
+    json_t *v = json_object_get(obj, "siblings");
+    size_t old = path_push(c, "siblings");
+    size_t i, j, total = 0, n;
+    json_t *grp, *e;
+    int r = 0;
+    if (!v)
+        goto out;
+    if (!json_is_array(v)) {
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'siblings' must be an array of arrays, not %s",
+                 type_name(v));
+        goto out;
+    }
+    n = json_array_size(v);
+    json_array_foreach(v, i, grp) {
+        if (!json_is_array(grp)) {
+            size_t o2 = path_push_index(c, i);
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
+                     "a sibling set must be an array of CPU ids, not %s", type_name(grp));
+            path_pop(c, o2);
+            goto out;
+        }
+        total += json_array_size(grp);
+    }
+    if (n == 0)
+        goto out;
+    if (n >= UINT32_MAX || total >= UINT32_MAX) {
+        r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "too many sibling entries");
+        goto out;
+    }
+    cell->sib_off = numafit__calloc(n + 1, sizeof(uint32_t));
+    cell->sib_cpu = numafit__calloc(total ? total : 1, sizeof(uint16_t));
+    if (!cell->sib_off || !cell->sib_cpu) {
+        r = fail_nomem(c);
+        goto out;
+    }
+    cell->nsib = (uint32_t)n;
+    uint32_t pos = 0;
+    json_array_foreach(v, i, grp) {
+        size_t o2 = path_push_index(c, i);
+        uint32_t start = pos;
+        cell->sib_off[i] = start;
+        json_array_foreach(grp, j, e) {
+            unsigned cpu;
+            size_t o3 = path_push_index(c, j);
+            r = read_cpu_value(c, e, &cpu);
+            path_pop(c, o3);
+            if (r < 0) {
+                path_pop(c, o2);
+                goto out;
+            }
+            cell->sib_cpu[pos++] = (uint16_t)cpu;
+        }
+        path_pop(c, o2);
+        /* sort and drop duplicates inside the set */
+        qsort(cell->sib_cpu + start, pos - start, sizeof(uint16_t), cmp_u16);
+        uint32_t w = start;
+        for (uint32_t k = start; k < pos; k++)
+            if (k == start || cell->sib_cpu[k] != cell->sib_cpu[w - 1])
+                cell->sib_cpu[w++] = cell->sib_cpu[k];
+        pos = w;
+    }
+    cell->sib_off[n] = pos;
+out:
+    path_pop(c, old);
+    return r;
+}
+
+/* ------------------------------------------------------------ envelopes */
+
+/* Check a versioned-object envelope at the current path and return its data.
+ * Accepts major 1 with a minor <= max_minor. */
+static int read_envelope(struct ctx *c, const json_t *v, const char *name, int max_minor,
+                         json_t **ret_data) {
+    json_t *f;
+    size_t old;
+    int r = 0;
+    if (!json_is_object(v))
+        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "%s must be an object, not %s", name,
+                    type_name(v));
+
+    f = json_object_get(v, KEY_NAME);
+    old = path_push(c, KEY_NAME);
+    if (!f)
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_NAME "' is missing");
+    else if (!json_is_string(f))
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_NAME "' must be a string");
+    else if (strcmp(json_string_value(f), name))
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "an object of type %s is required, not '%.64s'",
+                 name, json_string_value(f));
+    path_pop(c, old);
+    if (r < 0)
+        return r;
+
+    f = json_object_get(v, KEY_NS);
+    old = path_push(c, KEY_NS);
+    if (!f)
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_NS "' is missing");
+    else if (!json_is_string(f) || strcmp(json_string_value(f), "nova"))
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "unsupported object namespace (must be \"nova\")");
+    path_pop(c, old);
+    if (r < 0)
+        return r;
+
+    f = json_object_get(v, KEY_VERSION);
+    old = path_push(c, KEY_VERSION);
+    if (!f) {
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_VERSION "' is missing");
+    } else if (!json_is_string(f)) {
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_VERSION "' must be a string");
+    } else {
+        const char *s = json_string_value(f);
+        unsigned long major = 0, minor = 0;
+        const char *p = s;
+        bool ok = *p >= '0' && *p <= '9';
+        while (ok && *p >= '0' && *p <= '9' && major < 1000000)
+            major = major * 10 + (unsigned long)(*p++ - '0');
+        ok = ok && *p == '.';
+        if (ok)
+            p++;
+        ok = ok && *p >= '0' && *p <= '9';
+        while (ok && *p >= '0' && *p <= '9' && minor < 1000000)
+            minor = minor * 10 + (unsigned long)(*p++ - '0');
+        if (!ok || (*p && *p != '.'))
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "Invalid version: '%.32s'", s);
+        else if (*p || major != 1 || minor > (unsigned long)max_minor)
+            r = fail(c, -EINVAL, NUMAFIT_E_VERSION,
+                     "Version %.32s of %s is not supported, supported version is 1.%d", s, name,
+                     max_minor);
+    }
+    path_pop(c, old);
+    if (r < 0)
+        return r;
+
+    f = json_object_get(v, KEY_CHANGES);
+    if (f) {
+        size_t i;
+        json_t *e;
+        old = path_push(c, KEY_CHANGES);
+        if (!json_is_array(f)) {
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_CHANGES "' must be an array");
+        } else {
+            json_array_foreach(f, i, e) {
+                if (!json_is_string(e)) {
+                    r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "'" KEY_CHANGES "' must hold field names");
+                    break;
+                }
+            }
+        }
+        path_pop(c, old);
+        if (r < 0)
+            return r;
+    }
+
+    f = json_object_get(v, KEY_DATA);
+    old = path_push(c, KEY_DATA);
+    if (!f)
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_DATA "' is missing");
+    else if (!json_is_object(f))
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_DATA "' must be an object, not %s",
+                 type_name(f));
+    path_pop(c, old);
+    if (r < 0)
+        return r;
+    *ret_data = f;
+    return 0;
+}
+
+/* ------------------------------------------------------------ nested objects */
+
+static int read_pages(struct ctx *c, const json_t *data, struct numafit__cell *cell) {
+    json_t *v = json_object_get(data, "mempages");
+    size_t old = path_push(c, "mempages");
+    size_t i, n;
+    json_t *e;
+    int r = 0;
+    if (!v)
+        goto out;
+    if (!json_is_array(v)) {
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'mempages' must be an array, not %s",
+                 type_name(v));
+        goto out;
+    }
+    n = json_array_size(v);
+    if (n == 0)
+        goto out;
+    if (n > 64) {
+        r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "too many page sizes (%zu)", n);
+        goto out;
+    }
+    cell->pages = numafit__calloc(n, sizeof(*cell->pages));
+    if (!cell->pages) {
+        r = fail_nomem(c);
+        goto out;
+    }
+    json_array_foreach(v, i, e) {
+        struct numafit__pages *pg = &cell->pages[i];
+        json_t *pd;
+        size_t o2 = path_push_index(c, i);
+        r = read_envelope(c, e, "NUMAPagesTopology", PAGES_MINOR, &pd);
+        if (r == 0) {
+            size_t o3 = path_push(c, KEY_DATA);
+            r = read_uint(c, pd, "size_kb", true, PAGE_SIZE_MAX, &pg->size_kb);
+            if (r == 0 && (pg->size_kb < 4 || (pg->size_kb & (pg->size_kb - 1)))) {
+                size_t o4 = path_push(c, "size_kb");
+                r = fail(c, -ERANGE, NUMAFIT_E_RANGE,
+                         "page size %llu KiB is not a power of two >= 4",
+                         (unsigned long long)pg->size_kb);
+                path_pop(c, o4);
+            }
+            for (uint32_t k = 0; r == 0 && k < i; k++)
+                if (cell->pages[k].size_kb == pg->size_kb) {
+                    size_t o4 = path_push(c, "size_kb");
+                    r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "page size %llu KiB listed twice",
+                             (unsigned long long)pg->size_kb);
+                    path_pop(c, o4);
+                }
+            uint64_t maxn = r == 0 ? PAGE_KB_MAX / pg->size_kb : 0;
+            if (r == 0)
+                r = read_uint(c, pd, "total", true, maxn, &pg->total);
+            if (r == 0)
+                r = read_uint(c, pd, "used", false, maxn, &pg->used);
+            if (r == 0)
+                r = read_uint(c, pd, "reserved", false, maxn, &pg->reserved);
+            path_pop(c, o3);
+        }
+        path_pop(c, o2);
+        if (r < 0)
+            goto out;
+        cell->npages = (uint32_t)i + 1;
+    }
+out:
+    path_pop(c, old);
+    return r;
+}
+
+static int read_netmeta(struct ctx *c, const json_t *data, struct numafit__cell *cell) {
+    json_t *v = json_object_get(data, "network_metadata");
+    size_t old = path_push(c, "network_metadata");
+    json_t *nd, *f, *e;
+    size_t i, n;
+    int r = 0;
+    if (!v)
+        goto out;
+    r = read_envelope(c, v, "NetworkMetadata", NETMETA_MINOR, &nd);
+    if (r < 0)
+        goto out;
+    path_push(c, KEY_DATA);
+    cell->has_netmeta = true;
+
+    f = json_object_get(nd, "tunneled");
+    if (f) {
+        size_t o2 = path_push(c, "tunneled");
+        if (!json_is_boolean(f))
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'tunneled' must be a boolean, not %s",
+                     type_name(f));
+        path_pop(c, o2);
+        if (r < 0)
+            goto out;
+        cell->tunneled = json_is_true(f);
+    }
+
+    f = json_object_get(nd, "physnets");
+    if (!f)
+        goto out;
+    path_push(c, "physnets");
+    if (!json_is_array(f)) {
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'physnets' must be an array of strings, not %s",
+                 type_name(f));
+        goto out;
+    }
+    n = json_array_size(f);
+    if (n == 0)
+        goto out;
+    cell->physnets = numafit__calloc(n, sizeof(char *));
+    if (!cell->physnets) {
+        r = fail_nomem(c);
+        goto out;
+    }
+    json_array_foreach(f, i, e) {
+        if (!json_is_string(e) || json_string_length(e) > PHYSNET_MAX ||
+            strlen(json_string_value(e)) != json_string_length(e)) {
+            path_push_index(c, i);
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
+                     "a physnet must be a string of at most %d bytes without NUL", PHYSNET_MAX);
+            goto out;
+        }
+        cell->physnets[i] = numafit__strdup(json_string_value(e));
+        if (!cell->physnets[i]) {
+            r = fail_nomem(c);
+            goto out;
+        }
+        cell->nphysnets = (uint32_t)i + 1;
+    }
+    /* a set of strings: sort, drop duplicates */
+    qsort(cell->physnets, n, sizeof(char *), cmp_str);
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (w && !strcmp(cell->physnets[k], cell->physnets[w - 1]))
+            numafit__free(cell->physnets[k]);
+        else
+            cell->physnets[w++] = cell->physnets[k];
+    }
+    cell->nphysnets = w;
+out:
+    path_pop(c, old);
+    return r;
+}
+
+/* Cross-field checks common to both formats. seen: CPUs of earlier cells. */
+static int check_cell(struct ctx *c, struct numafit__cell *cell, uint64_t *seen,
+                      const char *cpuset_key, const char *pcpuset_key, const char *pinned_key) {
+    const unsigned nw = NUMAFIT__CPU_WORDS;
+    size_t old;
+    int r = 0;
+    if (numafit__bits_intersects(cell->cpuset, cell->pcpuset, nw) &&
+        !numafit__bits_equal(cell->cpuset, cell->pcpuset, nw) &&
+        !(c->flags & NUMAFIT_HOST_ALLOW_OVERLAP)) {
+        int k = -1;
+        do
+            k = numafit__bits_next(cell->pcpuset, nw, k);
+        while (k >= 0 && !numafit__bit_test(cell->cpuset, (unsigned)k));
+        old = path_push(c, pcpuset_key);
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
+                 "cell %d: cpuset and pcpuset overlap (CPU %d) without being equal", cell->id, k);
+        path_pop(c, old);
+        return r;
+    }
+    if (!numafit__bits_subset(cell->pinned, cell->pcpuset, nw)) {
+        int k = -1;
+        do
+            k = numafit__bits_next(cell->pinned, nw, k);
+        while (k >= 0 && numafit__bit_test(cell->pcpuset, (unsigned)k));
+        old = path_push(c, pinned_key);
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "cell %d: pinned CPU %d is not in pcpuset",
+                 cell->id, k);
+        path_pop(c, old);
+        return r;
+    }
+    for (unsigned i = 0; i < nw; i++) {
+        uint64_t mine = cell->cpuset[i] | cell->pcpuset[i];
+        if (mine & seen[i]) {
+            int k = (int)(i * 64 + (unsigned)__builtin_ctzll(mine & seen[i]));
+            old = path_push(c, numafit__bit_test(cell->cpuset, (unsigned)k) ? cpuset_key
+                                                                            : pcpuset_key);
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "CPU %d belongs to more than one cell", k);
+            path_pop(c, old);
+            return r;
+        }
+        seen[i] |= mine;
+    }
+    return 0;
+}
+
+static int check_unique_id(struct ctx *c, const numafit_host_t *h, uint32_t upto) {
+    for (uint32_t k = 0; k < upto; k++)
+        if (h->cells[k].id == h->cells[upto].id) {
+            size_t old = path_push(c, "id");
+            int r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "duplicate cell id %d",
+                         h->cells[upto].id);
+            path_pop(c, old);
+            return r;
+        }
+    return 0;
+}
+
+static int read_cell(struct ctx *c, const json_t *v, numafit_host_t *h, uint32_t idx,
+                     uint64_t *seen) {
+    struct numafit__cell *cell = &h->cells[idx];
+    json_t *data, *f;
+    uint64_t x = 0;
+    size_t old;
+    int r;
+
+    r = read_envelope(c, v, "NUMACell", CELL_MINOR, &data);
+    if (r < 0)
+        return r;
+    old = path_push(c, KEY_DATA);
+    r = read_uint(c, data, "id", true, NUMAFIT_CELL_ID_MAX, &x);
+    if (r < 0)
+        goto out;
+    cell->id = (int32_t)x;
+    c->cell = cell->id;
+    if ((r = check_unique_id(c, h, idx)) < 0)
+        goto out;
+    if ((r = read_uint(c, data, "memory", true, NUMAFIT_MEMORY_MB_MAX, &cell->memory)) < 0 ||
+        (r = read_cpuset(c, data, "cpuset", cell->cpuset)) < 0 ||
+        (r = read_cpuset(c, data, "pcpuset", cell->pcpuset)) < 0 ||
+        (r = read_uint(c, data, "cpu_usage", false, CPU_USAGE_MAX, &cell->cpu_usage)) < 0 ||
+        (r = read_uint(c, data, "memory_usage", false, NUMAFIT_MEMORY_MB_MAX,
+                       &cell->memory_usage)) < 0 ||
+        (r = read_cpuset(c, data, "pinned_cpus", cell->pinned)) < 0 ||
+        (r = read_siblings(c, data, cell)) < 0 || (r = read_pages(c, data, cell)) < 0 ||
+        (r = read_netmeta(c, data, cell)) < 0)
+        goto out;
+    f = json_object_get(data, "socket");
+    if (f && !json_is_null(f)) {
+        x = 0;
+        if ((r = read_uint(c, data, "socket", false, SOCKET_MAX, &x)) < 0)
+            goto out;
+        cell->socket = (int32_t)x;
+    }
+    r = check_cell(c, cell, seen, "cpuset", "pcpuset", "pinned_cpus");
+out:
+    path_pop(c, old);
+    return r;
+}
+
+/* Legacy (pre-Liberty) cell: {"id","cpus","mem":{"total","used"},"cpu_usage"}. */
+static int read_legacy_cell(struct ctx *c, const json_t *v, numafit_host_t *h, uint32_t idx,
+                            uint64_t *seen) {
+    struct numafit__cell *cell = &h->cells[idx];
+    json_t *f;
+    uint64_t x = 0;
+    size_t old;
+    int r;
+
+    if (!json_is_object(v))
+        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "a legacy cell must be an object, not %s",
+                    type_name(v));
+    if ((r = read_uint(c, v, "id", true, NUMAFIT_CELL_ID_MAX, &x)) < 0)
+        return r;
+    cell->id = (int32_t)x;
+    c->cell = cell->id;
+    if ((r = check_unique_id(c, h, idx)) < 0)
+        return r;
+
+    f = json_object_get(v, "cpus");
+    if (f) {
+        numafit_error_t perr;
+        numafit__error_clear(&perr);
+        old = path_push(c, "cpus");
+        if (!json_is_string(f)) {
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'cpus' must be a cpu spec string, not %s",
+                     type_name(f));
+        } else {
+            r = numafit__cpuspec_parse(json_string_value(f), cell->cpuset, &perr);
+            if (r < 0)
+                r = fail(c, r, r == -ERANGE ? NUMAFIT_E_RANGE : NUMAFIT_E_PARSE, "'cpus': %s",
+                         perr.text[0] ? perr.text : numafit_strerror(r));
+            else {
+                int last = numafit__bits_last(cell->cpuset, NUMAFIT__CPU_WORDS);
+                if (last > c->max_cpu)
+                    c->max_cpu = last;
+            }
+        }
+        path_pop(c, old);
+        if (r < 0)
+            return r;
+    }
+    f = json_object_get(v, "mem");
+    if (f) {
+        old = path_push(c, "mem");
+        if (!json_is_object(f))
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'mem' must be an object, not %s",
+                     type_name(f));
+        if (r == 0)
+            r = read_uint(c, f, "total", false, NUMAFIT_MEMORY_MB_MAX, &cell->memory);
+        if (r == 0)
+            r = read_uint(c, f, "used", false, NUMAFIT_MEMORY_MB_MAX, &cell->memory_usage);
+        path_pop(c, old);
+        if (r < 0)
+            return r;
+    }
+    if ((r = read_uint(c, v, "cpu_usage", false, CPU_USAGE_MAX, &cell->cpu_usage)) < 0)
+        return r;
+    return check_cell(c, cell, seen, "cpus", "cpus", "cpus");
+}
+
+/* Shrink the full-width bitmaps to NUMAFIT__WORDS(max_cpu + 1) words. */
+static int shrink(struct ctx *c, numafit_host_t *h) {
+    unsigned nw = NUMAFIT__WORDS((unsigned)(c->max_cpu + 1));
+    if (nw == 0)
+        nw = 1;
+    if (nw == h->nw)
+        return 0;
+    uint64_t *bits = numafit__calloc((size_t)h->ncells * 3 * nw, sizeof(uint64_t));
+    if (!bits)
+        return fail_nomem(c);
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        struct numafit__cell *cell = &h->cells[i];
+        uint64_t *d = bits + (size_t)i * 3 * nw;
+        memcpy(d, cell->cpuset, nw * sizeof(uint64_t));
+        memcpy(d + nw, cell->pcpuset, nw * sizeof(uint64_t));
+        memcpy(d + 2 * nw, cell->pinned, nw * sizeof(uint64_t));
+    }
+    numafit__free(h->bits);
+    h->bits = bits;
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        struct numafit__cell *cell = &h->cells[i];
+        cell->cpuset = bits + (size_t)i * 3 * nw;
+        cell->pcpuset = cell->cpuset + nw;
+        cell->pinned = cell->pcpuset + nw;
+    }
+    h->nw = nw;
+    return 0;
+}
+
+/* cells: the array at the current path. */
+static int read_cells(struct ctx *c, const json_t *cells, bool legacy, numafit_host_t **ret) {
+    numafit_host_t *h = NULL;
+    uint64_t *seen = NULL;
+    size_t n, i;
+    json_t *e;
+    int r;
+
+    if (!json_is_array(cells))
+        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'cells' must be an array, not %s",
+                    type_name(cells));
+    n = json_array_size(cells);
+    if (n > NUMAFIT_MAX_CELLS)
+        return fail(c, -ERANGE, NUMAFIT_E_RANGE, "%zu cells exceed the limit %d", n,
+                    NUMAFIT_MAX_CELLS);
+    r = numafit__host_alloc((uint32_t)n, NUMAFIT__CPU_WORDS, &h);
+    if (r < 0)
+        return r == -ENOMEM ? fail_nomem(c) : fail(c, r, NUMAFIT_E_SCHEMA, "bad host size");
+    seen = numafit__calloc(NUMAFIT__CPU_WORDS, sizeof(uint64_t));
+    if (!seen) {
+        r = fail_nomem(c);
+        goto fail;
+    }
+    json_array_foreach(cells, i, e) {
+        size_t old = path_push_index(c, i);
+        c->cell = -1;
+        r = legacy ? read_legacy_cell(c, e, h, (uint32_t)i, seen)
+                   : read_cell(c, e, h, (uint32_t)i, seen);
+        path_pop(c, old);
+        if (r < 0)
+            goto fail;
+    }
+    c->cell = -1;
+    if ((r = shrink(c, h)) < 0)
+        goto fail;
+    numafit__free(seen);
+    *ret = h;
+    return 0;
+fail:
+    numafit__free(seen);
+    numafit_host_free(h);
+    return r;
+}
+
+static int parse_json(struct ctx *c, const char *buf, size_t len, json_t **ret) {
+    json_error_t jerr;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!root) {
+        if (json_error_code(&jerr) == json_error_out_of_memory)
+            return fail_nomem(c);
+        return fail(c, -EBADMSG, NUMAFIT_E_PARSE, "line %d column %d: %s", jerr.line,
+                    jerr.column, jerr.text);
+    }
+    *ret = root;
+    return 0;
+}
+
+static int read_document(struct ctx *c, const json_t *root, int depth, numafit_host_t **ret) {
+    json_t *data, *cells;
+    size_t old;
+    int r;
+
+    if (json_is_string(root) && depth == 0) {
+        /* the compute_nodes.numa_topology column: a JSON string of the primitive */
+        json_t *inner = NULL;
+        r = parse_json(c, json_string_value(root), json_string_length(root), &inner);
+        if (r < 0)
+            return r;
+        r = read_document(c, inner, 1, ret);
+        json_decref(inner);
+        return r;
+    }
+    if (!json_is_object(root))
+        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
+                    "expected a NUMATopology primitive, its JSON string or a legacy dict, not %s",
+                    type_name(root));
+    if (!json_object_get(root, KEY_NAME)) {
+        cells = json_object_get(root, "cells");
+        if (!cells)
+            return fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
+                        "neither a NUMATopology primitive nor a legacy dict with 'cells'");
+        old = path_push(c, "cells");
+        r = read_cells(c, cells, true, ret);
+        path_pop(c, old);
+        return r;
+    }
+    r = read_envelope(c, root, "NUMATopology", TOPOLOGY_MINOR, &data);
+    if (r < 0)
+        return r;
+    old = path_push(c, KEY_DATA);
+    cells = json_object_get(data, "cells");
+    if (!cells) {
+        size_t o2 = path_push(c, "cells");
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "required field 'cells' is missing");
+        path_pop(c, o2);
+    } else {
+        size_t o2 = path_push(c, "cells");
+        r = read_cells(c, cells, false, ret);
+        path_pop(c, o2);
+    }
+    path_pop(c, old);
+    return r;
+}
+
 NUMAFIT_EXPORT int numafit_host_new_from_json(const char *buf, size_t len, unsigned flags,
                                               numafit_host_t **ret, numafit_error_t *err) {
-    (void)buf; (void)len; (void)flags; (void)ret; (void)err;
-    return -ENOSYS;
+    struct ctx c = {.err = err, .flags = flags, .cell = -1, .max_cpu = -1};
+    numafit_host_t *h = NULL;
+    json_t *root = NULL;
+    int r;
+
+    numafit__error_clear(err);
+    if (!buf || !ret) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "NULL argument");
+        return -EINVAL;
+    }
+    if (flags & ~(unsigned)NUMAFIT_HOST_ALLOW_OVERLAP) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "unknown flags 0x%x",
+                           flags & ~(unsigned)NUMAFIT_HOST_ALLOW_OVERLAP);
+        return -EINVAL;
+    }
+    if (len > NUMAFIT_INPUT_MAX)
+        return fail(&c, -ERANGE, NUMAFIT_E_RANGE, "input of %zu bytes exceeds the limit %u",
+                    len, NUMAFIT_INPUT_MAX);
+    r = parse_json(&c, buf, len, &root);
+    if (r < 0)
+        return r;
+    r = read_document(&c, root, 0, &h);
+    json_decref(root);
+    if (r < 0)
+        return r;
+    *ret = h;
+    return 0;
+}
+
+/* ------------------------------------------------------------ writer */
+
+static json_t *bits_array(const uint64_t *w, unsigned nw) {
+    json_t *a = json_array();
+    if (!a)
+        return NULL;
+    for (int k = numafit__bits_next(w, nw, -1); k >= 0; k = numafit__bits_next(w, nw, k))
+        if (json_array_append_new(a, json_integer(k)) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* Steals data. Writes the envelope with "nova_object.changes" = the data keys, sorted. */
+static json_t *envelope(const char *name, const char *version, json_t *data) {
+    json_t *o = NULL, *changes = NULL;
+    const char *keys[16];
+    size_t nk = 0;
+    const char *k;
+    json_t *v;
+    if (!data)
+        return NULL;
+    json_object_foreach(data, k, v) {
+        if (nk < sizeof(keys) / sizeof(keys[0]))
+            keys[nk++] = k;
+    }
+    qsort(keys, nk, sizeof(keys[0]), cmp_str);
+    changes = json_array();
+    o = json_object();
+    if (!changes || !o)
+        goto fail;
+    for (size_t i = 0; i < nk; i++)
+        if (json_array_append_new(changes, json_string(keys[i])) < 0)
+            goto fail;
+    if (json_object_set_new(o, KEY_NAME, json_string(name)) < 0 ||
+        json_object_set_new(o, KEY_NS, json_string("nova")) < 0 ||
+        json_object_set_new(o, KEY_VERSION, json_string(version)) < 0)
+        goto fail;
+    if (json_object_set_new(o, KEY_DATA, data) < 0) {
+        data = NULL;
+        goto fail;
+    }
+    data = NULL;
+    if (json_object_set_new(o, KEY_CHANGES, changes) < 0) {
+        changes = NULL;
+        goto fail;
+    }
+    return o;
+fail:
+    json_decref(data);
+    json_decref(changes);
+    json_decref(o);
+    return NULL;
+}
+
+/* json_object_set_new that fails on a NULL value */
+static int put(json_t *o, const char *key, json_t *v) {
+    if (!v)
+        return -1;
+    return json_object_set_new(o, key, v);
+}
+
+static json_t *cell_json(const struct numafit__cell *cell, unsigned nw) {
+    json_t *d = json_object(), *sib = NULL, *pages = NULL;
+    if (!d)
+        return NULL;
+    sib = json_array();
+    pages = json_array();
+    if (!sib || !pages)
+        goto fail;
+    for (uint32_t s = 0; s < cell->nsib; s++) {
+        json_t *g = json_array();
+        if (!g || json_array_append_new(sib, g) < 0)
+            goto fail;
+        for (uint32_t k = cell->sib_off[s]; k < cell->sib_off[s + 1]; k++)
+            if (json_array_append_new(g, json_integer(cell->sib_cpu[k])) < 0)
+                goto fail;
+    }
+    for (uint32_t p = 0; p < cell->npages; p++) {
+        const struct numafit__pages *pg = &cell->pages[p];
+        json_t *pd = json_object();
+        if (!pd)
+            goto fail;
+        if (put(pd, "size_kb", json_integer((json_int_t)pg->size_kb)) < 0 ||
+            put(pd, "total", json_integer((json_int_t)pg->total)) < 0 ||
+            put(pd, "used", json_integer((json_int_t)pg->used)) < 0 ||
+            put(pd, "reserved", json_integer((json_int_t)pg->reserved)) < 0) {
+            json_decref(pd);
+            goto fail;
+        }
+        if (json_array_append_new(pages, envelope("NUMAPagesTopology", "1.1", pd)) < 0)
+            goto fail;
+    }
+    if (put(d, "id", json_integer(cell->id)) < 0 ||
+        put(d, "cpuset", bits_array(cell->cpuset, nw)) < 0 ||
+        put(d, "pcpuset", bits_array(cell->pcpuset, nw)) < 0 ||
+        put(d, "memory", json_integer((json_int_t)cell->memory)) < 0 ||
+        put(d, "cpu_usage", json_integer((json_int_t)cell->cpu_usage)) < 0 ||
+        put(d, "memory_usage", json_integer((json_int_t)cell->memory_usage)) < 0 ||
+        put(d, "pinned_cpus", bits_array(cell->pinned, nw)) < 0)
+        goto fail;
+    if (json_object_set_new(d, "siblings", sib) < 0) {
+        sib = NULL;
+        goto fail;
+    }
+    sib = NULL;
+    if (json_object_set_new(d, "mempages", pages) < 0) {
+        pages = NULL;
+        goto fail;
+    }
+    pages = NULL;
+    if (cell->has_netmeta) {
+        json_t *nd = json_object(), *pn = json_array();
+        if (!nd || !pn) {
+            json_decref(nd);
+            json_decref(pn);
+            goto fail;
+        }
+        for (uint32_t k = 0; k < cell->nphysnets; k++)
+            if (json_array_append_new(pn, json_string(cell->physnets[k])) < 0) {
+                json_decref(nd);
+                json_decref(pn);
+                goto fail;
+            }
+        if (json_object_set_new(nd, "physnets", pn) < 0 ||
+            put(nd, "tunneled", json_boolean(cell->tunneled)) < 0) {
+            json_decref(nd);
+            goto fail;
+        }
+        if (put(d, "network_metadata", envelope("NetworkMetadata", "1.0", nd)) < 0)
+            goto fail;
+    }
+    if (put(d, "socket", cell->socket < 0 ? json_null() : json_integer(cell->socket)) < 0)
+        goto fail;
+    return envelope("NUMACell", "1.5", d);
+fail:
+    json_decref(sib);
+    json_decref(pages);
+    json_decref(d);
+    return NULL;
+}
+
+static json_t *host_json(const numafit_host_t *h) {
+    json_t *cells = json_array(), *d = json_object();
+    if (!cells || !d)
+        goto fail;
+    for (uint32_t i = 0; i < h->ncells; i++)
+        if (json_array_append_new(cells, cell_json(&h->cells[i], h->nw)) < 0)
+            goto fail;
+    if (json_object_set_new(d, "cells", cells) < 0) {
+        cells = NULL;
+        goto fail;
+    }
+    return envelope("NUMATopology", "1.2", d);
+fail:
+    json_decref(cells);
+    json_decref(d);
+    return NULL;
 }
 
 NUMAFIT_EXPORT int numafit_host_to_json(const numafit_host_t *h, unsigned flags, char **ret,
                                         numafit_error_t *err) {
-    (void)h; (void)flags; (void)ret; (void)err;
-    return -ENOSYS;
+    const unsigned known = NUMAFIT_HOST_JSON_STRING | NUMAFIT_JSON_INDENT;
+    json_t *root;
+    char *out;
+
+    numafit__error_clear(err);
+    if (!h || !ret) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "NULL argument");
+        return -EINVAL;
+    }
+    if (flags & ~known) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "unknown flags 0x%x",
+                           flags & ~known);
+        return -EINVAL;
+    }
+    root = host_json(h);
+    if (!root)
+        goto nomem;
+    if (flags & NUMAFIT_HOST_JSON_STRING) {
+        char *inner = numafit__json_dump(root, 0);
+        json_decref(root);
+        if (!inner)
+            goto nomem;
+        root = json_string(inner);
+        numafit__free(inner);
+        if (!root)
+            goto nomem;
+    }
+    out = numafit__json_dump(root, flags & NUMAFIT_JSON_INDENT);
+    json_decref(root);
+    if (!out)
+        goto nomem;
+    *ret = out;
+    return 0;
+nomem:
+    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+    return -ENOMEM;
 }

@@ -25,17 +25,37 @@ class NumafitError(Exception):
         super().__init__("rc=%d %s" % (rc, self.err))
 
 
+class _Tolerant:
+    """Declare prototypes, ignoring functions the build does not have (yet)."""
+
+    def __init__(self, lib):
+        object.__setattr__(self, "_lib", lib)
+
+    def __getattr__(self, name):
+        try:
+            return getattr(self._lib, name)
+        except AttributeError:
+            return _Ignore()
+
+
+class _Ignore:
+    def __setattr__(self, name, value):
+        pass
+
+
 class Lib:
     def __init__(self, path=None):
         path = path or os.environ.get("NUMAFIT_LIBRARY") or "libnumafit.so.0"
         self.lib = ctypes.CDLL(path)
-        L = self.lib
+        L = _Tolerant(self.lib)
         vp, sz, ui, ci = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int
         pvp, perr = ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Error)
         L.numafit_free.argtypes = [vp]
         L.numafit_host_new_from_json.argtypes = [ctypes.c_char_p, sz, ui, pvp, perr]
         L.numafit_host_to_json.argtypes = [vp, ui, pvp, perr]
         L.numafit_host_free.argtypes = [vp]
+        L.numafit_host_equal.argtypes = [vp, vp]
+        L.numafit_host_dup.argtypes = [vp, pvp]
         L.numafit_request_new.argtypes = [ctypes.c_char_p, sz, ctypes.c_char_p, sz, ui, pvp, perr]
         L.numafit_request_to_json.argtypes = [vp, ui, pvp, perr]
         L.numafit_request_free.argtypes = [vp]
