@@ -1,4 +1,654 @@
-/* Guest CPU topology, as nova's get_best_cpu_topology. (stub) */
+/* Guest CPU topology (sockets/cores/threads), with the semantics of nova's
+ * get_cpu_topology_constraints, _get_possible_cpu_topologies,
+ * _get_desirable_cpu_topologies and get_best_cpu_topology (Zed).
+ *
+ * nova converts the flavor's string extra specs with Python's int(), which
+ * takes integers of any size, signs and digit-group underscores. We keep each
+ * value as its exact decimal digits so that every comparison nova makes gives
+ * the same answer, however large the numbers. Only ASCII is understood: a
+ * string with other Unicode digits or spaces (which int() also accepts) is
+ * treated as not an integer.
+ */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
 #include "private.h"
+
+/* Python 3.11's default int() limit on the number of digits in a string. */
+#define PY_INT_MAX_STR_DIGITS 4300
+
+/* ------------------------------------------------------------ exact integers */
+
+/*
+ * An integer as nova sees it. dig points at the most significant non-zero
+ * digit (inside the JSON string, or inside buf for JSON integers); the len
+ * bytes from there hold ndig digits, possibly separated by single '_'.
+ * Instances point into themselves: never copy one, pass pointers.
+ */
+struct ival {
+    int sign; /* -1, 0, 1 */
+    const char *dig;
+    size_t len;
+    size_t ndig;
+    char buf[24];
+};
+
+static const struct ival ival_zero = {0, "", 0, 0, ""};
+static const struct ival ival_65536 = {1, "65536", 5, 5, ""};
+
+static void ival_from_int(struct ival *v, json_int_t i) {
+    unsigned long long mag;
+    v->sign = i > 0 ? 1 : i < 0 ? -1 : 0;
+    mag = i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i;
+    if (mag)
+        snprintf(v->buf, sizeof(v->buf), "%llu", mag);
+    else
+        v->buf[0] = '\0';
+    v->dig = v->buf;
+    v->len = v->ndig = strlen(v->buf);
+}
+
+/* Python's int() whitespace for an ASCII string (Py_ISSPACE). */
+static bool py_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+enum { INT_OK = 0, INT_INVALID, INT_TOO_LONG };
+
+/* Python's int(s) for an ASCII string. On INT_TOO_LONG *ndigits says how many
+ * digits were seen. */
+static int ival_from_str(struct ival *v, const char *s, size_t n, size_t *ndigits) {
+    const char *p = s, *e = s + n;
+    int sign = 1;
+    size_t digits = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80 || s[i] == '\0')
+            return INT_INVALID;
+    while (p < e && py_space((unsigned char)*p))
+        p++;
+    if (p < e && (*p == '+' || *p == '-')) {
+        sign = *p == '-' ? -1 : 1;
+        p++;
+    }
+    if (p == e || !is_digit((unsigned char)*p))
+        return INT_INVALID;
+    const char *start = p, *last = p;
+    char prev = 0;
+    while (p < e && (is_digit((unsigned char)*p) || *p == '_')) {
+        if (*p == '_') {
+            if (prev == '_')
+                return INT_INVALID;
+        } else {
+            digits++;
+            last = p;
+        }
+        prev = *p++;
+    }
+    if (prev == '_')
+        return INT_INVALID;
+    if (digits > PY_INT_MAX_STR_DIGITS) {
+        *ndigits = digits;
+        return INT_TOO_LONG;
+    }
+    while (p < e && py_space((unsigned char)*p))
+        p++;
+    if (p != e)
+        return INT_INVALID;
+
+    /* skip leading zeros (and the underscores between them) */
+    const char *q = start;
+    size_t nd = digits;
+    while (q <= last && (*q == '0' || *q == '_')) {
+        if (*q == '0')
+            nd--;
+        q++;
+    }
+    v->dig = q;
+    v->ndig = nd;
+    v->len = nd ? (size_t)(last + 1 - q) : 0;
+    v->sign = nd ? sign : 0;
+    return INT_OK;
+}
+
+/* Next digit at or after *pos within v (skipping '_'). */
+static char ival_digit(const struct ival *v, size_t *pos) {
+    while (v->dig[*pos] == '_')
+        (*pos)++;
+    return v->dig[(*pos)++];
+}
+
+static int ival_cmp(const struct ival *a, const struct ival *b) {
+    if (a->sign != b->sign)
+        return a->sign < b->sign ? -1 : 1;
+    if (a->sign == 0)
+        return 0;
+    int mag = 0;
+    if (a->ndig != b->ndig) {
+        mag = a->ndig < b->ndig ? -1 : 1;
+    } else {
+        size_t pa = 0, pb = 0;
+        for (size_t i = 0; i < a->ndig && !mag; i++) {
+            char ca = ival_digit(a, &pa), cb = ival_digit(b, &pb);
+            if (ca != cb)
+                mag = ca < cb ? -1 : 1;
+        }
+    }
+    return a->sign < 0 ? -mag : mag;
+}
+
+static bool ival_gt(const struct ival *a, const struct ival *b) { return ival_cmp(a, b) > 0; }
+
+/* The value if it lies in [-limit, limit], else sign * (limit + 1). */
+static int64_t ival_clamp(const struct ival *v, int64_t limit) {
+    int64_t m = 0;
+    size_t pos = 0;
+    if (v->ndig > 15)
+        return v->sign * (limit + 1);
+    for (size_t i = 0; i < v->ndig; i++)
+        m = m * 10 + (ival_digit(v, &pos) - '0');
+    if (m > limit)
+        m = limit + 1;
+    return v->sign * m;
+}
+
+/* Decimal text of v into out (truncated to cap). */
+static const char *ival_str(const struct ival *v, char *out, size_t cap) {
+    size_t o = 0, pos = 0;
+    if (cap < 2)
+        return "";
+    if (v->sign == 0) {
+        out[0] = '0';
+        out[1] = '\0';
+        return out;
+    }
+    if (v->sign < 0)
+        out[o++] = '-';
+    for (size_t i = 0; i < v->ndig && o + 1 < cap; i++)
+        out[o++] = ival_digit(v, &pos);
+    out[o] = '\0';
+    return out;
+}
+
+/* ------------------------------------------------------------ error texts */
+
+struct sbuf {
+    char *b;
+    size_t cap, len;
+};
+
+static void sb_putc(struct sbuf *sb, char c) {
+    if (sb->len + 1 < sb->cap)
+        sb->b[sb->len++] = c;
+    sb->b[sb->len] = '\0';
+}
+
+static void sb_puts(struct sbuf *sb, const char *s) {
+    while (*s)
+        sb_putc(sb, *s++);
+}
+
+/* UTF-8 for U+0080..U+00A0 or U+00AD, which Python's repr() escapes as \\xNN
+ * (Python also escapes other unprintable code points; we copy those raw). */
+static bool latin1_unprintable(const char *p, const char *e) {
+    unsigned char c0 = (unsigned char)p[0], c1;
+    if (c0 != 0xc2 || p + 1 >= e)
+        return false;
+    c1 = (unsigned char)p[1];
+    return (c1 >= 0x80 && c1 <= 0xa0) || c1 == 0xad;
+}
+
+/* Python's "%.200R" of a str (ASCII escapes; other bytes copied as they are). */
+static void sb_repr200(struct sbuf *sb, const char *s, size_t n) {
+    bool has_sq = memchr(s, '\'', n) != NULL, has_dq = memchr(s, '"', n) != NULL;
+    char q = (has_sq && !has_dq) ? '"' : '\'';
+    char tmp[8];
+    size_t start = sb->len;
+    sb_putc(sb, q);
+    for (size_t i = 0; i < n && sb->len - start < 200; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (latin1_unprintable(s + i, s + n)) {
+            snprintf(tmp, sizeof(tmp), "\\x%02x", (unsigned char)s[i + 1]);
+            i++;
+        } else if (c == (unsigned char)q || c == '\\') {
+            tmp[0] = '\\';
+            tmp[1] = (char)c;
+            tmp[2] = '\0';
+        } else if (c == '\t' || c == '\n' || c == '\r') {
+            tmp[0] = '\\';
+            tmp[1] = c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+            tmp[2] = '\0';
+        } else if (c < 0x20 || c == 0x7f) {
+            snprintf(tmp, sizeof(tmp), "\\x%02x", c);
+        } else {
+            tmp[0] = (char)c;
+            tmp[1] = '\0';
+        }
+        sb_puts(sb, tmp);
+    }
+    if (sb->len - start < 200)
+        sb_putc(sb, q);
+    if (sb->len - start > 200) {
+        sb->len = start + 200;
+        sb->b[sb->len] = '\0';
+    }
+}
+
+/* ------------------------------------------------------------ inputs */
+
+enum { K_SOCKETS, K_CORES, K_THREADS, K_MAX_SOCKETS, K_MAX_CORES, K_MAX_THREADS, K__N };
+
+static const char *const flavor_keys[K__N] = {
+    "hw:cpu_sockets",     "hw:cpu_cores",     "hw:cpu_threads",
+    "hw:cpu_max_sockets", "hw:cpu_max_cores", "hw:cpu_max_threads",
+};
+static const char *const image_keys[K__N] = {
+    "hw_cpu_sockets",     "hw_cpu_cores",     "hw_cpu_threads",
+    "hw_cpu_max_sockets", "hw_cpu_max_cores", "hw_cpu_max_threads",
+};
+
+struct topo_ctx {
+    json_t *flavor, *image;
+    unsigned vcpus;
+    const json_t *fval[K__N]; /* raw flavor values (NULL: absent, i.e. 0) */
+    struct ival img[K__N];
+    struct ival flv[K__N];
+};
+
+static int load_json(const char *buf, size_t len, const char *what, json_t **ret,
+                     numafit_error_t *err) {
+    json_error_t jerr;
+    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j) {
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, what, NULL, "%s: line %d column %d: %s", what,
+                           jerr.line, jerr.column, jerr.text);
+        return -EBADMSG;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, what, NULL, "%s must be a JSON object", what);
+        return -EINVAL;
+    }
+    *ret = j;
+    return 0;
+}
+
+/* Image properties are coerced to int when nova builds the ImageMeta
+ * (IntegerField), before any topology logic. */
+static int read_image(struct topo_ctx *c, numafit_error_t *err) {
+    const json_t *props = NULL;
+    if (c->image) {
+        props = json_object_get(c->image, "properties");
+        if (props && !json_is_object(props)) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "properties", NULL,
+                               "image properties must be a JSON object");
+            return -EINVAL;
+        }
+    }
+    for (int k = 0; k < K__N; k++) {
+        const json_t *v = props ? json_object_get(props, image_keys[k]) : NULL;
+        struct ival *iv = &c->img[k];
+        size_t nd = 0;
+        ival_from_int(iv, 0);
+        if (!v)
+            continue;
+        if (json_is_integer(v)) {
+            ival_from_int(iv, json_integer_value(v));
+            continue;
+        }
+        if (!json_is_string(v)) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, image_keys[k], "ValueError",
+                               "%s must be an integer", image_keys[k]);
+            return -EINVAL;
+        }
+        int r = ival_from_str(iv, json_string_value(v), json_string_length(v), &nd);
+        if (r != INT_OK) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, image_keys[k], "ValueError",
+                               "%s must be an integer", image_keys[k]);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static int read_flavor(struct topo_ctx *c, numafit_error_t *err) {
+    const json_t *v = json_object_get(c->flavor, "vcpus");
+    const json_t *specs;
+    if (!v || !json_is_integer(v)) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "vcpus", NULL,
+                           "flavor vcpus must be an integer");
+        return -EINVAL;
+    }
+    if (json_integer_value(v) < 1 || json_integer_value(v) > NUMAFIT_VCPUS_MAX) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "vcpus", NULL,
+                           "flavor vcpus %" JSON_INTEGER_FORMAT " outside 1..%d",
+                           json_integer_value(v), NUMAFIT_VCPUS_MAX);
+        return -EINVAL;
+    }
+    c->vcpus = (unsigned)json_integer_value(v);
+    specs = json_object_get(c->flavor, "extra_specs");
+    if (specs && !json_is_object(specs)) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "extra_specs", NULL,
+                           "flavor extra_specs must be a JSON object");
+        return -EINVAL;
+    }
+    for (int k = 0; k < K__N; k++) {
+        c->fval[k] = specs ? json_object_get(specs, flavor_keys[k]) : NULL;
+        if (c->fval[k] && !json_is_string(c->fval[k]) && !json_is_integer(c->fval[k])) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, flavor_keys[k], NULL,
+                               "%s must be a string or an integer", flavor_keys[k]);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* nova's int(flavor_value), raising InvalidRequest like nova. */
+static int flavor_int(struct topo_ctx *c, int k, numafit_error_t *err) {
+    const json_t *v = c->fval[k];
+    struct ival *iv = &c->flv[k];
+    char buf[sizeof(err->text)];
+    struct sbuf sb = {buf, sizeof(buf), 0};
+    size_t nd = 0;
+
+    ival_from_int(iv, 0);
+    if (!v)
+        return 0;
+    if (json_is_integer(v)) {
+        ival_from_int(iv, json_integer_value(v));
+        return 0;
+    }
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    int r = ival_from_str(iv, s, n, &nd);
+    if (r == INT_OK)
+        return 0;
+    buf[0] = '\0';
+    sb_puts(&sb, "Invalid flavor extra spec. Error: ");
+    if (r == INT_TOO_LONG) {
+        char tmp[200];
+        snprintf(tmp, sizeof(tmp),
+                 "Exceeds the limit (%d digits) for integer string conversion: value has "
+                 "%zu digits; use sys.set_int_max_str_digits() to increase the limit",
+                 PY_INT_MAX_STR_DIGITS, nd);
+        sb_puts(&sb, tmp);
+    } else {
+        sb_puts(&sb, "invalid literal for int() with base 10: ");
+        sb_repr200(&sb, s, n);
+    }
+    numafit__error_set(err, NUMAFIT_E_REQUEST, -1, flavor_keys[k], "InvalidRequest", "%s", buf);
+    return -EINVAL;
+}
+
+/* ------------------------------------------------------------ nova's algorithm */
+
+struct topo {
+    unsigned s, c, t;
+};
+
+struct constraints {
+    const struct ival *want[3]; /* preferred sockets, cores, threads */
+    const struct ival *max[3];  /* limits */
+};
+
+static int get_constraints(struct topo_ctx *c, struct constraints *out, numafit_error_t *err) {
+    int r;
+    char a[6][96];
+
+    for (int k = K_MAX_SOCKETS; k <= K_MAX_THREADS; k++)
+        if ((r = flavor_int(c, k, err)) < 0)
+            return r;
+
+    int exceeded = -1; /* the first image limit above the flavor's */
+    for (int i = 2; i >= 0; i--) {
+        const struct ival *fm = &c->flv[K_MAX_SOCKETS + i], *im = &c->img[K_MAX_SOCKETS + i];
+        if (fm->sign != 0 && ival_gt(im, fm))
+            exceeded = K_MAX_SOCKETS + i;
+    }
+    if (exceeded >= 0) {
+        numafit__error_set(
+            err, NUMAFIT_E_REQUEST, -1, image_keys[exceeded], "ImageVCPULimitsRangeExceeded",
+            "Image vCPU topology limits (sockets=%s, cores=%s, threads=%s) exceeds the limits "
+            "of the flavor (sockets=%s, cores=%s, threads=%s)",
+            ival_str(&c->img[K_MAX_SOCKETS], a[0], sizeof(a[0])),
+            ival_str(&c->img[K_MAX_CORES], a[1], sizeof(a[1])),
+            ival_str(&c->img[K_MAX_THREADS], a[2], sizeof(a[2])),
+            ival_str(&c->flv[K_MAX_SOCKETS], a[3], sizeof(a[3])),
+            ival_str(&c->flv[K_MAX_CORES], a[4], sizeof(a[4])),
+            ival_str(&c->flv[K_MAX_THREADS], a[5], sizeof(a[5])));
+        return -EINVAL;
+    }
+    for (int i = 0; i < 3; i++) {
+        const struct ival *fm = &c->flv[K_MAX_SOCKETS + i], *im = &c->img[K_MAX_SOCKETS + i];
+        out->max[i] = im->sign ? im : fm->sign ? fm : &ival_65536;
+    }
+
+    for (int k = K_SOCKETS; k <= K_THREADS; k++)
+        if ((r = flavor_int(c, k, err)) < 0)
+            return r;
+
+    bool flavor_over = false, image_over = false, image_any = false;
+    for (int i = 0; i < 3; i++) {
+        if (ival_gt(&c->flv[i], out->max[i]))
+            flavor_over = true;
+        if (ival_gt(&c->img[i], out->max[i]))
+            image_over = true;
+        if (c->img[i].sign)
+            image_any = true;
+    }
+    if (image_over) {
+        /* where: the first image value over its limit */
+        int i = 0;
+        while (!ival_gt(&c->img[i], out->max[i]))
+            i++;
+        numafit__error_set(
+            err, NUMAFIT_E_REQUEST, -1, image_keys[i], "ImageVCPUTopologyRangeExceeded",
+            "Image vCPU topology (sockets=%s, cores=%s, threads=%s) exceeds the limits of the "
+            "flavor or image (sockets=%s, cores=%s, threads=%s)",
+            ival_str(&c->img[K_SOCKETS], a[0], sizeof(a[0])),
+            ival_str(&c->img[K_CORES], a[1], sizeof(a[1])),
+            ival_str(&c->img[K_THREADS], a[2], sizeof(a[2])),
+            ival_str(out->max[0], a[3], sizeof(a[3])), ival_str(out->max[1], a[4], sizeof(a[4])),
+            ival_str(out->max[2], a[5], sizeof(a[5])));
+        return -EINVAL;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (image_any)
+            out->want[i] = &c->img[i];
+        else
+            out->want[i] = flavor_over ? &ival_zero : &c->flv[i];
+    }
+    return 0;
+}
+
+static int topo_cmp_desc(const void *pa, const void *pb) {
+    const struct topo *a = pa, *b = pb;
+    unsigned ka = a->s * a->c, kb = b->s * b->c;
+    if (ka != kb)
+        return ka < kb ? 1 : -1;
+    if (a->s != b->s)
+        return a->s < b->s ? 1 : -1;
+    if (a->t != b->t)
+        return a->t < b->t ? 1 : -1;
+    return 0;
+}
+
+/* Enumerate (divisor by divisor) every s*c*t == vcpus within the limits, or
+ * count them when out is NULL. */
+static size_t enumerate(unsigned vcpus, const int64_t lim[3], struct topo *out) {
+    size_t n = 0;
+    for (unsigned s = 1; s <= vcpus && (int64_t)s <= lim[0]; s++) {
+        if (vcpus % s)
+            continue;
+        unsigned rem = vcpus / s;
+        for (unsigned cc = 1; cc <= rem && (int64_t)cc <= lim[1]; cc++) {
+            if (rem % cc)
+                continue;
+            unsigned t = rem / cc;
+            if ((int64_t)t > lim[2])
+                continue;
+            if (out)
+                out[n] = (struct topo){s, cc, t};
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The desirable topologies, best first. */
+static int desirable(struct topo_ctx *c, unsigned flags, struct topo **ret, size_t *ret_n,
+                     numafit_error_t *err) {
+    struct constraints k;
+    int64_t lim[3], want[3];
+    int r = get_constraints(c, &k, err);
+    if (r < 0)
+        return r;
+
+    /* maxX = min(vcpus, limit), maxthreads = 1 without threads */
+    for (int i = 0; i < 3; i++) {
+        int64_t v = ival_clamp(k.max[i], NUMAFIT_VCPUS_MAX);
+        lim[i] = v < (int64_t)c->vcpus ? v : (int64_t)c->vcpus;
+    }
+    if (flags & NUMAFIT_TOPOLOGY_NO_THREADS)
+        lim[2] = 1;
+
+    size_t n = enumerate(c->vcpus, lim, NULL);
+    if (n == 0) {
+        char a[3][96];
+        for (int i = 0; i < 3; i++) {
+            if (k.max[i]->sign < 0 && !(i == 2 && (flags & NUMAFIT_TOPOLOGY_NO_THREADS)))
+                ival_str(k.max[i], a[i], sizeof(a[i]));
+            else
+                snprintf(a[i], sizeof(a[i]), "%lld", (long long)lim[i]);
+        }
+        numafit__error_set(err, NUMAFIT_E_REQUEST, -1, "vcpus", "ImageVCPULimitsRangeImpossible",
+                           "Requested vCPU limits %s:%s:%s are impossible to satisfy for vcpus "
+                           "count %u",
+                           a[0], a[1], a[2], c->vcpus);
+        return -EINVAL;
+    }
+    struct topo *all = numafit__calloc(n, sizeof(*all));
+    struct topo *sorted = numafit__calloc(n, sizeof(*sorted));
+    if (!all || !sorted) {
+        numafit__free(all);
+        numafit__free(sorted);
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
+    }
+    enumerate(c->vcpus, lim, all);
+    qsort(all, n, sizeof(*all), topo_cmp_desc);
+
+    /* A preferred value matches only a topology with the same (positive)
+     * count; unset (0), negative and huge values never match. */
+    for (int i = 0; i < 3; i++) {
+        int64_t v = ival_clamp(k.want[i], NUMAFIT_VCPUS_MAX);
+        want[i] = v > 0 && v <= NUMAFIT_VCPUS_MAX ? v : -1;
+    }
+    size_t o = 0;
+    for (int score = 3; score >= 0; score--) {
+        for (size_t i = 0; i < n; i++) {
+            int sc = (want[0] == all[i].s) + (want[1] == all[i].c) + (want[2] == all[i].t);
+            if (sc == score)
+                sorted[o++] = all[i];
+        }
+    }
+    numafit__free(all);
+    *ret = sorted;
+    *ret_n = n;
+    return 0;
+}
+
+static int run(const char *flavor_json, size_t flavor_len, const char *image_json, size_t image_len,
+               unsigned flags, struct topo **ret, size_t *ret_n, numafit_error_t *err) {
+    struct topo_ctx *c;
+    int r;
+
+    if (!flavor_json) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "no flavor");
+        return -EINVAL;
+    }
+    if (flags & ~(unsigned)NUMAFIT_TOPOLOGY_NO_THREADS) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "unknown flags 0x%x", flags);
+        return -EINVAL;
+    }
+    c = numafit__calloc(1, sizeof(*c));
+    if (!c) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
+    }
+    r = load_json(flavor_json, flavor_len, "flavor", &c->flavor, err);
+    if (r == 0 && image_json)
+        r = load_json(image_json, image_len, "image", &c->image, err);
+    if (r == 0)
+        r = read_flavor(c, err);
+    if (r == 0)
+        r = read_image(c, err);
+    if (r == 0)
+        r = desirable(c, flags, ret, ret_n, err);
+    json_decref(c->flavor);
+    json_decref(c->image);
+    numafit__free(c);
+    return r;
+}
+
+NUMAFIT_EXPORT int numafit_cpu_topology_best(const char *flavor_json, size_t flavor_len,
+                                             const char *image_json, size_t image_len,
+                                             unsigned flags, unsigned *ret_sockets,
+                                             unsigned *ret_cores, unsigned *ret_threads,
+                                             numafit_error_t *reterr) {
+    struct topo *list = NULL;
+    size_t n = 0;
+    numafit__error_clear(reterr);
+    if (!ret_sockets || !ret_cores || !ret_threads) {
+        numafit__error_set(reterr, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "NULL argument");
+        return -EINVAL;
+    }
+    int r = run(flavor_json, flavor_len, image_json, image_len, flags, &list, &n, reterr);
+    if (r < 0)
+        return r;
+    *ret_sockets = list[0].s;
+    *ret_cores = list[0].c;
+    *ret_threads = list[0].t;
+    numafit__free(list);
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_cpu_topology_list(const char *flavor_json, size_t flavor_len,
+                                             const char *image_json, size_t image_len,
+                                             unsigned flags, char **ret_json,
+                                             numafit_error_t *reterr) {
+    struct topo *list = NULL;
+    size_t n = 0;
+    numafit__error_clear(reterr);
+    if (!ret_json) {
+        numafit__error_set(reterr, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "NULL argument");
+        return -EINVAL;
+    }
+    int r = run(flavor_json, flavor_len, image_json, image_len, flags, &list, &n, reterr);
+    if (r < 0)
+        return r;
+
+    /* each entry: {"sockets":S,"cores":C,"threads":T}, with S, C, T <= 5 digits */
+    const size_t entry_max = sizeof("{\"sockets\":,\"cores\":,\"threads\":},") + 15;
+    size_t cap = 2 + n * entry_max + 1;
+    char *s = numafit__malloc(cap);
+    if (!s) {
+        numafit__free(list);
+        numafit__error_set(reterr, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
+    }
+    size_t o = 0;
+    s[o++] = '[';
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)snprintf(s + o, cap - o, "%s{\"sockets\":%u,\"cores\":%u,\"threads\":%u}",
+                              i ? "," : "", list[i].s, list[i].c, list[i].t);
+    s[o++] = ']';
+    s[o] = '\0';
+    numafit__free(list);
+    *ret_json = s;
+    return 0;
+}
