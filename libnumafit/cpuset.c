@@ -118,76 +118,16 @@ static void set_range(uint64_t *w, unsigned lo, unsigned hi) {
     w[wh] |= mh;
 }
 
-/* Bounded string builder for error texts. */
-struct sbuf {
-    char *b;
-    size_t cap, len;
-};
-
-static void sb_putc(struct sbuf *sb, char c) {
-    if (sb->len + 1 < sb->cap)
-        sb->b[sb->len++] = c;
-    sb->b[sb->len] = '\0';
-}
-
-static void sb_puts(struct sbuf *sb, const char *s) {
-    while (*s)
-        sb_putc(sb, *s++);
-}
-
-/* UTF-8 for U+0080..U+00A0 or U+00AD, which Python's repr() escapes as \\xNN
- * (Python also escapes other unprintable code points; we copy those raw). */
-static bool latin1_unprintable(const char *p, const char *e) {
-    unsigned char c0 = (unsigned char)p[0], c1;
-    if (c0 != 0xc2 || p + 1 >= e)
-        return false;
-    c1 = (unsigned char)p[1];
-    return (c1 >= 0x80 && c1 <= 0xa0) || c1 == 0xad;
-}
-
-/* Append Python's repr() of an ASCII string. Bytes >= 0x80 are copied as they
- * are (Python prints printable non-ASCII characters unescaped). */
-static void sb_repr(struct sbuf *sb, struct span s) {
-    bool has_sq = memchr(s.p, '\'', (size_t)(s.e - s.p)) != NULL;
-    bool has_dq = memchr(s.p, '"', (size_t)(s.e - s.p)) != NULL;
-    char q = (has_sq && !has_dq) ? '"' : '\'';
-    sb_putc(sb, q);
-    for (const char *p = s.p; p < s.e; p++) {
-        unsigned char c = (unsigned char)*p;
-        char tmp[8];
-        if (latin1_unprintable(p, s.e)) {
-            snprintf(tmp, sizeof(tmp), "\\x%02x", (unsigned char)p[1]);
-            sb_puts(sb, tmp);
-            p++;
-        } else if (c == (unsigned char)q || c == '\\') {
-            sb_putc(sb, '\\');
-            sb_putc(sb, (char)c);
-        } else if (c == '\t') {
-            sb_puts(sb, "\\t");
-        } else if (c == '\n') {
-            sb_puts(sb, "\\n");
-        } else if (c == '\r') {
-            sb_puts(sb, "\\r");
-        } else if (c < 0x20 || c == 0x7f) {
-            snprintf(tmp, sizeof(tmp), "\\x%02x", c);
-            sb_puts(sb, tmp);
-        } else {
-            sb_putc(sb, (char)c);
-        }
-    }
-    sb_putc(sb, q);
-}
-
 static void report(numafit_error_t *err, int code, const char *prefix, struct span rule,
                    const char *suffix) {
     char buf[sizeof(err->text)];
-    struct sbuf sb = {buf, sizeof(buf), 0};
+    struct numafit__sbuf sb = {buf, sizeof(buf), 0};
     if (!err)
         return;
     buf[0] = '\0';
-    sb_puts(&sb, prefix);
-    sb_repr(&sb, rule);
-    sb_puts(&sb, suffix);
+    numafit__sb_puts(&sb, prefix);
+    numafit__sb_pyrepr(&sb, rule.p, (size_t)(rule.e - rule.p), 0);
+    numafit__sb_puts(&sb, suffix);
     numafit__error_set(err, code, -1, "", "Invalid", "%s", buf);
 }
 

@@ -24,6 +24,16 @@ void numafit__error_set(numafit_error_t *err, int code, int cell, const char *wh
                         const char *exception, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* Bounded string builder (strbuf.c). */
+struct numafit__sbuf {
+    char *b;
+    size_t cap, len;
+};
+void numafit__sb_putc(struct numafit__sbuf *sb, char c);
+void numafit__sb_puts(struct numafit__sbuf *sb, const char *s);
+/* Python's repr() of s[0..n), cut to `limit` characters ("%.200R"; 0 = no limit). */
+void numafit__sb_pyrepr(struct numafit__sbuf *sb, const char *s, size_t n, size_t limit);
+
 /* ------------------------------------------------------------ CPU bitmaps
  * Bitmaps are arrays of uint64_t words; bit i is CPU i. Their width (in
  * words) is a property of the object holding them (host->nw, req->nw). */

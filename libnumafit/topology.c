@@ -176,68 +176,6 @@ static const char *ival_str(const struct ival *v, char *out, size_t cap) {
 
 /* ------------------------------------------------------------ error texts */
 
-struct sbuf {
-    char *b;
-    size_t cap, len;
-};
-
-static void sb_putc(struct sbuf *sb, char c) {
-    if (sb->len + 1 < sb->cap)
-        sb->b[sb->len++] = c;
-    sb->b[sb->len] = '\0';
-}
-
-static void sb_puts(struct sbuf *sb, const char *s) {
-    while (*s)
-        sb_putc(sb, *s++);
-}
-
-/* UTF-8 for U+0080..U+00A0 or U+00AD, which Python's repr() escapes as \\xNN
- * (Python also escapes other unprintable code points; we copy those raw). */
-static bool latin1_unprintable(const char *p, const char *e) {
-    unsigned char c0 = (unsigned char)p[0], c1;
-    if (c0 != 0xc2 || p + 1 >= e)
-        return false;
-    c1 = (unsigned char)p[1];
-    return (c1 >= 0x80 && c1 <= 0xa0) || c1 == 0xad;
-}
-
-/* Python's "%.200R" of a str (ASCII escapes; other bytes copied as they are). */
-static void sb_repr200(struct sbuf *sb, const char *s, size_t n) {
-    bool has_sq = memchr(s, '\'', n) != NULL, has_dq = memchr(s, '"', n) != NULL;
-    char q = (has_sq && !has_dq) ? '"' : '\'';
-    char tmp[8];
-    size_t start = sb->len;
-    sb_putc(sb, q);
-    for (size_t i = 0; i < n && sb->len - start < 200; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (latin1_unprintable(s + i, s + n)) {
-            snprintf(tmp, sizeof(tmp), "\\x%02x", (unsigned char)s[i + 1]);
-            i++;
-        } else if (c == (unsigned char)q || c == '\\') {
-            tmp[0] = '\\';
-            tmp[1] = (char)c;
-            tmp[2] = '\0';
-        } else if (c == '\t' || c == '\n' || c == '\r') {
-            tmp[0] = '\\';
-            tmp[1] = c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
-            tmp[2] = '\0';
-        } else if (c < 0x20 || c == 0x7f) {
-            snprintf(tmp, sizeof(tmp), "\\x%02x", c);
-        } else {
-            tmp[0] = (char)c;
-            tmp[1] = '\0';
-        }
-        sb_puts(sb, tmp);
-    }
-    if (sb->len - start < 200)
-        sb_putc(sb, q);
-    if (sb->len - start > 200) {
-        sb->len = start + 200;
-        sb->b[sb->len] = '\0';
-    }
-}
-
 /* ------------------------------------------------------------ inputs */
 
 enum { K_SOCKETS, K_CORES, K_THREADS, K_MAX_SOCKETS, K_MAX_CORES, K_MAX_THREADS, K__N };
@@ -352,7 +290,7 @@ static int flavor_int(struct topo_ctx *c, int k, numafit_error_t *err) {
     const json_t *v = c->fval[k];
     struct ival *iv = &c->flv[k];
     char buf[sizeof(err->text)];
-    struct sbuf sb = {buf, sizeof(buf), 0};
+    struct numafit__sbuf sb = {buf, sizeof(buf), 0};
     size_t nd = 0;
 
     ival_from_int(iv, 0);
@@ -368,17 +306,17 @@ static int flavor_int(struct topo_ctx *c, int k, numafit_error_t *err) {
     if (r == INT_OK)
         return 0;
     buf[0] = '\0';
-    sb_puts(&sb, "Invalid flavor extra spec. Error: ");
+    numafit__sb_puts(&sb, "Invalid flavor extra spec. Error: ");
     if (r == INT_TOO_LONG) {
         char tmp[200];
         snprintf(tmp, sizeof(tmp),
                  "Exceeds the limit (%d digits) for integer string conversion: value has "
                  "%zu digits; use sys.set_int_max_str_digits() to increase the limit",
                  PY_INT_MAX_STR_DIGITS, nd);
-        sb_puts(&sb, tmp);
+        numafit__sb_puts(&sb, tmp);
     } else {
-        sb_puts(&sb, "invalid literal for int() with base 10: ");
-        sb_repr200(&sb, s, n);
+        numafit__sb_puts(&sb, "invalid literal for int() with base 10: ");
+        numafit__sb_pyrepr(&sb, s, n, 200);
     }
     numafit__error_set(err, NUMAFIT_E_REQUEST, -1, flavor_keys[k], "InvalidRequest", "%s", buf);
     return -EINVAL;
