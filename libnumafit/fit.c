@@ -59,6 +59,7 @@ struct fitctx {
     uint32_t *pin;      /* pCPU per dedicated vCPU (ascending vCPU order) */
     uint32_t pin_cap;
     uint32_t *vcpus;    /* dedicated vCPU ids, ascending */
+    uint64_t *taken;    /* host->nw words: pCPUs used by the pinning being built */
 
     /* search state */
     uint32_t *assign;   /* host position per guest cell */
@@ -212,8 +213,11 @@ static bool get_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *off, u
 
 /*
  * nova's _get_pinning: take `t` threads from each sibling set having at
- * least `t` free threads (minfree), in order, for the n dedicated vCPUs.
+ * least `minfree` free threads, in order, for the n dedicated vCPUs.
  * Returns false when there are not enough such sets (nova's None).
+ * Sibling sets may overlap on odd hosts (an offline CPU listed twice); a
+ * thread already taken is then skipped, and the pinning fails if that
+ * leaves too few threads (nova would pin two vCPUs to one pCPU).
  */
 static bool get_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t t,
                         uint32_t minfree, uint32_t n) {
@@ -223,21 +227,33 @@ static bool get_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off, ui
             sets++;
     if ((uint64_t)t * sets < n)
         return false;
+    memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
     for (uint32_t s = 0; s < nsib && j < n; s++) {
         if (x->fcnt[s] < minfree || x->fcnt[s] < 1)
             continue;
-        for (uint32_t i = 0; i < t && j < n; i++)
-            x->pin[j++] = x->fthr[off[s] + i];
+        for (uint32_t i = 0; i < t && j < n; i++) {
+            uint16_t cpu = x->fthr[off[s] + i];
+            if (numafit__bit_test(x->taken, cpu))
+                continue;
+            numafit__bit_set(x->taken, cpu);
+            x->pin[j++] = cpu;
+        }
     }
-    return true;
+    return j == n;
 }
 
 /* Flat fallback: every free thread as its own core, in sibling order. */
 static bool get_pinning_flat(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t n) {
     uint32_t j = 0;
+    memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
     for (uint32_t s = 0; s < nsib && j < n; s++)
-        for (uint32_t i = 0; i < x->fcnt[s] && j < n; i++)
-            x->pin[j++] = x->fthr[off[s] + i];
+        for (uint32_t i = 0; i < x->fcnt[s] && j < n; i++) {
+            uint16_t cpu = x->fthr[off[s] + i];
+            if (numafit__bit_test(x->taken, cpu))
+                continue;
+            numafit__bit_set(x->taken, cpu);
+            x->pin[j++] = cpu;
+        }
     return j == n;
 }
 
@@ -593,6 +609,7 @@ static void ctx_free(struct fitctx *x) {
     numafit__free(x->single_off);
     numafit__free(x->pin);
     numafit__free(x->vcpus);
+    numafit__free(x->taken);
     numafit__free(x->assign);
     numafit__free(x->used);
     numafit__free(x->match_h);
@@ -696,6 +713,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->single_off = numafit__calloc(maxpc + 2, sizeof(uint32_t));
     x->pin = numafit__calloc(x->pin_cap, sizeof(uint32_t));
     x->vcpus = numafit__calloc(x->pin_cap, sizeof(uint32_t));
+    x->taken = numafit__calloc(h->nw, sizeof(uint64_t));
     x->assign = numafit__calloc(x->k + 1, sizeof(uint32_t));
     x->used = numafit__calloc(x->n + 1, 1);
     x->match_h = numafit__calloc(x->n + 1, sizeof(int32_t));
@@ -704,7 +722,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     if (explain)
         x->why = numafit__calloc((size_t)x->n * x->k + 1, sizeof(*x->why));
     if (!x->order || !x->memo || !x->fcnt || !x->fthr || !x->single || !x->single_off ||
-        !x->pin || !x->vcpus || !x->assign || !x->used || !x->match_h || !x->seen || !keys ||
+        !x->pin || !x->vcpus || !x->taken || !x->assign || !x->used || !x->match_h || !x->seen || !keys ||
         (explain && !x->why)) {
         numafit__free(keys);
         ctx_free(x);
