@@ -219,6 +219,14 @@ static bool get_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *off, u
  * thread already taken is then skipped, and the pinning fails if that
  * leaves too few threads (nova would pin two vCPUs to one pCPU).
  */
+/* Append cpu to the pinning unless an overlapping sibling set already gave it. */
+static void take(struct fitctx *x, uint32_t *j, uint16_t cpu) {
+    if (numafit__bit_test(x->taken, cpu))
+        return;
+    numafit__bit_set(x->taken, cpu);
+    x->pin[(*j)++] = cpu;
+}
+
 static bool get_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t t,
                         uint32_t minfree, uint32_t n) {
     uint32_t sets = 0, j = 0;
@@ -231,13 +239,8 @@ static bool get_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off, ui
     for (uint32_t s = 0; s < nsib && j < n; s++) {
         if (x->fcnt[s] < minfree || x->fcnt[s] < 1)
             continue;
-        for (uint32_t i = 0; i < t && j < n; i++) {
-            uint16_t cpu = x->fthr[off[s] + i];
-            if (numafit__bit_test(x->taken, cpu))
-                continue;
-            numafit__bit_set(x->taken, cpu);
-            x->pin[j++] = cpu;
-        }
+        for (uint32_t i = 0; i < t && j < n; i++)
+            take(x, &j, x->fthr[off[s] + i]);
     }
     return j == n;
 }
@@ -247,13 +250,8 @@ static bool get_pinning_flat(struct fitctx *x, uint32_t nsib, const uint32_t *of
     uint32_t j = 0;
     memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
     for (uint32_t s = 0; s < nsib && j < n; s++)
-        for (uint32_t i = 0; i < x->fcnt[s] && j < n; i++) {
-            uint16_t cpu = x->fthr[off[s] + i];
-            if (numafit__bit_test(x->taken, cpu))
-                continue;
-            numafit__bit_set(x->taken, cpu);
-            x->pin[j++] = cpu;
-        }
+        for (uint32_t i = 0; i < x->fcnt[s] && j < n; i++)
+            take(x, &j, x->fthr[off[s] + i]);
     return j == n;
 }
 

@@ -144,10 +144,24 @@ static json_t *u32_array(const uint32_t *v, uint32_t n) {
     return a;
 }
 
+/* cpu_pinning as {"vcpu": pcpu}, or null when the cell has none. */
+static json_t *pinning_json(const struct numafit__pcell *c) {
+    json_t *pin;
+    if (!c->has_pinning)
+        return json_null();
+    pin = json_object();
+    for (uint32_t j = 0; pin && j < c->npin; j++) {
+        char k[16];
+        snprintf(k, sizeof(k), "%u", c->pin_vcpu[j]);
+        json_object_set_new(pin, k, json_integer(c->pin_pcpu[j]));
+    }
+    return pin ? pin : json_null();
+}
+
 static json_t *policy_json(const char *s) { return s ? json_string(s) : json_null(); }
 
 static json_t *plain_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
-    json_t *o = json_object(), *pin;
+    json_t *o = json_object();
     if (!o)
         return NULL;
     json_object_set_new(o, "id", json_integer(c->host_id));
@@ -155,17 +169,7 @@ static json_t *plain_cell(const numafit_placement_t *p, const struct numafit__pc
     json_object_set_new(o, "pcpuset", bits_array(c->pcpuset, p->nw));
     json_object_set_new(o, "memory", json_integer((json_int_t)c->memory));
     json_object_set_new(o, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null());
-    if (c->has_pinning) {
-        pin = json_object();
-        for (uint32_t j = 0; pin && j < c->npin; j++) {
-            char k[16];
-            snprintf(k, sizeof(k), "%u", c->pin_vcpu[j]);
-            json_object_set_new(pin, k, json_integer(c->pin_pcpu[j]));
-        }
-        json_object_set_new(o, "cpu_pinning", pin ? pin : json_null());
-    } else {
-        json_object_set_new(o, "cpu_pinning", json_null());
-    }
+    json_object_set_new(o, "cpu_pinning", pinning_json(c));
     json_object_set_new(o, "cpuset_reserved",
                         c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null());
     return o;
@@ -205,7 +209,7 @@ static json_t *nova_obj(const char *name, const char *version, json_t *data) {
 }
 
 static json_t *nova_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
-    json_t *d = json_object(), *pin = json_null();
+    json_t *d = json_object();
     if (!d)
         return NULL;
     json_object_set_new(d, "id", json_integer(c->host_id));
@@ -216,17 +220,7 @@ static json_t *nova_cell(const numafit_placement_t *p, const struct numafit__pce
     json_object_set_new(d, "memory", json_integer((json_int_t)c->memory));
     json_object_set_new(d, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null());
     json_object_set_new(d, "cpu_topology", json_null());
-    if (c->has_pinning) {
-        pin = json_object();
-        for (uint32_t j = 0; pin && j < c->npin; j++) {
-            char k[16];
-            snprintf(k, sizeof(k), "%u", c->pin_vcpu[j]);
-            json_object_set_new(pin, k, json_integer(c->pin_pcpu[j]));
-        }
-        if (!pin)
-            pin = json_null();
-    }
-    json_object_set_new(d, "cpu_pinning_raw", pin);
+    json_object_set_new(d, "cpu_pinning_raw", pinning_json(c));
     json_object_set_new(d, "cpu_policy", policy_json(c->cpu_policy == NUMAFIT_CPU_POLICY_NONE
                                                          ? NULL
                                                          : numafit_cpu_policy_to_string(
