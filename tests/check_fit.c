@@ -386,6 +386,145 @@ START_TEST(explain_json) {
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ properties */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static unsigned rnd(unsigned n) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)(rng_state % n);
+}
+
+static const char *const prop_specs[] = {
+    "{\"hw:cpu_policy\":\"dedicated\"}",
+    "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}",
+    "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"require\"}",
+    "{\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"isolate\"}",
+    "{\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\",\"hw:mem_page_size\":\"large\"}",
+    "{\"hw:cpu_policy\":\"mixed\",\"hw:cpu_dedicated_mask\":\"^0\"}",
+    "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_realtime\":\"yes\",\"hw:cpu_realtime_mask\":\"^0\","
+    "\"hw:emulator_threads_policy\":\"isolate\",\"hw:mem_page_size\":\"1GB\"}",
+    "{\"hw:numa_nodes\":\"2\"}",
+    "{\"hw:mem_page_size\":\"any\"}",
+};
+
+/* Every pinned pCPU (and emulator pCPU) is a free dedicated CPU of the
+ * guest cell's host cell, and none is used twice. */
+static void check_pinning(const numafit_host_t *h, const numafit_placement_t *p) {
+    uint64_t seen[NUMAFIT__CPU_WORDS] = {0};
+    for (uint32_t g = 0; g < p->ncells; g++) {
+        const struct numafit__pcell *pc = &p->cells[g];
+        int ci = numafit__host_cell_index(h, pc->host_id);
+        ck_assert_int_ge(ci, 0);
+        const struct numafit__cell *c = &h->cells[ci];
+        ck_assert_uint_eq(pc->npin, numafit__bits_count(pc->pcpuset, p->nw));
+        for (uint32_t j = 0; j < pc->npin + pc->nreserved; j++) {
+            uint32_t cpu = j < pc->npin ? pc->pin_pcpu[j] : pc->reserved[j - pc->npin];
+            ck_assert_uint_lt(cpu, h->nw * 64u);
+            ck_assert_msg(numafit__bit_test(c->pcpuset, cpu), "pCPU %u not dedicated", cpu);
+            ck_assert_msg(!numafit__bit_test(c->pinned, cpu), "pCPU %u already pinned", cpu);
+            ck_assert_msg(!numafit__bit_test(seen, cpu), "pCPU %u used twice", cpu);
+            numafit__bit_set(seen, cpu);
+        }
+    }
+}
+
+START_TEST(property_fill_and_release) {
+    /* random hosts filled with random flavors until nothing fits; then
+     * releasing everything (in any order) gives back the original host */
+    char spec[256], flavor[512];
+    unsigned total = 0;
+    rng_state = 0x9e3779b97f4a7c15ull + (uint64_t)_i * 7919;
+    for (int round = 0; round < 40; round++) {
+        unsigned cells = 1 + rnd(4), cores = 1 + rnd(8), threads = 1u << rnd(3);
+        if (rnd(3) == 0) {
+            unsigned n = cells * cores * threads;
+            snprintf(spec, sizeof(spec),
+                     "cells:%u cores:%u threads:%u mem:8G pages:2M=1024,1G=2 dedicated:%u-%u "
+                     "shared:0-%u",
+                     cells, cores, threads, n / 4, n - 1, n / 4 - 1);
+            if (n < 4)
+                snprintf(spec, sizeof(spec), "cells:%u cores:%u threads:%u mem:8G", cells, cores,
+                         threads);
+        } else {
+            snprintf(spec, sizeof(spec), "cells:%u cores:%u threads:%u mem:8G pages:2M=1024,1G=2",
+                     cells, cores, threads);
+        }
+        numafit_host_t *h = host(spec), *orig = NULL;
+        numafit_placement_t *claimed[256];
+        unsigned nclaimed = 0;
+        numafit_options_t *o = NULL;
+        ck_assert_int_eq(numafit_host_dup(h, &orig), 0);
+        ck_assert_int_eq(numafit_options_new(&o), 0);
+        ck_assert_int_eq(numafit_options_set_profile(o, (int)rnd(2)), 0);
+        ck_assert_int_eq(numafit_options_set_strategy(o, (int)rnd(2)), 0);
+        for (int step = 0; step < 256; step++) {
+            numafit_request_t *r = NULL;
+            numafit_placement_t *p = NULL;
+            numafit_error_t e;
+            unsigned vcpus = 2 + 2 * rnd(3);
+            snprintf(flavor, sizeof(flavor), "{\"vcpus\":%u,\"memory_mb\":%u,\"extra_specs\":%s}",
+                     vcpus, 1024u * (1 + rnd(2)), prop_specs[rnd(9)]);
+            if (numafit_request_new(flavor, strlen(flavor), NULL, 0, 0, &r, &e) != 1) {
+                numafit_request_free(r);
+                continue;
+            }
+            int rc = numafit_fit(h, r, o, 0, &p, &e);
+            numafit_request_free(r);
+            ck_assert_msg(rc == 0 || rc == 1, "%s on %s: %d %s", flavor, spec, rc, e.text);
+            if (rc == 0)
+                continue;
+            check_pinning(h, p);
+            ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+            claimed[nclaimed++] = p;
+        }
+        /* release in a shuffled order */
+        for (unsigned i = nclaimed; i > 1; i--) {
+            unsigned j = rnd(i);
+            numafit_placement_t *t = claimed[i - 1];
+            claimed[i - 1] = claimed[j];
+            claimed[j] = t;
+        }
+        for (unsigned i = 0; i < nclaimed; i++) {
+            numafit_error_t e;
+            ck_assert_int_eq(numafit_host_release(h, claimed[i], 0, &e), 0);
+            numafit_placement_free(claimed[i]);
+        }
+        ck_assert_msg(numafit_host_equal(h, orig) == 1, "host %s not restored", spec);
+        total += nclaimed;
+        numafit_options_free(o);
+        numafit_host_free(orig);
+        numafit_host_free(h);
+    }
+    /* the property must have been exercised */
+    ck_assert_uint_gt(total, 200);
+}
+END_TEST
+
+START_TEST(pinned_hugepages_avail_memory) {
+    /* Zed also checks avail_memory for pinned guests with hugepages;
+     * latest (f14c16af82) checks only the pages. */
+    numafit_host_t *h = host("cells:1 cores:4 mem:4G pages:1G=2");
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    h->cells[0].memory_usage = 3500; /* 596 MiB left of 4096 */
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    numafit_request_t *r =
+        req(2, 1024, "{\"hw:cpu_policy\":\"dedicated\",\"hw:mem_page_size\":\"1GB\"}", 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
+    numafit_placement_free(p);
+    ck_assert_int_eq(numafit_options_set_profile(o, NUMAFIT_PROFILE_ZED), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_MEM);
+    numafit_request_free(r);
+    numafit_options_free(o);
+    numafit_host_free(h);
+}
+END_TEST
+
 static Suite *fit_suite(void) {
     Suite *s = suite_create("fit");
     TCase *tc = tcase_create("fit");
@@ -407,7 +546,12 @@ static Suite *fit_suite(void) {
     tcase_add_test(tc, network_affinity);
     tcase_add_test(tc, budget_too_complex);
     tcase_add_test(tc, explain_json);
+    tcase_add_test(tc, pinned_hugepages_avail_memory);
     suite_add_tcase(s, tc);
+    TCase *prop = tcase_create("properties");
+    tcase_set_timeout(prop, 60);
+    tcase_add_loop_test(prop, property_fill_and_release, 0, 8);
+    suite_add_tcase(s, prop);
     return s;
 }
 
