@@ -10,8 +10,9 @@
 void numafit__error_clear(numafit_error_t *err) {
     if (!err)
         return;
-    memset(err, 0, sizeof(*err));
+    err->code = 0;
     err->cell = -1;
+    err->where[0] = err->exception[0] = err->text[0] = '\0';
 }
 
 static void copy_trunc(char *dst, size_t cap, const char *src) {

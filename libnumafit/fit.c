@@ -35,6 +35,15 @@
 #define MEMO_UNKNOWN 0
 #define MEMO_FITS    255
 
+/* A cell check's outcome. */
+struct cellres {
+    int reason;             /* 0 fits, else NUMAFIT_E_NOFIT_* */
+    int64_t pagesize;       /* chosen page size, 0 for none */
+    uint32_t npin;          /* pins written to ctx->pin */
+    bool has_reserved;
+    uint32_t reserved;      /* emulator pCPU */
+};
+
 struct fitctx {
     const numafit_host_t *h;
     const numafit_request_t *r;
@@ -58,8 +67,12 @@ struct fitctx {
     uint32_t *single_off;
     uint32_t *pin;      /* pCPU per dedicated vCPU (ascending vCPU order) */
     uint32_t pin_cap;
-    uint32_t *vcpus;    /* dedicated vCPU ids, ascending */
     uint64_t *taken;    /* host->nw words: pCPUs used by the pinning being built */
+    uint64_t *freebits; /* host->nw words: free dedicated CPUs of the cell being packed */
+    /* the last cell check, whose pinning is still in pin[] */
+    bool last_valid;
+    uint32_t last_p, last_g;
+    struct cellres last;
 
     /* search state */
     uint32_t *assign;   /* host position per guest cell */
@@ -71,16 +84,14 @@ struct fitctx {
     uint64_t net_all;
     uint64_t *net_mask; /* per host position */
     bool net_prune;
+
+    void *heap;         /* the scratch block when it did not fit the caller's stack buffer */
 };
 
-/* A cell check's outcome. */
-struct cellres {
-    int reason;             /* 0 fits, else NUMAFIT_E_NOFIT_* */
-    int64_t pagesize;       /* chosen page size, 0 for none */
-    uint32_t npin;          /* pins written to ctx->pin */
-    bool has_reserved;
-    uint32_t reserved;      /* emulator pCPU */
-};
+/* Scratch for one fit comes from the caller's stack buffer when it is large
+ * enough (every fit of an ordinary host), else from one heap block: no
+ * allocation happens inside the search. */
+#define FIT_STACK_WORDS 1024
 
 static bool pinned_policy(int p) {
     return p == NUMAFIT_CPU_POLICY_DEDICATED || p == NUMAFIT_CPU_POLICY_MIXED;
@@ -268,15 +279,17 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
     uint32_t reserved = 0;
 
     cell_siblings(x, c, &nsib, &off, &cpu);
+    /* free dedicated CPUs; sibling CPU ids are below the host's width (the
+     * loaders guarantee it) */
+    for (uint32_t w = 0; w < x->h->nw; w++)
+        x->freebits[w] = pc[w] & ~pin[w];
     for (uint32_t s = 0; s < nsib; s++) {
         uint32_t len = off[s + 1] - off[s], f = 0;
         if (len > tpc)
             tpc = len;
-        for (uint32_t i = off[s]; i < off[s + 1]; i++) {
-            unsigned b = cpu[i];
-            if (b < x->h->nw * 64u && numafit__bit_test(pc, b) && !numafit__bit_test(pin, b))
-                x->fthr[off[s] + f++] = (uint16_t)b;
-        }
+        for (uint32_t i = off[s]; i < off[s + 1]; i++)
+            if (numafit__bit_test(x->freebits, cpu[i]))
+                x->fthr[off[s] + f++] = cpu[i];
         x->fcnt[s] = f;
         if (f > maxfree)
             maxfree = f;
@@ -455,6 +468,10 @@ static bool pair_ok(struct fitctx *x, uint32_t p, uint32_t g) {
         int reason = cell_fit(x, &x->h->cells[x->order[p]], g, nres, &res,
                               x->why ? x->why[(size_t)p * x->k + g] : NULL);
         *m = reason ? (uint8_t)reason : MEMO_FITS;
+        x->last_valid = true;
+        x->last_p = p;
+        x->last_g = g;
+        x->last = res;
     }
     return *m == MEMO_FITS;
 }
@@ -597,23 +614,7 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
 
 /* ------------------------------------------------------------------ setup */
 
-static void ctx_free(struct fitctx *x) {
-    numafit__free(x->order);
-    numafit__free(x->memo);
-    numafit__free(x->why);
-    numafit__free(x->fcnt);
-    numafit__free(x->fthr);
-    numafit__free(x->single);
-    numafit__free(x->single_off);
-    numafit__free(x->pin);
-    numafit__free(x->vcpus);
-    numafit__free(x->taken);
-    numafit__free(x->assign);
-    numafit__free(x->used);
-    numafit__free(x->match_h);
-    numafit__free(x->seen);
-    numafit__free(x->net_mask);
-}
+static void ctx_free(struct fitctx *x) { numafit__free(x->heap); }
 
 static bool has_physnet(const struct numafit__cell *c, const char *name) {
     for (uint32_t i = 0; i < c->nphysnets; i++)
@@ -632,9 +633,6 @@ static int net_setup(struct fitctx *x, const numafit_options_t *o) {
     bool too_many = false;
     if (!o || !o->has_netmeta)
         return 0;
-    x->net_mask = numafit__calloc(x->n, sizeof(uint64_t));
-    if (!x->net_mask)
-        return -ENOMEM;
     for (uint32_t q = 0; q <= o->nphysnets; q++) {
         const char *name = q < o->nphysnets ? o->physnets[q] : NULL;
         bool any = false;
@@ -673,10 +671,42 @@ static int net_setup(struct fitctx *x, const numafit_options_t *o) {
     return 0;
 }
 
+/* Carve n bytes, aligned to 8, from the scratch block (base NULL: size only). */
+static void *carve(char *base, size_t *used, size_t n) {
+    size_t off = (*used + 7) & ~(size_t)7;
+    *used = off + n;
+    return base ? base + off : NULL;
+}
+
+static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxsib, uint32_t maxthr,
+                         uint32_t maxpc, bool explain, bool net, struct sortkey **keys) {
+    size_t u = 0;
+    x->order = carve(base, &u, (x->n + 1) * sizeof(uint32_t));
+    x->memo = carve(base, &u, (size_t)x->n * x->k + 1);
+    x->fcnt = carve(base, &u, (maxsib + 1) * sizeof(uint32_t));
+    x->fthr = carve(base, &u, (maxthr + 1) * sizeof(uint16_t));
+    x->single = carve(base, &u, (maxpc + 1) * sizeof(uint16_t));
+    x->single_off = carve(base, &u, (maxpc + 2) * sizeof(uint32_t));
+    x->pin = carve(base, &u, x->pin_cap * sizeof(uint32_t));
+    x->taken = carve(base, &u, x->h->nw * sizeof(uint64_t));
+    x->freebits = carve(base, &u, x->h->nw * sizeof(uint64_t));
+    x->assign = carve(base, &u, (x->k + 1) * sizeof(uint32_t));
+    x->used = carve(base, &u, x->n + 1);
+    x->match_h = carve(base, &u, (x->n + 1) * sizeof(int32_t));
+    x->seen = carve(base, &u, x->n + 1);
+    *keys = carve(base, &u, (x->n + 1) * sizeof(**keys));
+    x->net_mask = net ? carve(base, &u, (x->n + 1) * sizeof(uint64_t)) : NULL;
+    x->why = explain ? carve(base, &u, ((size_t)x->n * x->k + 1) * sizeof(*x->why)) : NULL;
+    return u;
+}
+
 static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_request_t *r,
-                    const numafit_options_t *o, bool explain) {
+                    const numafit_options_t *o, bool explain, uint64_t *stack) {
     uint32_t maxsib = 0, maxthr = 0, maxpc = 0;
     struct sortkey *keys;
+    bool net = o && o->has_netmeta;
+    char *base;
+    size_t size;
     int rc;
 
     memset(x, 0, sizeof(*x));
@@ -692,7 +722,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->k = r->ncells;
     for (uint32_t i = 0; i < h->ncells; i++) {
         const struct numafit__cell *c = &h->cells[i];
-        uint32_t pc = numafit__bits_count(c->pcpuset, h->nw);
+        uint32_t pc = c->nsib ? 0 : numafit__bits_count(c->pcpuset, h->nw);
         uint32_t ns = c->nsib ? c->nsib : pc;
         uint32_t nt = c->nsib ? c->sib_off[c->nsib] : pc;
         if (ns > maxsib)
@@ -703,31 +733,17 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
             maxpc = pc;
     }
     x->pin_cap = r->vcpus + 1;
-    x->order = numafit__calloc(x->n + 1, sizeof(uint32_t));
-    x->memo = numafit__calloc((size_t)x->n * x->k + 1, 1);
-    x->fcnt = numafit__calloc(maxsib + 1, sizeof(uint32_t));
-    x->fthr = numafit__calloc(maxthr + 1, sizeof(uint16_t));
-    x->single = numafit__calloc(maxpc + 1, sizeof(uint16_t));
-    x->single_off = numafit__calloc(maxpc + 2, sizeof(uint32_t));
-    x->pin = numafit__calloc(x->pin_cap, sizeof(uint32_t));
-    x->vcpus = numafit__calloc(x->pin_cap, sizeof(uint32_t));
-    x->taken = numafit__calloc(h->nw, sizeof(uint64_t));
-    x->assign = numafit__calloc(x->k + 1, sizeof(uint32_t));
-    x->used = numafit__calloc(x->n + 1, 1);
-    x->match_h = numafit__calloc(x->n + 1, sizeof(int32_t));
-    x->seen = numafit__calloc(x->n + 1, 1);
-    keys = numafit__calloc(x->n + 1, sizeof(*keys));
-    if (explain)
-        x->why = numafit__calloc((size_t)x->n * x->k + 1, sizeof(*x->why));
-    if (!x->order || !x->memo || !x->fcnt || !x->fthr || !x->single || !x->single_off ||
-        !x->pin || !x->vcpus || !x->taken || !x->assign || !x->used || !x->match_h || !x->seen || !keys ||
-        (explain && !x->why)) {
-        numafit__free(keys);
-        ctx_free(x);
-        return -ENOMEM;
+    size = ctx_layout(x, NULL, maxsib, maxthr, maxpc, explain, net, &keys);
+    if (size <= FIT_STACK_WORDS * sizeof(uint64_t)) {
+        base = (char *)stack;
+    } else {
+        base = x->heap = numafit__malloc(size);
+        if (!base)
+            return -ENOMEM;
     }
+    ctx_layout(x, base, maxsib, maxthr, maxpc, explain, net, &keys);
+    memset(base, 0, size);
     order_cells(x, o ? o->strategy : NUMAFIT_STRATEGY_SPREAD, keys);
-    numafit__free(keys);
     rc = net_setup(x, o);
     if (rc < 0) {
         ctx_free(x);
@@ -745,7 +761,7 @@ static void copy_bits(uint64_t *dst, const uint64_t *src, uint32_t nw) {
 static int build_placement(struct fitctx *x, numafit_placement_t **ret) {
     const numafit_request_t *r = x->r;
     numafit_placement_t *p = NULL;
-    int rc = numafit__placement_alloc(r->nw, x->k, &p);
+    int rc = numafit__placement_alloc(r->nw, x->k, 2 * r->vcpus + 1, &p);
     if (rc < 0)
         return rc;
     p->emulator_policy = r->emulator_policy;
@@ -755,10 +771,13 @@ static int build_placement(struct fitctx *x, numafit_placement_t **ret) {
         const struct numafit__cell *hc = &x->h->cells[x->order[x->assign[g]]];
         uint32_t nres = (g == 0 && r->emulator_policy == NUMAFIT_EMULATOR_THREADS_ISOLATE);
         struct cellres res;
-        if (cell_fit(x, hc, g, nres, &res, NULL) != 0) {
+        if (x->last_valid && x->last_p == x->assign[g] && x->last_g == g) {
+            res = x->last; /* its pinning is still in x->pin */
+        } else if (cell_fit(x, hc, g, nres, &res, NULL) != 0) {
             numafit_placement_free(p);
             return -EINVAL; /* cannot happen: the check is pure */
         }
+        x->last_valid = false;
         pc->host_id = hc->id;
         copy_bits(pc->cpuset, gc->cpuset, r->nw);
         copy_bits(pc->pcpuset, gc->pcpuset, r->nw);
@@ -769,12 +788,8 @@ static int build_placement(struct fitctx *x, numafit_placement_t **ret) {
         if (pinned_policy(r->cpu_policy)) {
             uint32_t j = 0;
             pc->has_pinning = true;
-            pc->pin_vcpu = numafit__calloc(res.npin + 1, sizeof(uint32_t));
-            pc->pin_pcpu = numafit__calloc(res.npin + 1, sizeof(uint32_t));
-            if (!pc->pin_vcpu || !pc->pin_pcpu) {
-                numafit_placement_free(p);
-                return -ENOMEM;
-            }
+            pc->pin_vcpu = numafit__placement_take(p, res.npin);
+            pc->pin_pcpu = numafit__placement_take(p, res.npin);
             for (int v = numafit__bits_next(gc->pcpuset, r->nw, -1); v >= 0 && j < res.npin;
                  v = numafit__bits_next(gc->pcpuset, r->nw, v), j++) {
                 pc->pin_vcpu[j] = (uint32_t)v;
@@ -783,11 +798,7 @@ static int build_placement(struct fitctx *x, numafit_placement_t **ret) {
             pc->npin = j;
         }
         if (res.has_reserved) {
-            pc->reserved = numafit__calloc(1, sizeof(uint32_t));
-            if (!pc->reserved) {
-                numafit_placement_free(p);
-                return -ENOMEM;
-            }
+            pc->reserved = numafit__placement_take(p, 1);
             pc->reserved[0] = res.reserved;
             pc->nreserved = 1;
             pc->has_reserved = true;
@@ -875,13 +886,14 @@ NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t 
                                const numafit_options_t *o, unsigned flags,
                                numafit_placement_t **ret, numafit_error_t *err) {
     struct fitctx x;
+    uint64_t stack[FIT_STACK_WORDS];
     int rc;
     numafit__error_clear(err);
     if ((rc = check_args(h, r, flags, err)) < 0)
         return rc;
     if (!ret)
         return -EINVAL;
-    rc = ctx_init(&x, h, r, o, false);
+    rc = ctx_init(&x, h, r, o, false, stack);
     if (rc < 0) {
         numafit__error_set(err, rc == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_TOO_COMPLEX, -1, "",
                            NULL, "%s", numafit_strerror(rc));
@@ -901,6 +913,7 @@ NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_re
                                        const numafit_options_t *o, unsigned flags,
                                        char **ret_json, numafit_error_t *err) {
     struct fitctx x;
+    uint64_t stack[FIT_STACK_WORDS];
     numafit_error_t e2;
     json_t *root = NULL, *cells;
     int rc;
@@ -909,7 +922,7 @@ NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_re
         return rc;
     if (!ret_json)
         return -EINVAL;
-    rc = ctx_init(&x, h, r, o, true);
+    rc = ctx_init(&x, h, r, o, true, stack);
     if (rc < 0)
         return rc;
     numafit__error_clear(&e2);

@@ -10,46 +10,37 @@
 
 #include "private.h"
 
-static void pcell_clear(struct numafit__pcell *c) {
-    numafit__free(c->pin_vcpu);
-    numafit__free(c->pin_pcpu);
-    numafit__free(c->reserved);
-}
+/* A placement is one heap block: the struct, its cells, their CPU bitmaps and
+ * a pool of uint32_t for the pinnings and reserved CPUs. */
+NUMAFIT_EXPORT void numafit_placement_free(numafit_placement_t *p) { numafit__free(p); }
 
-NUMAFIT_EXPORT void numafit_placement_free(numafit_placement_t *p) {
-    if (!p)
-        return;
-    for (uint32_t i = 0; i < p->ncells; i++)
-        pcell_clear(&p->cells[i]);
-    if (p->ncells)
-        numafit__free(p->cells[0].cpuset);
-    numafit__free(p->cells);
-    numafit__free(p);
-}
+static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-int numafit__placement_alloc(uint32_t nw, uint32_t ncells, numafit_placement_t **ret) {
+int numafit__placement_alloc(uint32_t nw, uint32_t ncells, uint32_t pool,
+                             numafit_placement_t **ret) {
     numafit_placement_t *p;
-    uint64_t *bits;
+    size_t off_cells, off_bits, off_pool, size;
     if (nw == 0)
         nw = 1;
-    if (ncells == 0 || ncells > NUMAFIT_MAX_CELLS || nw > NUMAFIT__CPU_WORDS)
+    if (ncells == 0 || ncells > NUMAFIT_MAX_CELLS || nw > NUMAFIT__CPU_WORDS ||
+        pool > 4u * NUMAFIT__CPU_LIMIT * NUMAFIT_MAX_CELLS)
         return -EINVAL;
-    p = numafit__calloc(1, sizeof(*p));
+    off_cells = align8(sizeof(*p));
+    off_bits = off_cells + align8((size_t)ncells * sizeof(*p->cells));
+    off_pool = off_bits + (size_t)ncells * 2 * nw * sizeof(uint64_t);
+    size = off_pool + (size_t)pool * sizeof(uint32_t);
+    p = numafit__malloc(size);
     if (!p)
         return -ENOMEM;
-    p->cells = numafit__calloc(ncells, sizeof(*p->cells));
-    bits = numafit__calloc((size_t)ncells * 2 * nw, sizeof(uint64_t));
-    if (!p->cells || !bits) {
-        numafit__free(bits);
-        numafit__free(p->cells);
-        numafit__free(p);
-        return -ENOMEM;
-    }
+    memset(p, 0, off_pool);
+    p->cells = (struct numafit__pcell *)((char *)p + off_cells);
+    p->pool = (uint32_t *)((char *)p + off_pool);
+    p->pool_cap = pool;
     p->nw = nw;
     p->ncells = ncells;
     p->emulator_policy = NUMAFIT_EMULATOR_THREADS_NONE;
     for (uint32_t i = 0; i < ncells; i++) {
-        p->cells[i].cpuset = bits + (size_t)i * 2 * nw;
+        p->cells[i].cpuset = (uint64_t *)((char *)p + off_bits) + (size_t)i * 2 * nw;
         p->cells[i].pcpuset = p->cells[i].cpuset + nw;
         p->cells[i].cpu_policy = NUMAFIT_CPU_POLICY_NONE;
         p->cells[i].thread_policy = NUMAFIT_THREAD_POLICY_NONE;
@@ -58,11 +49,13 @@ int numafit__placement_alloc(uint32_t nw, uint32_t ncells, numafit_placement_t *
     return 0;
 }
 
-static void *memdup(const void *src, size_t n) {
-    void *d = numafit__malloc(n ? n : 1);
-    if (d && n)
-        memcpy(d, src, n);
-    return d;
+uint32_t *numafit__placement_take(numafit_placement_t *p, uint32_t n) {
+    uint32_t *r;
+    if (n > p->pool_cap - p->pool_used)
+        return NULL;
+    r = p->pool + p->pool_used;
+    p->pool_used += n;
+    return r;
 }
 
 NUMAFIT_EXPORT int numafit_placement_dup(const numafit_placement_t *s, numafit_placement_t **ret) {
@@ -70,7 +63,7 @@ NUMAFIT_EXPORT int numafit_placement_dup(const numafit_placement_t *s, numafit_p
     int rc;
     if (!s || !ret)
         return -EINVAL;
-    rc = numafit__placement_alloc(s->nw, s->ncells, &d);
+    rc = numafit__placement_alloc(s->nw, s->ncells, s->pool_used, &d);
     if (rc < 0)
         return rc;
     memcpy(d->cells[0].cpuset, s->cells[0].cpuset, (size_t)s->ncells * 2 * s->nw * 8);
@@ -83,13 +76,12 @@ NUMAFIT_EXPORT int numafit_placement_dup(const numafit_placement_t *s, numafit_p
         *b = *a;
         b->cpuset = cs;
         b->pcpuset = ps;
-        b->pin_vcpu = memdup(a->pin_vcpu, a->npin * sizeof(uint32_t));
-        b->pin_pcpu = memdup(a->pin_pcpu, a->npin * sizeof(uint32_t));
-        b->reserved = memdup(a->reserved, a->nreserved * sizeof(uint32_t));
-        if (!b->pin_vcpu || !b->pin_pcpu || !b->reserved) {
-            numafit_placement_free(d);
-            return -ENOMEM;
-        }
+        b->pin_vcpu = numafit__placement_take(d, a->npin);
+        b->pin_pcpu = numafit__placement_take(d, a->npin);
+        b->reserved = numafit__placement_take(d, a->nreserved);
+        memcpy(b->pin_vcpu, a->pin_vcpu, a->npin * sizeof(uint32_t));
+        memcpy(b->pin_pcpu, a->pin_pcpu, a->npin * sizeof(uint32_t));
+        memcpy(b->reserved, a->reserved, a->nreserved * sizeof(uint32_t));
     }
     *ret = d;
     return 0;
@@ -420,8 +412,8 @@ static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i
         if (!json_is_object(f))
             return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpu_pinning must be an object");
         c->has_pinning = true;
-        c->pin_vcpu = numafit__calloc(json_object_size(f) + 1, sizeof(uint32_t));
-        c->pin_pcpu = numafit__calloc(json_object_size(f) + 1, sizeof(uint32_t));
+        c->pin_vcpu = numafit__placement_take(p, (uint32_t)json_object_size(f));
+        c->pin_pcpu = numafit__placement_take(p, (uint32_t)json_object_size(f));
         if (!c->pin_vcpu || !c->pin_pcpu)
             return -ENOMEM;
         json_object_foreach(f, k, e) {
@@ -453,7 +445,7 @@ static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i
         json_t *e;
         if (!json_is_array(f) || json_array_size(f) > NUMAFIT__CPU_LIMIT)
             return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpuset_reserved must be a list");
-        c->reserved = numafit__calloc(json_array_size(f) + 1, sizeof(uint32_t));
+        c->reserved = numafit__placement_take(p, (uint32_t)json_array_size(f));
         if (!c->reserved)
             return -ENOMEM;
         json_array_foreach(f, k, e) {
@@ -515,9 +507,27 @@ NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, 
         rc = fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "cells must be a non-empty list");
         goto out;
     }
-    if ((rc = numafit__placement_alloc(NUMAFIT__CPU_WORDS, (uint32_t)json_array_size(cells),
-                                       &p)) < 0)
-        goto out;
+    {
+        /* size the pool: two entries per pin, one per reserved CPU */
+        size_t pool = 0;
+        json_array_foreach(cells, i, e) {
+            json_t *cd = json_object_get(e, "nova_object.data"), *f;
+            if (!cd)
+                cd = e;
+            f = json_object_get(cd, "cpu_pinning_raw");
+            if (!f)
+                f = json_object_get(cd, "cpu_pinning");
+            pool += 2 * json_object_size(f);
+            pool += json_array_size(json_object_get(cd, "cpuset_reserved"));
+        }
+        if (pool > NUMAFIT__CPU_LIMIT * 4u) {
+            rc = fail(&r, -ERANGE, NUMAFIT_E_RANGE, "too many pinned CPUs");
+            goto out;
+        }
+        if ((rc = numafit__placement_alloc(NUMAFIT__CPU_WORDS, (uint32_t)json_array_size(cells),
+                                           (uint32_t)pool, &p)) < 0)
+            goto out;
+    }
     json_array_foreach(cells, i, e) {
         if ((rc = read_cell(&r, e, p, (uint32_t)i)) < 0)
             goto out;

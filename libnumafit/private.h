@@ -179,9 +179,16 @@ struct numafit_placement {
     struct numafit__pcell *cells;
     int emulator_policy;
     char uuid[37];           /* "" = generate when written */
+    uint32_t *pool;          /* storage of the cells' pin and reserved arrays */
+    uint32_t pool_cap, pool_used;
 };
 
-int numafit__placement_alloc(uint32_t nw, uint32_t ncells, numafit_placement_t **ret);
+/* One block holding the placement, its cells and bitmaps, and a pool of
+ * `pool` uint32_t for pinnings (two per pin) and reserved CPUs. */
+int numafit__placement_alloc(uint32_t nw, uint32_t ncells, uint32_t pool,
+                             numafit_placement_t **ret);
+/* n entries from the pool, or NULL when it is exhausted. */
+uint32_t *numafit__placement_take(numafit_placement_t *p, uint32_t n);
 
 /* ------------------------------------------------------------ JSON output helpers */
 /* Dump a jansson value to a numafit__malloc'ed string (declared with void *
