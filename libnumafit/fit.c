@@ -83,7 +83,6 @@ struct fitctx {
     bool net;
     uint64_t net_all;
     uint64_t *net_mask; /* per host position */
-    bool net_prune;
 
     void *heap;         /* the scratch block when it did not fit the caller's stack buffer */
 };
@@ -513,23 +512,63 @@ static bool matchable(struct fitctx *x, uint32_t from) {
     return true;
 }
 
-/* Could the remaining guest cells still cover every network group? */
+/*
+ * Could the remaining guest cells (from..k-1) still cover every network
+ * group not covered yet? Two necessary conditions: every uncovered group has
+ * an unused host cell that some remaining guest cell fits on, and a family
+ * of pairwise disjoint uncovered groups (found greedily, smallest first)
+ * needs one remaining guest cell each.
+ */
 static bool net_coverable(struct fitctx *x, uint32_t from, uint64_t covered) {
     uint64_t need = x->net_all & ~covered, reach = 0;
+    uint64_t usable[NUMAFIT_MAX_CELLS / 64], picked[NUMAFIT_MAX_CELLS / 64];
+    uint32_t size[64], nw = (x->n + 63) / 64, family = 0;
     if (!need)
         return true;
-    if (from >= x->k || !x->net_prune)
-        return from < x->k || !need;
+    if (from >= x->k)
+        return false;
+    memset(usable, 0, nw * sizeof(uint64_t));
+    memset(size, 0, sizeof(size));
     for (uint32_t p = 0; p < x->n; p++) {
         if (x->used[p] || !(x->net_mask[p] & need))
             continue;
         for (uint32_t g = from; g < x->k; g++)
             if (pair_ok(x, p, g)) {
                 reach |= x->net_mask[p];
+                numafit__bit_set(usable, p);
+                for (uint64_t m = x->net_mask[p] & need; m; m &= m - 1)
+                    size[__builtin_ctzll(m)]++;
                 break;
             }
     }
-    return (need & ~reach) == 0;
+    if (need & ~reach)
+        return false;
+    /* greedy disjoint family, groups with the fewest usable cells first */
+    memset(picked, 0, nw * sizeof(uint64_t));
+    for (;;) {
+        int best = -1;
+        for (uint64_t m = need; m; m &= m - 1) {
+            int b = __builtin_ctzll(m);
+            if (best < 0 || size[b] < size[best])
+                best = b;
+        }
+        if (best < 0)
+            break;
+        need &= ~(1ull << best);
+        bool disjoint = true;
+        for (uint32_t p = 0; p < x->n && disjoint; p++)
+            if (numafit__bit_test(usable, p) && (x->net_mask[p] >> best & 1) &&
+                numafit__bit_test(picked, p))
+                disjoint = false;
+        if (!disjoint)
+            continue;
+        for (uint32_t p = 0; p < x->n; p++)
+            if (numafit__bit_test(usable, p) && (x->net_mask[p] >> best & 1))
+                numafit__bit_set(picked, p);
+        if (++family > x->k - from)
+            return false;
+    }
+    return true;
 }
 
 static bool search(struct fitctx *x, uint32_t g, uint64_t covered) {
@@ -667,7 +706,6 @@ static int net_setup(struct fitctx *x, const numafit_options_t *o) {
         return -E2BIG;
     x->net = ngroups > 0;
     x->net_all = ngroups == 64 ? ~0ull : (1ull << ngroups) - 1;
-    x->net_prune = true;
     return 0;
 }
 
@@ -840,7 +878,7 @@ static int run(struct fitctx *x, numafit_error_t *err) {
                            "the host has %u NUMA cells, the guest needs %u", x->n, x->k);
         return 0;
     }
-    if (search(x, 0, 0))
+    if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0))
         return 1;
     if (x->over_budget) {
         numafit__error_set(err, NUMAFIT_E_TOO_COMPLEX, -1, "", NULL,

@@ -339,9 +339,9 @@ START_TEST(network_affinity) {
 }
 END_TEST
 
-START_TEST(budget_too_complex) {
-    /* 16 cells, 8 guest cells, the network check fails everywhere: a tiny
-     * budget must stop the search with -E2BIG */
+START_TEST(network_pruned_at_root) {
+    /* 16 cells, 8 guest cells, the only tunneled cell cannot take a guest
+     * cell: the coverage test refuses at once, without search */
     numafit_host_t *h = host("cells:16 cores:4 mem:8G");
     numafit_request_t *r = req(8, 8192, "{\"hw:numa_nodes\":\"8\"}", 0);
     numafit_options_t *o = NULL;
@@ -351,17 +351,56 @@ START_TEST(budget_too_complex) {
                       "\"network_metadata\":{\"physnets\":[],\"tunneled\":true}}";
     for (int i = 0; i < 16; i++)
         set_net(h, i, NULL, i == 15);
-    /* cell 15 is the only tunneled cell but cannot take a guest cell */
     h->cells[15].memory = 100;
     h->cells[15].pages[0].total = 10;
     ck_assert_int_eq(numafit_options_new(&o), 0);
     ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
-    /* with the coverage prune this is answered quickly without a budget */
+    ck_assert_int_eq(numafit_options_set_budget(o, 1000), 0);
     ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
     ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_NETWORK);
-    ck_assert_int_eq(numafit_options_set_budget(o, 5), 0);
+    numafit_options_free(o);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(budget_too_complex) {
+    /* physnet i lives on cells i and i+1 (mod 15): covering the 15 physnets
+     * of this odd cycle needs 8 cells, the guest has 7. No quick test sees
+     * it (7 disjoint physnets exist), so the search would walk a huge tree:
+     * the budget stops it with -E2BIG. */
+    numafit_host_t *h = host("cells:16 cores:4 mem:8G");
+    numafit_request_t *r = req(7, 7168, "{\"hw:numa_nodes\":\"7\"}", 0);
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    char lim[1024];
+    size_t n = (size_t)snprintf(lim, sizeof(lim), "{\"cpu_allocation_ratio\":16,"
+                                "\"ram_allocation_ratio\":1.5,\"network_metadata\":"
+                                "{\"tunneled\":false,\"physnets\":[");
+    for (int i = 0; i < 15; i++) {
+        struct numafit__cell *c = &h->cells[i];
+        c->has_netmeta = true;
+        c->physnets = calloc(2, sizeof(char *));
+        c->physnets[0] = calloc(1, 16);
+        c->physnets[1] = calloc(1, 16);
+        snprintf(c->physnets[0], 16, "net%d", i);
+        snprintf(c->physnets[1], 16, "net%d", (i + 14) % 15);
+        c->nphysnets = 2;
+        n += (size_t)snprintf(lim + n, sizeof(lim) - n, "%s\"net%d\"", i ? "," : "", i);
+    }
+    snprintf(lim + n, sizeof(lim) - n, "]}}");
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+    ck_assert_int_eq(numafit_options_set_budget(o, 20000), 0);
     ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), -E2BIG);
     ck_assert_int_eq(e.code, NUMAFIT_E_TOO_COMPLEX);
+    /* one more guest cell makes it satisfiable (8 cells cover the cycle) */
+    numafit_request_free(r);
+    r = req(8, 8192, "{\"hw:numa_nodes\":\"8\"}", 0);
+    ck_assert_int_eq(numafit_options_set_budget(o, 0), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
+    numafit_placement_free(p);
     numafit_options_free(o);
     numafit_request_free(r);
     numafit_host_free(h);
@@ -544,6 +583,7 @@ static Suite *fit_suite(void) {
     tcase_add_test(tc, mixed_zero_dedicated_cell);
     tcase_add_test(tc, pinned_memory_profiles);
     tcase_add_test(tc, network_affinity);
+    tcase_add_test(tc, network_pruned_at_root);
     tcase_add_test(tc, budget_too_complex);
     tcase_add_test(tc, explain_json);
     tcase_add_test(tc, pinned_hugepages_avail_memory);
