@@ -1021,3 +1021,31 @@ nomem:
     ctx_free(&x);
     return -ENOMEM;
 }
+
+/* ------------------------------------------------------------------ test hooks */
+
+int numafit__fit_order(const numafit_host_t *h, const numafit_request_t *r,
+                       const numafit_options_t *o, uint32_t *order) {
+    struct fitctx x;
+    uint64_t stack[FIT_STACK_WORDS];
+    int rc = ctx_init(&x, h, r, o, false, stack);
+    if (rc < 0)
+        return rc;
+    memcpy(order, x.order, h->ncells * sizeof(uint32_t));
+    ctx_free(&x);
+    return 0;
+}
+
+int numafit__fit_pair(const numafit_host_t *h, const numafit_request_t *r,
+                      const numafit_options_t *o, uint32_t host_index, uint32_t guest) {
+    struct fitctx x;
+    struct cellres res;
+    uint64_t stack[FIT_STACK_WORDS];
+    uint32_t nres = guest == 0 && r->emulator_policy == NUMAFIT_EMULATOR_THREADS_ISOLATE;
+    int rc = ctx_init(&x, h, r, o, false, stack);
+    if (rc < 0)
+        return rc;
+    rc = cell_fit(&x, &h->cells[host_index], guest, nres, &res, NULL);
+    ctx_free(&x);
+    return rc;
+}

@@ -182,3 +182,22 @@ NUMAFIT_EXPORT int numafit_host_equal(const numafit_host_t *a, const numafit_hos
     }
     return 1;
 }
+
+NUMAFIT_EXPORT int numafit_host_get_memory_size(const numafit_host_t *h, size_t *ret) {
+    size_t n;
+    if (!h || !ret)
+        return -EINVAL;
+    n = sizeof(*h) + (size_t)h->ncells * sizeof(*h->cells) +
+        (size_t)h->ncells * 3 * h->nw * sizeof(uint64_t);
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *c = &h->cells[i];
+        if (c->nsib)
+            n += (c->nsib + 1) * sizeof(uint32_t) + c->sib_off[c->nsib] * sizeof(uint16_t);
+        n += c->npages * sizeof(*c->pages);
+        n += c->nphysnets * sizeof(char *);
+        for (uint32_t k = 0; k < c->nphysnets; k++)
+            n += strlen(c->physnets[k]) + 1;
+    }
+    *ret = n;
+    return 0;
+}

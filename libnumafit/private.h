@@ -190,6 +190,14 @@ int numafit__placement_alloc(uint32_t nw, uint32_t ncells, uint32_t pool,
 /* n entries from the pool, or NULL when it is exhausted. */
 uint32_t *numafit__placement_take(numafit_placement_t *p, uint32_t n);
 
+/* ------------------------------------------------------------ fit test hooks */
+/* nova's host cell order for this request (indexes into host->cells). */
+int numafit__fit_order(const numafit_host_t *h, const numafit_request_t *r,
+                       const numafit_options_t *o, uint32_t *order);
+/* One (host cell index, guest cell) check: 0 fits, else NUMAFIT_E_NOFIT_*. */
+int numafit__fit_pair(const numafit_host_t *h, const numafit_request_t *r,
+                      const numafit_options_t *o, uint32_t host_index, uint32_t guest);
+
 /* ------------------------------------------------------------ JSON output helpers */
 /* Dump a jansson value to a numafit__malloc'ed string (declared with void *
  * to keep jansson out of this header). */

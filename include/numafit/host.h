@@ -79,6 +79,13 @@ NUMAFIT_EXPORT void numafit_host_free(numafit_host_t *host);
 NUMAFIT_EXPORT int numafit_host_get_cell_count(const numafit_host_t *host);
 /** \return the nova cell id of the cell at index, -ENOENT, -EINVAL. */
 NUMAFIT_EXPORT int numafit_host_get_cell_id(const numafit_host_t *host, unsigned index);
+/**
+ * \brief Bytes of memory the host model occupies (the handle and everything
+ * it owns). A 2-socket host with 1,024 CPUs in 32 cells takes about 20 KiB.
+ * \return 0, -EINVAL.
+ */
+NUMAFIT_EXPORT int numafit_host_get_memory_size(const numafit_host_t *host, size_t *ret_bytes);
+
 /** \return 1 if the two hosts hold the same model and usage, 0 if not. */
 NUMAFIT_EXPORT int numafit_host_equal(const numafit_host_t *a, const numafit_host_t *b);
 
