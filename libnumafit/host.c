@@ -20,6 +20,7 @@ NUMAFIT_EXPORT void numafit_host_free(numafit_host_t *h) {
     for (uint32_t i = 0; i < h->ncells; i++)
         cell_clear(&h->cells[i]);
     numafit__free(h->bits);
+    numafit__free(h->distance);
     numafit__free(h->cells);
     numafit__free(h);
 }
@@ -72,6 +73,11 @@ NUMAFIT_EXPORT int numafit_host_dup(const numafit_host_t *h, numafit_host_t **re
     if (r < 0)
         return r;
     memcpy(d->bits, h->bits, (size_t)h->ncells * 3 * h->nw * sizeof(uint64_t));
+    if (h->distance) {
+        d->distance = memdup(h->distance, (size_t)h->ncells * h->ncells * sizeof(uint32_t));
+        if (!d->distance)
+            goto nomem;
+    }
     for (uint32_t i = 0; i < h->ncells; i++) {
         const struct numafit__cell *s = &h->cells[i];
         struct numafit__cell *c = &d->cells[i];
@@ -167,6 +173,10 @@ NUMAFIT_EXPORT int numafit_host_equal(const numafit_host_t *a, const numafit_hos
         return -EINVAL;
     if (a->ncells != b->ncells)
         return 0;
+    if (!a->distance != !b->distance ||
+        (a->distance &&
+         memcmp(a->distance, b->distance, (size_t)a->ncells * a->ncells * sizeof(uint32_t))))
+        return 0;
     /* compare bitmaps over the common width, the rest must be empty */
     unsigned nw = a->nw < b->nw ? a->nw : b->nw;
     for (uint32_t i = 0; i < a->ncells; i++) {
@@ -189,6 +199,8 @@ NUMAFIT_EXPORT int numafit_host_get_memory_size(const numafit_host_t *h, size_t 
         return -EINVAL;
     n = sizeof(*h) + (size_t)h->ncells * sizeof(*h->cells) +
         (size_t)h->ncells * 3 * h->nw * sizeof(uint64_t);
+    if (h->distance)
+        n += (size_t)h->ncells * h->ncells * sizeof(uint32_t);
     for (uint32_t i = 0; i < h->ncells; i++) {
         const struct numafit__cell *c = &h->cells[i];
         if (c->nsib)

@@ -107,6 +107,10 @@ struct numafit_host {
     uint32_t ncells;         /* 0 is allowed: a host without NUMA topology */
     struct numafit__cell *cells;
     uint64_t *bits;          /* one block holding every cell's three bitmaps */
+    /* NUMA distances (ACPI SLIT, /sys/.../nodeN/distance), ncells x ncells in
+     * cell index order, or NULL when unknown. nova ignores them; nova's JSON
+     * does not carry them. */
+    uint32_t *distance;
 };
 
 /* Allocate a host with ncells zeroed cells and zeroed bitmaps of nw words.
