@@ -69,6 +69,7 @@ struct fitctx {
     uint32_t pin_cap;
     uint64_t *taken;    /* host->nw words: pCPUs used by the pinning being built */
     uint64_t *freebits; /* host->nw words: free dedicated CPUs of the cell being packed */
+    bool overlap;       /* the cell being packed has sibling sets sharing CPUs */
     /* the last cell check, whose pinning is still in pin[] */
     bool last_valid;
     uint32_t last_p, last_g;
@@ -182,32 +183,18 @@ static void cell_siblings(struct fitctx *x, const struct numafit__cell *c, uint3
 }
 
 /*
- * Emulator-thread pCPUs (nova's _get_reserved): walk the sibling sets with
- * at least one free thread, in order, skipping pinned threads (or, for
- * isolate, whole sets holding a pinned thread), and take the first one.
- * Returns true and *out when found. Only one reserved pCPU is ever asked.
+ * Emulator-thread pCPU (nova's _get_reserved, not isolate): walk the sibling
+ * sets with at least one free thread, in order, skipping the threads the
+ * vCPUs got, and take the first one. Returns true and *out when found.
+ * Only one reserved pCPU is ever asked.
  */
 static bool get_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t npin,
-                         bool isolate, uint32_t *out) {
+                         uint32_t *out) {
     for (uint32_t s = 0; s < nsib; s++) {
-        uint32_t f = x->fcnt[s];
         const uint16_t *t = x->fthr + off[s];
-        if (!f)
-            continue;
-        bool has_pinned = false;
-        if (isolate) {
-            for (uint32_t i = 0; i < f && !has_pinned; i++)
-                for (uint32_t j = 0; j < npin; j++)
-                    if (x->pin[j] == t[i]) {
-                        has_pinned = true;
-                        break;
-                    }
-            if (has_pinned)
-                continue;
-        }
-        for (uint32_t i = 0; i < f; i++) {
+        for (uint32_t i = 0; i < x->fcnt[s]; i++) {
             bool pinned = false;
-            for (uint32_t j = 0; j < npin && !isolate; j++)
+            for (uint32_t j = 0; j < npin; j++)
                 if (x->pin[j] == t[i]) {
                     pinned = true;
                     break;
@@ -221,14 +208,6 @@ static bool get_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *off, u
     return false;
 }
 
-/*
- * nova's _get_pinning: take `t` threads from each sibling set having at
- * least `minfree` free threads, in order, for the n dedicated vCPUs.
- * Returns false when there are not enough such sets (nova's None).
- * Sibling sets may overlap on odd hosts (an offline CPU listed twice); a
- * thread already taken is then skipped, and the pinning fails if that
- * leaves too few threads (nova would pin two vCPUs to one pCPU).
- */
 /* Append cpu to the pinning unless an overlapping sibling set already gave it. */
 static void take(struct fitctx *x, uint32_t *j, uint16_t cpu) {
     if (numafit__bit_test(x->taken, cpu))
@@ -265,6 +244,67 @@ static bool get_pinning_flat(struct fitctx *x, uint32_t nsib, const uint32_t *of
     return j == n;
 }
 
+/*
+ * Isolate consumes whole cores: the claim pins every sibling set that holds
+ * a pinned CPU (nova's pin_cpus_with_siblings). A CPU is usable for isolate
+ * only if all those sets are entirely free, or the fit would return a
+ * placement its own claim refuses (nova does: it takes the emulator pCPU
+ * from a partly used core, and with overlapping sibling sets a vCPU too).
+ */
+static bool closure_free(const struct fitctx *x, uint32_t nsib, const uint32_t *off,
+                         const uint16_t *cpu, uint32_t s, uint16_t t) {
+    if (!x->overlap)
+        return x->fcnt[s] == off[s + 1] - off[s];
+    for (uint32_t q = 0; q < nsib; q++)
+        for (uint32_t i = off[q]; i < off[q + 1]; i++)
+            if (cpu[i] == t && x->fcnt[q] != off[q + 1] - off[q])
+                return false;
+    return true;
+}
+
+/* isolate: the first free thread of each fully free core of full size. */
+static bool isolate_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off,
+                            const uint16_t *cpu, uint32_t tpc, uint32_t n) {
+    uint32_t j = 0;
+    memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
+    for (uint32_t s = 0; s < nsib && j < n; s++) {
+        if (x->fcnt[s] < tpc)
+            continue;
+        for (uint32_t i = 0; i < x->fcnt[s]; i++) {
+            uint16_t t = x->fthr[off[s] + i];
+            if (numafit__bit_test(x->taken, t) || !closure_free(x, nsib, off, cpu, s, t))
+                continue;
+            take(x, &j, t);
+            break;
+        }
+    }
+    return j == n;
+}
+
+/* isolate: the emulator pCPU, from the sibling sets holding no vCPU (nova's
+ * _get_reserved), on a core that is entirely free. */
+static bool isolate_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *off,
+                             const uint16_t *cpu, uint32_t npin, uint32_t *out) {
+    for (uint32_t s = 0; s < nsib; s++) {
+        const uint16_t *t = x->fthr + off[s];
+        bool has_pinned = false;
+        for (uint32_t i = 0; i < x->fcnt[s] && !has_pinned; i++)
+            for (uint32_t j = 0; j < npin; j++)
+                if (x->pin[j] == t[i]) {
+                    has_pinned = true;
+                    break;
+                }
+        if (has_pinned)
+            continue;
+        for (uint32_t i = 0; i < x->fcnt[s]; i++)
+            if (!numafit__bit_test(x->taken, t[i]) && closure_free(x, nsib, off, cpu, s, t[i])) {
+                *out = t[i];
+                return true;
+            }
+    }
+    return false;
+}
+
 /* nova's _pack_instance_onto_cores. Returns true when the cell packs. */
 static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, uint32_t nres,
                  struct cellres *res) {
@@ -282,6 +322,15 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
      * loaders guarantee it) */
     for (uint32_t w = 0; w < x->h->nw; w++)
         x->freebits[w] = pc[w] & ~pin[w];
+    x->overlap = false;
+    if (tp == NUMAFIT_THREAD_POLICY_ISOLATE) {
+        /* do sibling sets share CPUs (odd hosts: an offline CPU listed twice)? */
+        memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
+        for (uint32_t i = 0; i < off[nsib] && !x->overlap; i++) {
+            x->overlap = numafit__bit_test(x->taken, cpu[i]);
+            numafit__bit_set(x->taken, cpu[i]);
+        }
+    }
     for (uint32_t s = 0; s < nsib; s++) {
         uint32_t len = off[s + 1] - off[s], f = 0;
         if (len > tpc)
@@ -301,11 +350,12 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
             return false; /* no fully free core */
         if (tpc != 1 && !numafit__bits_equal(c->pcpuset, c->cpuset, x->h->nw))
             return false; /* bug #1889633: isolate needs a non-HT host */
-        have = get_pinning(x, nsib, off, 1, tpc, n);
-        if (have && n && nres)
-            reserved_ok = get_reserved(x, nsib, off, n, true, &reserved);
+        if (!isolate_pinning(x, nsib, off, cpu, tpc, n))
+            return false;
+        if (nres)
+            reserved_ok = isolate_reserved(x, nsib, off, cpu, n, &reserved);
         /* nova: "if not pinning" here in every release */
-        if (!have || n == 0 || (nres && !reserved_ok))
+        if (n == 0 || (nres && !reserved_ok))
             return false;
     } else {
         bool require = tp == NUMAFIT_THREAD_POLICY_REQUIRE;
@@ -317,7 +367,7 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
             have = get_pinning(x, nsib, off, t, t, n);
             reserved_ok = false;
             if (have && n && nres)
-                reserved_ok = get_reserved(x, nsib, off, n, false, &reserved);
+                reserved_ok = get_reserved(x, nsib, off, n, &reserved);
             if (!have || (x->zed && n == 0) || (nres && !reserved_ok))
                 continue;
             break;
@@ -326,7 +376,7 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
             have = get_pinning_flat(x, nsib, off, n);
             reserved_ok = false;
             if (have && n && nres)
-                reserved_ok = get_reserved(x, nsib, off, n, false, &reserved);
+                reserved_ok = get_reserved(x, nsib, off, n, &reserved);
         }
         if (!have || (x->zed && n == 0) || (nres && !reserved_ok))
             return false;

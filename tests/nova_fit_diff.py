@@ -992,6 +992,17 @@ def run_profile(s, profile, rules_ctx, nf, st, args):
                      if placement_problems(host, got) else [])
             record(st, s, profile, "%s impossible reference" % pname, probs, cref, got, err)
             return
+        if status != "error" and ref is not None and nova_claim_refuses(host, ref, rules_ctx):
+            # nova's fit accepted what its own claim refuses (isolate with
+            # emulator threads isolated takes the emulator pCPU from a partly
+            # pinned core, and pin_cpus_with_siblings() then wants the whole
+            # core).  numafit only returns claimable placements: it must give
+            # no fit, or a valid placement that its claim accepts and its
+            # release undoes.
+            st.c["%s nova claim refuses nova's own fit" % pname] += 1
+            probs = claimable_alternative(s, host, got, p, nf)
+            record(st, s, profile, "%s unclaimable reference" % pname, probs, cref, got, err)
+            return
         if status == "error":
             probs = ["numafit error: %s" % (err,)]
         else:
@@ -1031,6 +1042,40 @@ def record(st, s, profile, what, probs, cref=None, got=None, err=None):
 
 
 NOVA_CLAIM_DEFECTS = (nova_exc.CPUPinningInvalid, nova_exc.CPUPinningUnknown)
+
+
+def nova_claim_refuses(host, ref, rules_ctx):
+    """True when nova's own claim raises on nova's reference placement."""
+    try:
+        with rules_ctx:
+            nova_claim(copy.deepcopy(host), ref)
+    except NOVA_CLAIM_DEFECTS:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+def claimable_alternative(s, host, got, p, nf):
+    """numafit's answer where nova's reference cannot be claimed: no fit, or
+    a valid placement that numafit claims and releases cleanly."""
+    if got is None:
+        return []
+    probs = placement_problems(host, got)
+    if probs:
+        return ["numafit placement invalid: " + "; ".join(probs)]
+    h = nf.host_new(s["host_json"])
+    try:
+        before = canon_host(nf.host_json(h))
+        rc, err = nf.claim(h, p)
+        if rc != 0:
+            return ["numafit cannot claim its own placement: rc=%d %s" % (rc, err)]
+        rc, err = nf.release(h, p)
+        if rc != 0 or canon_host(nf.host_json(h)) != before:
+            return ["numafit release did not restore the host (rc=%d)" % rc]
+        return []
+    finally:
+        nf.host_free(h)
 
 
 def claim_both(host, ref, h, p, nf, rules_ctx, st, pname):
@@ -1109,6 +1154,18 @@ def run_sequence(s, profile, rules_ctx, nf, st, args):
             sc = dict(s, host_json=cur)
             status, got, p, err = nf.fit(cur, s["flavor"], s["image"], s["limits_js"],
                                          profile, s["pack"])
+            if (status != "error" and ref is not None
+                    and nova_claim_refuses(host, ref, rules_ctx)):
+                # as in the single fits: nova's placement cannot be claimed;
+                # numafit must give no fit or a claimable placement.  The
+                # sequence ends here (the two sides part ways).
+                st.c["%s nova claim refuses nova's own fit" % pname] += 1
+                sc2 = dict(sc)
+                probs = claimable_alternative(sc2, host, got, p, nf)
+                nf.free_placement(p)
+                record(st, sc, profile, "%s sequence unclaimable reference %d" % (pname, step),
+                       probs, cref, got, err)
+                break
             probs = ["numafit error: %s" % (err,)] if status == "error" else \
                 compare_fit(host, cref, got)
             if probs:
