@@ -28,5 +28,7 @@
 #include <numafit/request.h>
 #include <numafit/topology.h>
 #include <numafit/fit.h>
+#include <numafit/discover.h>
+#include <numafit/domain.h>
 
 #endif

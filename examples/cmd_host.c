@@ -1,0 +1,384 @@
+/*
+ * numafit host: discover a host's NUMA topology the way nova's libvirt driver
+ * builds it, from a live libvirt connection, a capabilities XML file or a
+ * sysfs tree, and print it as nova's NUMATopology JSON (or a summary on a
+ * terminal).
+ *
+ *   numafit host --libvirt URI | --caps FILE | --sysfs [ROOT]
+ *                [--cpu-dedicated-set S] [--cpu-shared-set S] [--vcpu-pin-set S]
+ *                [--reserved-huge-pages node:N,size:S,count:C]...
+ *                [--physnet NAME:NODES]... [--tunnel NODES]
+ *                [--online SPEC] [--all-online] [--any-arch] [--json]
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <numafit.h>
+#include <numafit/discover.h>
+
+#define EXIT_USAGE 2
+
+int numafit_cli_host(int argc, char **argv);
+
+static void usage(FILE *o) {
+    fprintf(o, "usage: numafit host --libvirt URI | --caps FILE | --sysfs [ROOT]  [OPTIONS]\n"
+               "\n"
+               "Build the host NUMA topology nova's libvirt driver reports (NUMATopology),\n"
+               "with nova.conf's CPU sets, reserved huge pages and network NUMA affinity.\n"
+               "\n"
+               "Source (one):\n"
+               "  --libvirt URI            read-only libvirt connection (e.g. qemu:///system,\n"
+               "                           test:///default); online CPUs from virNodeGetCPUMap\n"
+               "  --caps FILE              capabilities XML ('virsh capabilities'; - = stdin)\n"
+               "  --sysfs [ROOT]           Linux sysfs under ROOT (default /)\n"
+               "nova.conf options:\n"
+               "  --cpu-dedicated-set S    [compute] cpu_dedicated_set\n"
+               "  --cpu-shared-set S       [compute] cpu_shared_set\n"
+               "  --vcpu-pin-set S         [DEFAULT] vcpu_pin_set (deprecated)\n"
+               "  --reserved-huge-pages V  [DEFAULT] reserved_huge_pages, node:N,size:S,count:C\n"
+               "                           (repeatable)\n"
+               "  --physnet NAME:NODES     [neutron] physnets + [neutron_physnet_NAME] numa_nodes\n"
+               "                           (repeatable; NODES like 0,1)\n"
+               "  --tunnel NODES           [neutron_tunnel] numa_nodes\n"
+               "Other:\n"
+               "  --online SPEC            online CPUs for --caps (default: all listed)\n"
+               "  --all-online             ignore libvirt's CPU map / sysfs cpu/online\n"
+               "  --any-arch               skip nova's architecture check\n"
+               "  --json                   print JSON even on a terminal\n"
+               "\n"
+               "Exit status: 0 ok, 1 error (nova's exception name is printed), 2 usage.\n");
+}
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    size_t cap = 1 << 16, n = 0;
+    char *buf;
+    if (!f)
+        return NULL;
+    buf = malloc(cap + 1);
+    while (buf) {
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (n < cap) {
+            if (ferror(f)) {
+                free(buf);
+                buf = NULL;
+            }
+            break;
+        }
+        if (cap > NUMAFIT_INPUT_MAX) {
+            /* larger than the library accepts: let it refuse the size */
+            break;
+        }
+        char *nb = realloc(buf, cap * 2 + 1);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (f != stdin)
+        fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
+static json_t *data(json_t *o) {
+    return json_object_get(o, "nova_object.data");
+}
+
+static void cpus(json_t *arr, char *out, size_t cap) {
+    numafit_cpuset_t *s = NULL;
+    char *str = NULL;
+    size_t i;
+    json_t *v;
+    snprintf(out, cap, "-");
+    if (numafit_cpuset_new(&s) < 0)
+        return;
+    json_array_foreach(arr, i, v) {
+        if (numafit_cpuset_add(s, (unsigned)json_integer_value(v)) < 0)
+            break;
+    }
+    if (numafit_cpuset_count(s) > 0 && numafit_cpuset_format(s, 0, &str) == 0)
+        snprintf(out, cap, "%s", str);
+    numafit_free(str);
+    numafit_cpuset_free(s);
+}
+
+static void size_kb(char *out, size_t cap, long long kb) {
+    if (kb >= 1048576 && kb % 1048576 == 0)
+        snprintf(out, cap, "%lld GiB", kb / 1048576);
+    else if (kb >= 1024 && kb % 1024 == 0)
+        snprintf(out, cap, "%lld MiB", kb / 1024);
+    else
+        snprintf(out, cap, "%lld KiB", kb);
+}
+
+static void summary(const numafit_host_t *h, const char *json, const char *source) {
+    json_error_t jerr;
+    json_t *root = json_loads(json, 0, &jerr), *cells, *cell;
+    size_t i;
+    int n = numafit_host_get_cell_count(h);
+    if (!root)
+        return;
+    cells = json_object_get(data(root), "cells");
+    printf("Host %s: %d NUMA cell%s\n", source, n, n == 1 ? "" : "s");
+    if (n == 0)
+        printf("  no NUMA topology (nova reports numa_topology None)\n");
+    json_array_foreach(cells, i, cell) {
+        json_t *d = data(cell), *sib, *pg, *nm = data(json_object_get(d, "network_metadata"));
+        json_t *sock = json_object_get(d, "socket");
+        char shared[512], ded[512];
+        size_t threads = 0, k;
+        cpus(json_object_get(d, "cpuset"), shared, sizeof(shared));
+        cpus(json_object_get(d, "pcpuset"), ded, sizeof(ded));
+        json_array_foreach(json_object_get(d, "siblings"), k, sib) {
+            if (json_array_size(sib) > threads)
+                threads = json_array_size(sib);
+        }
+        printf("  cell %lld", (long long)json_integer_value(json_object_get(d, "id")));
+        if (json_is_integer(sock))
+            printf(" (socket %lld)", (long long)json_integer_value(sock));
+        printf(": %lld MiB\n", (long long)json_integer_value(json_object_get(d, "memory")));
+        printf("    shared CPUs (VCPU)     %s\n", shared);
+        printf("    dedicated CPUs (PCPU)  %s\n", ded);
+        printf("    sibling groups         %zu (up to %zu thread%s)\n",
+               json_array_size(json_object_get(d, "siblings")), threads, threads == 1 ? "" : "s");
+        json_array_foreach(json_object_get(d, "mempages"), k, pg) {
+            json_t *p = data(pg);
+            char sz[32];
+            size_kb(sz, sizeof(sz), json_integer_value(json_object_get(p, "size_kb")));
+            printf("    pages %-9s %lld total, %lld reserved\n", sz,
+                   (long long)json_integer_value(json_object_get(p, "total")),
+                   (long long)json_integer_value(json_object_get(p, "reserved")));
+        }
+        if (nm) {
+            json_t *pn;
+            size_t j;
+            if (json_array_size(json_object_get(nm, "physnets"))) {
+                printf("    physnets              ");
+                json_array_foreach(json_object_get(nm, "physnets"), j, pn) {
+                    printf(" %s", json_string_value(pn));
+                }
+                printf("\n");
+            }
+            if (json_is_true(json_object_get(nm, "tunneled")))
+                printf("    tunneled networks      yes\n");
+        }
+    }
+    if (n > 1) {
+        unsigned dist;
+        if (numafit_host_get_distance(h, 0, 0, &dist) == 0) {
+            printf("  distances:\n      ");
+            for (int j = 0; j < n; j++)
+                printf(" %4d", numafit_host_get_cell_id(h, (unsigned)j));
+            printf("\n");
+            for (int a = 0; a < n; a++) {
+                printf("  %4d", numafit_host_get_cell_id(h, (unsigned)a));
+                for (int b = 0; b < n; b++) {
+                    if (numafit_host_get_distance(h, (unsigned)a, (unsigned)b, &dist) < 0)
+                        dist = 0;
+                    printf(" %4u", dist);
+                }
+                printf("\n");
+            }
+        }
+    }
+    json_decref(root);
+}
+
+static int fail(const char *what, int rc, const numafit_error_t *e) {
+    fprintf(stderr, "numafit host: %s: %s%s%s%s%s%s\n", what,
+            e->text[0] ? e->text : numafit_strerror(rc), e->exception[0] ? " (" : "", e->exception,
+            e->exception[0] ? ")" : "", e->where[0] ? " at " : "", e->where);
+    return 1;
+}
+
+int numafit_cli_host(int argc, char **argv) {
+    enum {
+        O_LIBVIRT = 256,
+        O_CAPS,
+        O_SYSFS,
+        O_DED,
+        O_SHARED,
+        O_PIN,
+        O_RESV,
+        O_PHYSNET,
+        O_TUNNEL,
+        O_ONLINE,
+        O_ALL_ONLINE,
+        O_ANY_ARCH,
+        O_JSON
+    };
+    static const struct option longopts[] = {
+        {"libvirt", required_argument, NULL, O_LIBVIRT},
+        {"caps", required_argument, NULL, O_CAPS},
+        {"sysfs", optional_argument, NULL, O_SYSFS},
+        {"cpu-dedicated-set", required_argument, NULL, O_DED},
+        {"cpu-shared-set", required_argument, NULL, O_SHARED},
+        {"vcpu-pin-set", required_argument, NULL, O_PIN},
+        {"reserved-huge-pages", required_argument, NULL, O_RESV},
+        {"physnet", required_argument, NULL, O_PHYSNET},
+        {"tunnel", required_argument, NULL, O_TUNNEL},
+        {"online", required_argument, NULL, O_ONLINE},
+        {"all-online", no_argument, NULL, O_ALL_ONLINE},
+        {"any-arch", no_argument, NULL, O_ANY_ARCH},
+        {"json", no_argument, NULL, O_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    numafit_hostconf_t *conf = NULL;
+    numafit_host_t *host = NULL;
+    numafit_error_t err;
+    const char *libvirt_uri = NULL, *caps = NULL, *sysfs = NULL, *online = NULL;
+    bool have_sysfs = false, json = false;
+    unsigned flags = 0;
+    char *out = NULL, label[300];
+    int opt, rc, nsrc = 0, ret = 1;
+
+    memset(&err, 0, sizeof(err));
+    if (numafit_hostconf_new(&conf) < 0) {
+        fprintf(stderr, "numafit host: out of memory\n");
+        return 1;
+    }
+    optind = 1;
+    opterr = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        rc = 0;
+        switch (opt) {
+            case O_LIBVIRT:
+                libvirt_uri = optarg;
+                nsrc++;
+                break;
+            case O_CAPS:
+                caps = optarg;
+                nsrc++;
+                break;
+            case O_SYSFS:
+                have_sysfs = true;
+                nsrc++;
+                sysfs = optarg;
+                if (!sysfs && optind < argc && argv[optind][0] != '-')
+                    sysfs = argv[optind++];
+                break;
+            case O_DED:
+                rc = numafit_hostconf_set_cpu_dedicated_set(conf, optarg, &err);
+                break;
+            case O_SHARED:
+                rc = numafit_hostconf_set_cpu_shared_set(conf, optarg, &err);
+                break;
+            case O_PIN:
+                rc = numafit_hostconf_set_vcpu_pin_set(conf, optarg, &err);
+                break;
+            case O_RESV:
+                rc = numafit_hostconf_add_reserved_huge_pages(conf, optarg, &err);
+                break;
+            case O_PHYSNET: {
+                const char *colon = strchr(optarg, ':');
+                char name[256];
+                if (!colon || (size_t)(colon - optarg) >= sizeof(name)) {
+                    fprintf(stderr, "numafit host: --physnet wants NAME:NODES, e.g. "
+                                    "physnet1:0,1\n");
+                    ret = EXIT_USAGE;
+                    goto out;
+                }
+                memcpy(name, optarg, (size_t)(colon - optarg));
+                name[colon - optarg] = '\0';
+                rc = numafit_hostconf_add_physnet(conf, name, colon + 1, &err);
+                break;
+            }
+            case O_TUNNEL:
+                rc = numafit_hostconf_set_tunnel_numa_nodes(conf, optarg, &err);
+                break;
+            case O_ONLINE:
+                online = optarg;
+                break;
+            case O_ALL_ONLINE:
+                flags |= NUMAFIT_DISCOVER_ALL_ONLINE;
+                break;
+            case O_ANY_ARCH:
+                flags |= NUMAFIT_DISCOVER_ANY_ARCH;
+                break;
+            case O_JSON:
+                json = true;
+                break;
+            case 'h':
+                usage(stdout);
+                ret = 0;
+                goto out;
+            default:
+                fprintf(stderr, "Try 'numafit host --help'.\n");
+                ret = EXIT_USAGE;
+                goto out;
+        }
+        if (rc < 0) {
+            char what[64];
+            snprintf(what, sizeof(what), "--%s", longopts[opt - O_LIBVIRT].name);
+            ret = fail(what, rc, &err);
+            goto out;
+        }
+    }
+    if (optind < argc || nsrc != 1) {
+        fprintf(stderr, "numafit host: give exactly one of --libvirt URI, --caps FILE, "
+                        "--sysfs [ROOT]\nTry 'numafit host --help'.\n");
+        ret = EXIT_USAGE;
+        goto out;
+    }
+    if (online && !caps) {
+        fprintf(stderr, "numafit host: --online only goes with --caps\n");
+        ret = EXIT_USAGE;
+        goto out;
+    }
+
+    if (libvirt_uri) {
+        snprintf(label, sizeof(label), "libvirt %s", libvirt_uri);
+        rc = numafit_host_new_from_libvirt(libvirt_uri, conf, flags, &host, &err);
+    } else if (caps) {
+        size_t len = 0;
+        char *xml = read_file(caps, &len);
+        snprintf(label, sizeof(label), "capabilities %s", caps);
+        if (!xml) {
+            fprintf(stderr, "numafit host: %s: %s\n", caps, strerror(errno ? errno : EIO));
+            goto out;
+        }
+        rc = numafit_host_new_from_caps_xml(xml, len, conf, online, flags, &host, &err);
+        free(xml);
+    } else {
+        (void)have_sysfs;
+        snprintf(label, sizeof(label), "sysfs %s", sysfs ? sysfs : "/");
+        rc = numafit_host_new_from_sysfs(sysfs, conf, flags, &host, &err);
+    }
+    if (rc < 0) {
+        ret = fail(label, rc, &err);
+        goto out;
+    }
+    rc = numafit_host_to_json(host, NUMAFIT_JSON_INDENT, &out, &err);
+    if (rc < 0) {
+        ret = fail("JSON", rc, &err);
+        goto out;
+    }
+    if (json || !isatty(STDOUT_FILENO))
+        printf("%s\n", out);
+    else
+        summary(host, out, label);
+    ret = fflush(stdout) == 0 ? 0 : 1;
+out:
+    numafit_free(out);
+    numafit_host_free(host);
+    numafit_hostconf_free(conf);
+    return ret;
+}

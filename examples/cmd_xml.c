@@ -1,0 +1,338 @@
+/* `numafit xml`: fit a flavor on a host, then print the libvirt domain XML
+ * elements nova's libvirt driver would write for it (or a whole domain). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <numafit.h>
+#include <numafit/domain.h>
+
+int numafit_cli_xml(int argc, char **argv);
+
+#define XML_EXIT_ERROR 1
+#define XML_EXIT_USAGE 2
+#define XML_EXIT_NOFIT 3
+
+static void xml_usage(FILE *o) {
+    fprintf(o, "usage: numafit xml --host H.json --flavor F.json [--image I.json]\n"
+               "                   [--limits L.json] [--cpu-shared-set SPEC] [--domain]\n"
+               "                   [OPTIONS]\n"
+               "\n"
+               "Fit the flavor on the host as nova does, then print the libvirt domain XML\n"
+               "elements nova's libvirt driver writes for the placement: <memoryBacking>,\n"
+               "<vcpu>, <cputune>, <numatune> and <cpu>; with --domain, a whole minimal\n"
+               "domain (with a disk and an interface carrying quota:disk_* and quota:vif_*).\n"
+               "\n"
+               "OPTIONS:\n"
+               "  --cpu-shared-set SPEC       [compute] cpu_shared_set of the host\n"
+               "  --vcpu-pin-set SPEC         legacy vcpu_pin_set\n"
+               "  --online-cpus SPEC          the host's online CPUs (default: all)\n"
+               "  --realtime-priority N       [libvirt] realtime_scheduler_priority (1)\n"
+               "  --file-backed-memory MIB    [libvirt] file_backed_memory (0)\n"
+               "  --no-cpu-control            the host has no cgroup cpu controller\n"
+               "  --domain-type TYPE          <domain type=...> with --domain (kvm)\n"
+               "  --name NAME, --uuid UUID    domain name and uuid with --domain\n"
+               "  --cpu-mode MODE             host-model, host-passthrough, custom, maximum\n"
+               "  --nova-exact                write what nova writes even if libvirt refuses it\n"
+               "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
+               "  --strategy spread|pack      host cell order (default spread)\n"
+               "\n"
+               "Exit status: 0 written, 1 error, 2 usage, 3 the flavor does not fit.\n");
+}
+
+/* Whole file into a NUL-terminated malloc'ed buffer. */
+static char *read_all(const char *path, size_t *ret_len) {
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    size_t n;
+    if (!f) {
+        fprintf(stderr, "numafit: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    buf = malloc((size_t)NUMAFIT_INPUT_MAX + 2);
+    if (!buf) {
+        fclose(f);
+        fprintf(stderr, "numafit: %s: out of memory\n", path);
+        return NULL;
+    }
+    n = fread(buf, 1, (size_t)NUMAFIT_INPUT_MAX + 1, f);
+    if (ferror(f) || n > NUMAFIT_INPUT_MAX) {
+        fprintf(stderr, "numafit: %s: %s\n", path, ferror(f) ? "read error" : "file too large");
+        fclose(f);
+        free(buf);
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *ret_len = n;
+    return buf;
+}
+
+static void report(const char *what, int rc, const numafit_error_t *e) {
+    fprintf(stderr, "numafit: %s: %s", what, e->text[0] ? e->text : numafit_strerror(rc));
+    if (e->exception[0])
+        fprintf(stderr, " (%s)", e->exception);
+    if (e->where[0])
+        fprintf(stderr, " [%s]", e->where);
+    fputc('\n', stderr);
+}
+
+struct xml_args {
+    const char *host, *flavor, *image, *limits;
+    const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode;
+    long priority;
+    unsigned long long filebacked;
+    bool domain, no_cpu_control, exact, zed, pack;
+};
+
+static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char **dst = NULL;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            xml_usage(stdout);
+            return 0;
+        }
+        if (!strcmp(o, "--domain")) {
+            a->domain = true;
+            continue;
+        }
+        if (!strcmp(o, "--no-cpu-control")) {
+            a->no_cpu_control = true;
+            continue;
+        }
+        if (!strcmp(o, "--nova-exact")) {
+            a->exact = true;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "numafit xml: unknown option or missing value: '%s'\n", o);
+            return -1;
+        }
+        if (!strcmp(o, "--host"))
+            dst = &a->host;
+        else if (!strcmp(o, "--flavor"))
+            dst = &a->flavor;
+        else if (!strcmp(o, "--image"))
+            dst = &a->image;
+        else if (!strcmp(o, "--limits"))
+            dst = &a->limits;
+        else if (!strcmp(o, "--cpu-shared-set"))
+            dst = &a->shared;
+        else if (!strcmp(o, "--vcpu-pin-set"))
+            dst = &a->pinset;
+        else if (!strcmp(o, "--online-cpus"))
+            dst = &a->online;
+        else if (!strcmp(o, "--domain-type"))
+            dst = &a->type;
+        else if (!strcmp(o, "--name"))
+            dst = &a->name;
+        else if (!strcmp(o, "--uuid"))
+            dst = &a->uuid;
+        else if (!strcmp(o, "--cpu-mode"))
+            dst = &a->cpu_mode;
+        if (dst) {
+            *dst = argv[++i];
+            continue;
+        }
+        if (!strcmp(o, "--realtime-priority") || !strcmp(o, "--file-backed-memory")) {
+            char *end;
+            const char *v = argv[++i];
+            errno = 0;
+            unsigned long long n = strtoull(v, &end, 10);
+            if (errno || end == v || *end || v[0] == '-') {
+                fprintf(stderr, "numafit xml: %s: not a number: '%s'\n", o, v);
+                return -1;
+            }
+            if (o[2] == 'r')
+                a->priority = n > 1000 ? 1000 : (long)n;
+            else
+                a->filebacked = n;
+            continue;
+        }
+        if (!strcmp(o, "--nova-release")) {
+            const char *v = argv[++i];
+            if (strcmp(v, "zed") && strcmp(v, "latest")) {
+                fprintf(stderr, "numafit xml: --nova-release: latest or zed\n");
+                return -1;
+            }
+            a->zed = !strcmp(v, "zed");
+            continue;
+        }
+        if (!strcmp(o, "--strategy")) {
+            const char *v = argv[++i];
+            if (strcmp(v, "spread") && strcmp(v, "pack")) {
+                fprintf(stderr, "numafit xml: --strategy: spread or pack\n");
+                return -1;
+            }
+            a->pack = !strcmp(v, "pack");
+            continue;
+        }
+        fprintf(stderr, "numafit xml: unknown option '%s'\n", o);
+        return -1;
+    }
+    if (!a->host || !a->flavor) {
+        fprintf(stderr, "numafit xml: --host and --flavor are required\n");
+        return -1;
+    }
+    return 1;
+}
+
+static int make_conf(const struct xml_args *a, numafit_domconf_t **ret) {
+    numafit_domconf_t *c = NULL;
+    numafit_error_t e;
+    int rc;
+    memset(&e, 0, sizeof(e));
+    if ((rc = numafit_domconf_new(&c)) < 0) {
+        fprintf(stderr, "numafit: %s\n", numafit_strerror(rc));
+        return rc;
+    }
+    if ((rc = numafit_domconf_set_cpu_shared_set(c, a->shared, &e)) < 0 ||
+        (rc = numafit_domconf_set_vcpu_pin_set(c, a->pinset, &e)) < 0 ||
+        (rc = numafit_domconf_set_online_cpus(c, a->online, &e)) < 0) {
+        report("host settings", rc, &e);
+        goto fail;
+    }
+    if (a->priority && (rc = numafit_domconf_set_realtime_priority(c, (int)a->priority)) < 0) {
+        fprintf(stderr, "numafit xml: --realtime-priority: 1..99\n");
+        goto fail;
+    }
+    if ((rc = numafit_domconf_set_file_backed_memory(c, a->filebacked)) < 0) {
+        fprintf(stderr, "numafit xml: --file-backed-memory: out of range\n");
+        goto fail;
+    }
+    if ((rc = numafit_domconf_set_cpu_control(c, !a->no_cpu_control)) < 0)
+        goto fail;
+    if (a->type && (rc = numafit_domconf_set_domain_type(c, a->type)) < 0) {
+        fprintf(stderr, "numafit xml: --domain-type: letters and digits\n");
+        goto fail;
+    }
+    if (a->name && (rc = numafit_domconf_set_name(c, a->name)) < 0) {
+        fprintf(stderr, "numafit xml: --name: 1..255 bytes, no '/'\n");
+        goto fail;
+    }
+    if (a->uuid && (rc = numafit_domconf_set_uuid(c, a->uuid)) < 0) {
+        fprintf(stderr, "numafit xml: --uuid: not a uuid\n");
+        goto fail;
+    }
+    if (a->cpu_mode && (rc = numafit_domconf_set_cpu_mode(c, a->cpu_mode)) < 0) {
+        fprintf(stderr, "numafit xml: --cpu-mode: host-model, host-passthrough, custom or "
+                        "maximum\n");
+        goto fail;
+    }
+    *ret = c;
+    return 0;
+fail:
+    numafit_domconf_free(c);
+    return rc < 0 ? rc : -EINVAL;
+}
+
+int numafit_cli_xml(int argc, char **argv) {
+    struct xml_args a;
+    char *host_s = NULL, *flavor_s = NULL, *image_s = NULL, *limits_s = NULL, *xml = NULL;
+    size_t host_n = 0, flavor_n = 0, image_n = 0, limits_n = 0;
+    numafit_host_t *host = NULL;
+    numafit_request_t *req = NULL;
+    numafit_options_t *opt = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_domconf_t *conf = NULL;
+    numafit_error_t e;
+    int rc, status = XML_EXIT_ERROR;
+
+    memset(&a, 0, sizeof(a));
+    memset(&e, 0, sizeof(e));
+    rc = parse_xml_args(argc, argv, &a);
+    if (rc <= 0) {
+        if (rc < 0)
+            fprintf(stderr, "Try 'numafit xml --help'.\n");
+        return rc < 0 ? XML_EXIT_USAGE : 0;
+    }
+    if (make_conf(&a, &conf) < 0)
+        return XML_EXIT_USAGE;
+    if (!(host_s = read_all(a.host, &host_n)) || !(flavor_s = read_all(a.flavor, &flavor_n)) ||
+        (a.image && !(image_s = read_all(a.image, &image_n))) ||
+        (a.limits && !(limits_s = read_all(a.limits, &limits_n))))
+        goto out;
+    if ((rc = numafit_host_new_from_json(host_s, host_n, 0, &host, &e)) < 0) {
+        report(a.host, rc, &e);
+        goto out;
+    }
+    rc = numafit_request_new(flavor_s, flavor_n, image_s, image_n, a.zed ? NUMAFIT_REQUEST_ZED : 0,
+                             &req, &e);
+    if (rc < 0) {
+        report(a.flavor, rc, &e);
+        goto out;
+    }
+    if (rc == 1) {
+        if ((rc = numafit_options_new(&opt)) < 0 ||
+            (rc = numafit_options_set_profile(opt, a.zed ? NUMAFIT_PROFILE_ZED
+                                                         : NUMAFIT_PROFILE_LATEST)) < 0 ||
+            (rc = numafit_options_set_strategy(opt, a.pack ? NUMAFIT_STRATEGY_PACK
+                                                           : NUMAFIT_STRATEGY_SPREAD)) < 0) {
+            fprintf(stderr, "numafit: %s\n", numafit_strerror(rc));
+            goto out;
+        }
+        if (limits_s && (rc = numafit_options_set_limits_json(opt, limits_s, limits_n, &e)) < 0) {
+            report(a.limits, rc, &e);
+            goto out;
+        }
+        rc = numafit_fit(host, req, opt, 0, &p, &e);
+        if (rc < 0) {
+            report("fit", rc, &e);
+            goto out;
+        }
+        if (rc == 0) {
+            report("does not fit", 0, &e);
+            status = XML_EXIT_NOFIT;
+            goto out;
+        }
+    }
+    rc = numafit_domain_xml(
+        host, req, p, flavor_s, flavor_n, image_s, image_n, conf,
+        (a.domain ? NUMAFIT_DOMAIN_FULL : 0) | (a.exact ? NUMAFIT_DOMAIN_NOVA_EXACT : 0), &xml, &e);
+    if (rc < 0) {
+        report("domain XML", rc, &e);
+        goto out;
+    }
+    fputs(xml, stdout);
+    if (!a.domain) {
+        /* the device-level elements, as separate fragments */
+        char *dev = NULL;
+        rc = numafit_domain_disk_iotune_xml(flavor_s, flavor_n,
+                                            a.exact ? NUMAFIT_DOMAIN_NOVA_EXACT : 0, &dev, &e);
+        if (rc < 0) {
+            report("disk iotune", rc, &e);
+            goto out;
+        }
+        if (rc > 0)
+            printf("<!-- disk -->\n%s", dev);
+        numafit_free(dev);
+        dev = NULL;
+        rc = numafit_domain_interface_bandwidth_xml(
+            flavor_s, flavor_n, a.exact ? NUMAFIT_DOMAIN_NOVA_EXACT : 0, &dev, &e);
+        if (rc < 0) {
+            report("interface bandwidth", rc, &e);
+            goto out;
+        }
+        if (rc > 0)
+            printf("<!-- interface -->\n%s", dev);
+        numafit_free(dev);
+    }
+    status = fflush(stdout) == 0 ? 0 : XML_EXIT_ERROR;
+out:
+    numafit_free(xml);
+    numafit_placement_free(p);
+    numafit_options_free(opt);
+    numafit_request_free(req);
+    numafit_host_free(host);
+    numafit_domconf_free(conf);
+    free(host_s);
+    free(flavor_s);
+    free(image_s);
+    free(limits_s);
+    return status;
+}

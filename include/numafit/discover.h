@@ -1,0 +1,177 @@
+/** \file discover.h  Host discovery: libvirt capabilities XML, a live libvirt
+ * connection, or a Linux sysfs tree, turned into nova's host model with the
+ * libvirt driver's rules (nova.conf CPU sets, reserved huge pages, network
+ * NUMA affinity).
+ *
+ * Nova's rules (nova/virt/libvirt/driver.py _get_host_numa_topology and
+ * _check_cpu_set_configuration, Zed):
+ *  - shared CPUs (cell cpuset, VCPU) = vcpu_pin_set if set, else
+ *    cpu_shared_set, else none if cpu_dedicated_set is set, else all online
+ *    CPUs; dedicated CPUs (cell pcpuset, PCPU) = cpu_dedicated_set, else the
+ *    shared CPUs (legacy fallback) unless only cpu_shared_set is set;
+ *  - cpu_dedicated_set and cpu_shared_set must be disjoint, vcpu_pin_set may
+ *    not be combined with cpu_dedicated_set ("InvalidConfiguration"); every
+ *    configured CPU must be online ("Invalid");
+ *  - socket = the socket of the cell's CPUs when they all share one, else
+ *    null; siblings de-duplicated, cut to the usable CPUs, empty groups
+ *    dropped; memory = KiB / 1024 truncated; one mempages entry per page size
+ *    listed, reserved from reserved_huge_pages; network_metadata from the
+ *    physnet and tunnel NUMA nodes ("InvalidNetworkNUMAAffinity").
+ *
+ * Deliberate differences from nova (all documented at the functions):
+ *  - a <cpu> without a siblings attribute is its own sibling group (nova
+ *    crashes with a TypeError);
+ *  - <memory unit> and <pages unit> are honoured (nova always reads KiB);
+ *  - any DOCTYPE, duplicate cell or CPU ids, ids out of range are refused;
+ *  - a negative reserved_huge_pages count is refused (nova accepts it);
+ *  - the hypervisor type is not checked (nova returns no topology unless the
+ *    connection is QEMU; e.g. for test:///default); the host architecture is
+ *    (i686, x86_64, aarch64, ppc64, ppc64le), unless NUMAFIT_DISCOVER_ANY_ARCH;
+ *  - the NUMA distance matrix is kept (numafit_host_get_distance).
+ * A host without NUMA cells (nova: numa_topology None) is a host with 0 cells.
+ */
+#ifndef NUMAFIT_DISCOVER_H
+#define NUMAFIT_DISCOVER_H
+
+#include <numafit/common.h>
+#include <numafit/host.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** nova.conf options that shape the host model (an empty configuration is
+ * nova's defaults: no CPU sets, nothing reserved, no network affinity). */
+typedef struct numafit_hostconf numafit_hostconf_t;
+
+/** Flags for numafit_host_new_from_{caps_xml,libvirt,sysfs}(). */
+enum numafit_discover_flags {
+    /** every CPU listed in the NUMA cells is online: ignore libvirt's
+     *  virNodeGetCPUMap (test:///default reports only 0,2,4 online) or sysfs
+     *  cpu/online */
+    NUMAFIT_DISCOVER_ALL_ONLINE = 1u << 0,
+    /** do not apply nova's architecture check (_has_numa_support) */
+    NUMAFIT_DISCOVER_ANY_ARCH = 1u << 1,
+};
+
+/** \brief New empty configuration. \return 0, -EINVAL, -ENOMEM. \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_hostconf_new(numafit_hostconf_t **ret_conf);
+NUMAFIT_EXPORT void numafit_hostconf_free(numafit_hostconf_t *conf);
+
+/**
+ * \brief Set [compute] cpu_dedicated_set, [compute] cpu_shared_set or
+ * [DEFAULT] vcpu_pin_set, in nova's cpu spec syntax ("2-7,^4"). NULL or ""
+ * unsets the option, as an empty value does in nova.conf.
+ * \return 0; -EBADMSG (syntax, reterr->exception "Invalid"); -EINVAL when the
+ * spec gives no CPU at all ("Invalid", nova's "No CPUs available after
+ * parsing ..."); -ERANGE (a CPU above NUMAFIT_CPU_MAX); -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_hostconf_set_cpu_dedicated_set(numafit_hostconf_t *conf,
+                                                          const char *spec,
+                                                          numafit_error_t *reterr);
+NUMAFIT_EXPORT int numafit_hostconf_set_cpu_shared_set(numafit_hostconf_t *conf, const char *spec,
+                                                       numafit_error_t *reterr);
+NUMAFIT_EXPORT int numafit_hostconf_set_vcpu_pin_set(numafit_hostconf_t *conf, const char *spec,
+                                                     numafit_error_t *reterr);
+
+/**
+ * \brief Add one [DEFAULT] reserved_huge_pages value, "node:N,size:S,count:C"
+ * (oslo Dict syntax: spaces around keys and values ignored, unknown keys
+ * ignored, duplicate keys refused). S is an integer in KiB or a byte size as
+ * oslo's string_to_bytes reads it ("2MB", "1GiB", "2048KB", "1.5MB"; the
+ * unit must end in B, b or bit). A later value overrides an earlier one for
+ * the same node and size; values for nodes or sizes the host does not have
+ * are ignored. Numbers are ASCII decimals of at most 18 digits.
+ * Deliberate difference: a negative count is refused (nova accepts it and
+ * reports more free pages than exist).
+ * \return 0; -EINVAL (reterr->exception "InvalidReservedMemoryPagesOption");
+ * -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_hostconf_add_reserved_huge_pages(numafit_hostconf_t *conf,
+                                                            const char *value,
+                                                            numafit_error_t *reterr);
+
+/**
+ * \brief Add a physical network to [neutron] physnets with its
+ * [neutron_physnet_NAME] numa_nodes, a comma-separated list of node ids
+ * ("0,1"; "" = the option is missing, which nova refuses when the host is
+ * built). Adding a name again replaces its nodes.
+ * \return 0; -EINVAL (bad name: empty, over 255 bytes, control characters or
+ * ','; bad node list); -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_hostconf_add_physnet(numafit_hostconf_t *conf, const char *name,
+                                                const char *numa_nodes, numafit_error_t *reterr);
+
+/** \brief Set [neutron_tunnel] numa_nodes ("0,1"; NULL or "" unsets).
+ * \return 0, -EINVAL, -ENOMEM. */
+NUMAFIT_EXPORT int numafit_hostconf_set_tunnel_numa_nodes(numafit_hostconf_t *conf,
+                                                          const char *numa_nodes,
+                                                          numafit_error_t *reterr);
+
+/**
+ * \brief Build a host from libvirt capabilities XML (virConnectGetCapabilities,
+ * `virsh capabilities`). Reads /capabilities/host/topology/cells/cell:
+ * id, <memory unit>, <pages unit size>, <cpus>/<cpu id socket_id core_id
+ * siblings>, <distances>/<sibling id value>, and host/cpu/arch. Unknown
+ * elements and attributes are ignored.
+ * Safety: at most NUMAFIT_INPUT_MAX bytes and 64 levels of nesting, no
+ * network, no DTD loading, no entity expansion; any DOCTYPE is refused.
+ * \param online nova's online CPUs (virNodeGetCPUMap) as a cpu spec, or NULL
+ * for every CPU listed in the cells.
+ * \param conf nova.conf options, or NULL for none.
+ * \return 0; -EBADMSG (malformed XML, DOCTYPE, bad values; reterr->where
+ * names the element); -ERANGE (ids, sizes out of bounds); -EINVAL (bad
+ * arguments, and nova's configuration errors with reterr->exception set:
+ * Invalid, InvalidConfiguration, InvalidNetworkNUMAAffinity); -ENOMEM.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_host_new_from_caps_xml(const char *xml, size_t len, const numafit_hostconf_t *conf,
+                               const char *online, unsigned flags, numafit_host_t **ret_host,
+                               numafit_error_t *reterr);
+
+/**
+ * \brief Build a host from a live libvirt connection: virConnectOpenReadOnly
+ * (uri; NULL = libvirt's default), virConnectGetCapabilities, and
+ * virNodeGetCPUMap for the online CPUs (unless NUMAFIT_DISCOVER_ALL_ONLINE).
+ * Blocking; safe to call from several threads with separate arguments.
+ * \return as numafit_host_new_from_caps_xml(), plus -ECONNREFUSED when the
+ * connection cannot be opened or read (reterr->text has libvirt's message)
+ * and -ENOTSUP when the library was built without libvirt.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_host_new_from_libvirt(const char *uri, const numafit_hostconf_t *conf, unsigned flags,
+                              numafit_host_t **ret_host, numafit_error_t *reterr);
+
+/**
+ * \brief Build a host from a Linux sysfs tree under root (NULL = "/"):
+ * sys/devices/system/node/node<N>/{cpulist,meminfo,distance,
+ * hugepages/hugepages-<S>kB/nr_hugepages}, sys/devices/system/cpu/cpu<N>/
+ * topology/{physical_package_id,core_id,thread_siblings_list} and
+ * sys/devices/system/cpu/online, read as libvirt does: cell memory = node
+ * MemTotal, pages = the base 4 KiB pages ((MemTotal - huge pages) / 4) then
+ * each huge page size ascending; a CPU without topology files is socket 0,
+ * core 0, its own sibling (libvirt's defaults). Without node directories the
+ * host has 0 cells. Every file read is bounded (64 KiB).
+ * \return as numafit_host_new_from_caps_xml(), plus -ENOENT/-EACCES/-EIO for
+ * unreadable files (reterr->where has the path).
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_host_new_from_sysfs(const char *root, const numafit_hostconf_t *conf, unsigned flags,
+                            numafit_host_t **ret_host, numafit_error_t *reterr);
+
+/**
+ * \brief NUMA distance from the cell at index i to the cell at index j (ACPI
+ * SLIT values, 10 = local), as discovered; nova's JSON does not carry them.
+ * \return 0; -ENOENT when the host has no distance matrix or i, j are out of
+ * range; -EINVAL.
+ */
+NUMAFIT_EXPORT int numafit_host_get_distance(const numafit_host_t *host, unsigned i, unsigned j,
+                                             unsigned *ret_distance);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,148 @@
+/** \file domain.h  libvirt domain XML for a placement, as nova's libvirt driver writes it. */
+#ifndef NUMAFIT_DOMAIN_H
+#define NUMAFIT_DOMAIN_H
+
+#include <numafit/common.h>
+#include <numafit/fit.h>
+#include <numafit/host.h>
+#include <numafit/request.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * \defgroup domain Domain XML
+ * The compute host's settings that shape the XML ([compute] cpu_shared_set,
+ * vcpu_pin_set, [libvirt] realtime_scheduler_priority, file_backed_memory,
+ * the host's online CPUs and cgroup cpu controller) live in a
+ * numafit_domconf_t; the flavor's quota:* extra specs come from the flavor
+ * JSON. No libvirt or libxml2 types appear here: the output is text.
+ * @{
+ */
+
+typedef struct numafit_domconf numafit_domconf_t;
+
+/** Flags for numafit_domain_xml() and the device helpers. */
+enum numafit_domain_flags {
+    /** wrap the fragments into a whole minimal domain (name, uuid, memory,
+     *  os type hvm, devices: a disk with the iotune and an interface with the
+     *  bandwidth when the flavor sets quota:disk_* or quota:vif_*) */
+    NUMAFIT_DOMAIN_FULL = 1u << 0,
+    /** write what nova writes even where libvirt refuses it (quota:cpu_shares
+     *  of 1 or above 262144, quota:cpu_period/quota outside libvirt's ranges,
+     *  total with read/write disk limits, an empty emulatorpin or vcpupin
+     *  cpuset); by default these are errors naming the extra spec */
+    NUMAFIT_DOMAIN_NOVA_EXACT = 1u << 1,
+};
+
+/** \brief Host settings with nova's defaults: no cpu_shared_set, no
+ * vcpu_pin_set, every CPU online, realtime priority 1, a cgroup cpu
+ * controller, no file-backed memory, domain type "kvm", name
+ * "instance-00000001", no uuid, no CPU mode. \return 0, -EINVAL, -ENOMEM.
+ * \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domconf_new(numafit_domconf_t **ret_conf);
+/** \brief NULL-safe. */
+NUMAFIT_EXPORT void numafit_domconf_free(numafit_domconf_t *conf);
+
+/** \brief [compute] cpu_shared_set (nova's cpu spec syntax); NULL or "" unsets.
+ * \return 0; -EBADMSG (syntax), -ERANGE, -EINVAL with exception "Invalid"
+ * when the spec leaves no CPU (nova's get_cpu_shared_set). */
+NUMAFIT_EXPORT int numafit_domconf_set_cpu_shared_set(numafit_domconf_t *conf, const char *spec,
+                                                      numafit_error_t *reterr);
+/** \brief Legacy vcpu_pin_set; NULL or "" unsets. Same returns. */
+NUMAFIT_EXPORT int numafit_domconf_set_vcpu_pin_set(numafit_domconf_t *conf, const char *spec,
+                                                    numafit_error_t *reterr);
+/** \brief The host's online CPUs (Host.get_online_cpus); NULL or "" means
+ * every CPU is online. Same returns (an empty set is allowed). */
+NUMAFIT_EXPORT int numafit_domconf_set_online_cpus(numafit_domconf_t *conf, const char *spec,
+                                                   numafit_error_t *reterr);
+/** \brief [libvirt] realtime_scheduler_priority, 1..99 (SCHED_FIFO).
+ * \return 0, -EINVAL, -ERANGE. */
+NUMAFIT_EXPORT int numafit_domconf_set_realtime_priority(numafit_domconf_t *conf, int priority);
+/** \brief Whether the host has a cgroup cpu controller
+ * (Host.is_cpu_control_policy_capable); without it quota:cpu_* is refused
+ * with UnsupportedHostCPUControlPolicy. \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_domconf_set_cpu_control(numafit_domconf_t *conf, int capable);
+/** \brief [libvirt] file_backed_memory in MiB (0 = off). \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_domconf_set_file_backed_memory(numafit_domconf_t *conf, uint64_t mib);
+/** \brief Domain type for NUMAFIT_DOMAIN_FULL: "kvm" (default), "qemu",
+ * "test" (libvirt's test driver)... letters and digits only.
+ * \return 0, -EINVAL, -ENOMEM. */
+NUMAFIT_EXPORT int numafit_domconf_set_domain_type(numafit_domconf_t *conf, const char *type);
+/** \brief Domain name for NUMAFIT_DOMAIN_FULL (1..255 bytes, no '/').
+ * \return 0, -EINVAL, -ENOMEM. */
+NUMAFIT_EXPORT int numafit_domconf_set_name(numafit_domconf_t *conf, const char *name);
+/** \brief Domain uuid for NUMAFIT_DOMAIN_FULL (36-character form), NULL to
+ * use the placement's uuid if it has one, else none (libvirt makes one).
+ * \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_domconf_set_uuid(numafit_domconf_t *conf, const char *uuid);
+/** \brief <cpu mode=...>: "host-model", "host-passthrough", "custom",
+ * "maximum" or NULL (no mode attribute, the default). \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_domconf_set_cpu_mode(numafit_domconf_t *conf, const char *mode);
+
+/**
+ * \brief The libvirt domain XML elements nova's libvirt driver writes for an
+ * instance (_get_guest_numa_config, _get_guest_memory_backing_config,
+ * _update_guest_cputune, the CPU topology of _get_guest_cpu_config), in
+ * libvirt's element order, indented by two spaces:
+ * <memoryBacking>, <vcpu>, <cputune>, <numatune>, <cpu>.
+ * Elements nova would not write are left out. quota:disk_* and quota:vif_*
+ * are read (and validated) only with NUMAFIT_DOMAIN_FULL; otherwise use
+ * numafit_domain_disk_iotune_xml() and numafit_domain_interface_bandwidth_xml().
+ * \param host  the host the placement was fitted on (its cells' shared
+ *              cpusets and page sizes are used)
+ * \param req   the request the placement was fitted for (vCPUs, memory,
+ *              realtime mask, locked memory, emulator threads policy)
+ * \param p     the placement, or NULL for a guest without NUMA topology
+ * \param flavor_json, flavor_len  the flavor ({"vcpus","memory_mb",
+ *              "extra_specs"}) for quota:cpu_* and the CPU topology; NULL for none
+ * \param image_json, image_len  image properties for the CPU topology, or NULL
+ * \param conf  host settings, NULL for the defaults
+ * \param flags enum numafit_domain_flags
+ * \return 0 and *ret_xml; -EINVAL with reterr->exception naming nova's
+ * exception (RealtimeMaskNotFoundOrInvalid, Invalid, MemoryPagesUnsupported,
+ * UnsupportedHostCPUControlPolicy, ValidationError for a quota:* value that
+ * is not an integer or below its minimum, the topology exceptions) and
+ * reterr->where the key; -ERANGE for a value libvirt refuses (exception
+ * "libvirtError", unless NUMAFIT_DOMAIN_NOVA_EXACT); -ENOENT for a placement
+ * cell on a host cell the host does not have; -EBADMSG for malformed JSON;
+ * -ENOMEM.
+ * \ownership owned (numafit_free)
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_domain_xml(const numafit_host_t *host, const numafit_request_t *req,
+                   const numafit_placement_t *p, const char *flavor_json, size_t flavor_len,
+                   const char *image_json, size_t image_len, const numafit_domconf_t *conf,
+                   unsigned flags, char **ret_xml, numafit_error_t *reterr);
+
+/**
+ * \brief A disk's <iotune> from quota:disk_{read,write,total}_{bytes,iops}_sec
+ * (nova's Image.disk_qos), or "" when the flavor sets none.
+ * \return the number of limits written (>= 0); -EINVAL (ValidationError),
+ * -ERANGE (total with read/write: libvirt refuses it), -EBADMSG, -ENOMEM.
+ * \ownership owned (numafit_free)
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domain_disk_iotune_xml(const char *flavor_json,
+                                                                    size_t flavor_len,
+                                                                    unsigned flags, char **ret_xml,
+                                                                    numafit_error_t *reterr);
+
+/**
+ * \brief An interface's <bandwidth> from quota:vif_{inbound,outbound}_
+ * {average,peak,burst} (nova's designer.set_vif_bandwidth_config: peak and
+ * burst only with an average), or "" when the flavor sets none.
+ * \return the number of attributes written (>= 0); -EINVAL
+ * (ValidationError), -ERANGE, -EBADMSG, -ENOMEM.
+ * \ownership owned (numafit_free)
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_domain_interface_bandwidth_xml(const char *flavor_json, size_t flavor_len, unsigned flags,
+                                       char **ret_xml, numafit_error_t *reterr);
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,418 @@
+/* Host discovery from a Linux sysfs tree under a caller-given root (captured
+ * trees in tests, "/" on a live host), read the way libvirt builds its
+ * capabilities (virCapabilitiesHostNUMANewHost), then nova's rules
+ * (discover_rules.c). Only root-relative paths below sys/devices/system are
+ * read; every file read is bounded. */
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "discover_internal.h"
+
+#define FILE_MAX (64u << 10) /* bytes read from one sysfs file */
+#define PATH_CAP 4096
+
+struct sctx {
+    const char *root;
+    numafit_error_t *err;
+    char *buf;      /* FILE_MAX + 1 bytes */
+    uint64_t *bits; /* NUMAFIT__CPU_WORDS words */
+    struct numafit__dhost *d;
+    uint32_t ncpus; /* CPUs read so far */
+};
+
+static int fail(struct sctx *x, int rc, const char *rel, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(struct sctx *x, int rc, const char *rel, const char *fmt, ...) {
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    numafit__error_set(x->err, rc == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_SCHEMA, -1, rel, NULL,
+                       "%s", text);
+    return rc;
+}
+
+static int mkpath(struct sctx *x, char *out, const char *rel) {
+    int n = snprintf(out, PATH_CAP, "%s/%s", x->root, rel);
+    if (n < 0 || n >= PATH_CAP)
+        return fail(x, -ENAMETOOLONG, rel, "%s: path too long", rel);
+    return 0;
+}
+
+/* Read a whole file into x->buf (NUL-terminated). Returns its length or
+ * -errno; ENOENT is returned silently (callers decide). */
+static int read_rel(struct sctx *x, const char *rel) {
+    char path[PATH_CAP];
+    size_t len = 0;
+    int fd, r;
+    if ((r = mkpath(x, path, rel)) < 0)
+        return r;
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        r = -errno;
+        if (r != -ENOENT)
+            fail(x, r, rel, "%s: cannot open", rel);
+        return r;
+    }
+    for (;;) {
+        ssize_t n = read(fd, x->buf + len, FILE_MAX + 1 - len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            r = -errno;
+            close(fd);
+            return fail(x, r, rel, "%s: read error", rel);
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+        if (len > FILE_MAX) {
+            close(fd);
+            return fail(x, -EFBIG, rel, "%s: larger than 64 KiB", rel);
+        }
+    }
+    close(fd);
+    x->buf[len] = '\0';
+    return (int)len;
+}
+
+static int need(struct sctx *x, const char *rel) {
+    int r = read_rel(x, rel);
+    if (r == -ENOENT)
+        return fail(x, r, rel, "%s: no such file", rel);
+    return r;
+}
+
+/* The single unsigned number in x->buf (trailing newline allowed). */
+static int buf_u64(struct sctx *x, const char *rel, uint64_t max, uint64_t *out) {
+    const char *p = x->buf;
+    uint64_t v = 0;
+    size_t nd = 0;
+    for (; *p >= '0' && *p <= '9'; p++, nd++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return fail(x, -ERANGE, rel, "%s: number out of range", rel);
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    while (*p == '\n' || *p == ' ')
+        p++;
+    if (!nd || *p)
+        return fail(x, -EBADMSG, rel, "%s: not an unsigned number", rel);
+    if (v > max)
+        return fail(x, -ERANGE, rel, "%s: number out of range", rel);
+    *out = v;
+    return 0;
+}
+
+/* A kernel cpu list ("0-3,8-11\n") in x->buf into x->bits. */
+static int buf_cpulist(struct sctx *x, const char *rel) {
+    numafit_error_t e;
+    int r;
+    x->buf[strcspn(x->buf, "\n")] = '\0';
+    r = numafit__cpuspec_parse(x->buf, x->bits, &e);
+    if (r < 0)
+        return fail(x, r, rel, "%s: not a cpu list", rel);
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Numeric suffixes of the entries of dir named prefix<N>[suffix], sorted. */
+static int list_dir(struct sctx *x, const char *rel, const char *prefix, const char *suffix,
+                    uint32_t max_n, uint32_t **ret, uint32_t *ret_n) {
+    char path[PATH_CAP];
+    DIR *dir;
+    struct dirent *de;
+    uint32_t *v = NULL, n = 0, cap = 0;
+    size_t pl = strlen(prefix), sl = strlen(suffix);
+    int r;
+    *ret = NULL;
+    *ret_n = 0;
+    if ((r = mkpath(x, path, rel)) < 0)
+        return r;
+    dir = opendir(path);
+    if (!dir) {
+        r = -errno;
+        if (r != -ENOENT)
+            fail(x, r, rel, "%s: cannot open directory", rel);
+        return r;
+    }
+    while ((de = readdir(dir))) {
+        const char *s = de->d_name;
+        size_t len = strlen(s), nd = 0;
+        uint64_t num = 0;
+        if (len <= pl + sl || strncmp(s, prefix, pl) || strcmp(s + len - sl, suffix))
+            continue;
+        for (size_t i = pl; i < len - sl; i++, nd++) {
+            if (s[i] < '0' || s[i] > '9' || nd > 9) {
+                nd = 0;
+                break;
+            }
+            num = num * 10 + (uint64_t)(s[i] - '0');
+        }
+        if (!nd || num > max_n)
+            continue;
+        if (n == cap) {
+            uint32_t *nv;
+            cap = cap ? cap * 2 : 16;
+            if (cap > 65536 || !(nv = numafit__realloc(v, cap * sizeof(*v)))) {
+                closedir(dir);
+                numafit__free(v);
+                return fail(x, -ENOMEM, rel, "%s: too many entries", rel);
+            }
+            v = nv;
+        }
+        v[n++] = (uint32_t)num;
+    }
+    closedir(dir);
+    qsort(v, n, sizeof(*v), cmp_u32);
+    *ret = v;
+    *ret_n = n;
+    return 0;
+}
+
+static int read_cpu(struct sctx *x, struct numafit__dcell *c, uint32_t id) {
+    char rel[128];
+    struct numafit__dcpu *cpu = numafit__dcell_add_cpu(c);
+    uint64_t v;
+    int r;
+    if (!cpu)
+        return -ENOMEM;
+    cpu->id = id;
+    /* libvirt's defaults for a CPU without topology (e.g. offline) */
+    cpu->socket = 0;
+    cpu->core = 0;
+    snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/topology/physical_package_id", id);
+    r = read_rel(x, rel);
+    if (r >= 0) {
+        if ((r = buf_u64(x, rel, INT32_MAX, &v)) < 0)
+            return r;
+        cpu->socket = (int32_t)v;
+    } else if (r != -ENOENT) {
+        return r;
+    }
+    snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/topology/core_id", id);
+    r = read_rel(x, rel);
+    if (r >= 0) {
+        if ((r = buf_u64(x, rel, INT32_MAX, &v)) < 0)
+            return r;
+        cpu->core = (int32_t)v;
+    } else if (r != -ENOENT) {
+        return r;
+    }
+    snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/topology/thread_siblings_list", id);
+    r = read_rel(x, rel);
+    if (r >= 0) {
+        if ((r = buf_cpulist(x, rel)) < 0)
+            return r;
+    } else if (r == -ENOENT) {
+        memset(x->bits, 0, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+        numafit__bit_set(x->bits, id);
+    } else {
+        return r;
+    }
+    r = numafit__dhost_set_siblings(x->d, cpu, x->bits);
+    if (r == -E2BIG)
+        return fail(x, -ERANGE, rel, "%s: sibling lists longer than %u CPUs in all", rel,
+                    NUMAFIT__SIBLINGS_MAX);
+    return r;
+}
+
+/* MemTotal (kB) of a node's meminfo ("Node 0 MemTotal:   32823232 kB"). */
+static int read_memtotal(struct sctx *x, uint32_t node, uint64_t *kib) {
+    char rel[96];
+    const char *p;
+    uint64_t v = 0;
+    size_t nd = 0;
+    int r;
+    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/meminfo", node);
+    if ((r = need(x, rel)) < 0)
+        return r;
+    p = strstr(x->buf, "MemTotal:");
+    if (!p)
+        return fail(x, -EBADMSG, rel, "%s: no MemTotal line", rel);
+    p += strlen("MemTotal:");
+    while (*p == ' ' || *p == '\t')
+        p++;
+    for (; *p >= '0' && *p <= '9' && nd < 19; p++, nd++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    if (!nd || strncmp(p, " kB", 3))
+        return fail(x, -EBADMSG, rel, "%s: MemTotal is not a number of kB", rel);
+    *kib = v;
+    return 0;
+}
+
+static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint32_t nnodes,
+                     uint64_t base_kb) {
+    struct numafit__dcell *c = numafit__dhost_add_cell(x->d);
+    char rel[160];
+    uint32_t *sizes = NULL, nsizes = 0;
+    uint64_t *counts = NULL, huge = 0;
+    int r, b = -1;
+    if (!c)
+        return -ENOMEM;
+    c->id = (int32_t)node;
+    /* CPUs */
+    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/cpulist", node);
+    if ((r = need(x, rel)) < 0 || (r = buf_cpulist(x, rel)) < 0)
+        return r;
+    {
+        uint64_t cpus[NUMAFIT__CPU_WORDS];
+        memcpy(cpus, x->bits, sizeof(cpus));
+        while ((b = numafit__bits_next(cpus, NUMAFIT__CPU_WORDS, b)) >= 0) {
+            if (x->ncpus++ >= NUMAFIT__CPU_LIMIT)
+                return fail(x, -ERANGE, rel, "%s: more than %d CPUs in all", rel,
+                            NUMAFIT__CPU_LIMIT);
+            if ((r = read_cpu(x, c, (uint32_t)b)) < 0)
+                return r;
+        }
+    }
+    /* memory */
+    if ((r = read_memtotal(x, node, &c->memory_kib)) < 0)
+        return r;
+    /* huge pages, ascending sizes, after the base pages */
+    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/hugepages", node);
+    r = list_dir(x, rel, "hugepages-", "kB", 1u << 30, &sizes, &nsizes);
+    if (r < 0 && r != -ENOENT)
+        return r;
+    if (nsizes >= NUMAFIT__PAGES_MAX) {
+        r = fail(x, -ERANGE, rel, "%s: too many page sizes", rel);
+        goto out;
+    }
+    if (nsizes) {
+        counts = numafit__calloc(nsizes, sizeof(*counts));
+        if (!counts) {
+            r = -ENOMEM;
+            goto out;
+        }
+    }
+    for (uint32_t i = 0; i < nsizes; i++) {
+        snprintf(rel, sizeof(rel),
+                 "sys/devices/system/node/node%u/hugepages/hugepages-%ukB/"
+                 "nr_hugepages",
+                 node, sizes[i]);
+        if ((r = need(x, rel)) < 0 || (r = buf_u64(x, rel, UINT64_MAX >> 24, &counts[i])) < 0)
+            goto out;
+        huge += counts[i] * sizes[i];
+    }
+    r = numafit__dcell_add_pages(c, base_kb,
+                                 c->memory_kib > huge ? (c->memory_kib - huge) / base_kb : 0);
+    for (uint32_t i = 0; r == 0 && i < nsizes; i++)
+        r = numafit__dcell_add_pages(c, sizes[i], counts[i]);
+    if (r < 0)
+        goto out;
+    /* distances: one value per node, in node order */
+    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/distance", node);
+    r = read_rel(x, rel);
+    if (r >= 0) {
+        const char *p = x->buf;
+        uint32_t k = 0;
+        r = 0;
+        while (*p && r == 0) {
+            uint64_t v = 0;
+            size_t nd = 0;
+            while (*p == ' ' || *p == '\n')
+                p++;
+            if (!*p)
+                break;
+            for (; *p >= '0' && *p <= '9' && nd < 10; p++, nd++)
+                v = v * 10 + (uint64_t)(*p - '0');
+            if (!nd || (*p && *p != ' ' && *p != '\n') || v > UINT32_MAX) {
+                r = fail(x, -EBADMSG, rel, "%s: not a list of distances", rel);
+                break;
+            }
+            if (k < nnodes)
+                r = numafit__dcell_add_dist(c, nodes[k], (uint32_t)v);
+            k++;
+        }
+        if (r == 0 && k != nnodes) {
+            /* a list that does not match the nodes: no distances */
+            c->ndist = 0;
+            c->has_dist = false;
+        }
+    } else if (r == -ENOENT) {
+        r = 0;
+    }
+out:
+    numafit__free(sizes);
+    numafit__free(counts);
+    return r;
+}
+
+NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_hostconf_t *conf,
+                                               unsigned flags, numafit_host_t **ret,
+                                               numafit_error_t *err) {
+    struct sctx x;
+    struct numafit__dhost d;
+    uint32_t *nodes = NULL, nnodes = 0;
+    uint64_t *online = NULL;
+    long pagesize = sysconf(_SC_PAGESIZE);
+    int r;
+
+    numafit__error_clear(err);
+    if (!ret || (flags & ~(unsigned)NUMAFIT__DISCOVER_FLAGS) ||
+        (root && strlen(root) > PATH_CAP - 128)) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument");
+        return -EINVAL;
+    }
+    memset(&d, 0, sizeof(d));
+    if ((r = numafit__discover_check_conf(conf, err)) < 0)
+        return r;
+    x.root = root && *root ? root : "/";
+    if (!strcmp(x.root, "/"))
+        x.root = "";
+    x.err = err;
+    x.d = &d;
+    x.ncpus = 0;
+    x.buf = numafit__malloc(FILE_MAX + 1);
+    x.bits = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+    if (!x.buf || !x.bits) {
+        r = -ENOMEM;
+        goto out;
+    }
+    r = list_dir(&x, "sys/devices/system/node", "node", "", NUMAFIT_CELL_ID_MAX, &nodes, &nnodes);
+    if (r == -ENOENT)
+        r = 0;
+    if (r < 0)
+        goto out;
+    for (uint32_t i = 0; i < nnodes; i++)
+        if ((r = read_node(&x, nodes[i], nodes, nnodes,
+                           pagesize >= 4096 ? (uint64_t)pagesize / 1024 : 4)) < 0)
+            goto out;
+    if (!(flags & NUMAFIT_DISCOVER_ALL_ONLINE)) {
+        r = read_rel(&x, "sys/devices/system/cpu/online");
+        if (r >= 0) {
+            if ((r = buf_cpulist(&x, "sys/devices/system/cpu/online")) < 0)
+                goto out;
+            online = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+            if (!online) {
+                r = -ENOMEM;
+                goto out;
+            }
+            memcpy(online, x.bits, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+        } else if (r != -ENOENT) {
+            goto out;
+        }
+    }
+    r = numafit__discover_build(&d, online, conf, flags, ret, err);
+out:
+    if (r == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+    numafit__dhost_clear(&d);
+    numafit__free(nodes);
+    numafit__free(online);
+    numafit__free(x.buf);
+    numafit__free(x.bits);
+    return r;
+}

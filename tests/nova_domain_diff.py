@@ -1,0 +1,564 @@
+#!/usr/bin/python3
+"""Differential test of libnumafit's domain XML against REAL nova's libvirt driver.
+
+    /usr/bin/python3 tests/nova_domain_diff.py --library PATH/libnumafit.so.0 \
+        [--seed N] [--count N] [-v]
+
+Exit 0 when numafit agrees with nova everywhere, 1 on failures, 77 when nova
+(or the library's numafit_domain_xml) is not available. The last line is
+"N passed, N failed".
+
+For random hosts and flavors (the generators of nova_fit_diff.py), numafit
+fits the flavor (profile zed: the installed nova is Debian's 26.2.2) and the
+SAME placement, read back by nova as an InstanceNUMATopology
+(numafit_placement_to_json(NOVA) -> obj_from_primitive), is rendered twice:
+
+* numafit_domain_xml() (plus numafit_domain_disk_iotune_xml() and
+  numafit_domain_interface_bandwidth_xml());
+* nova's own LibvirtDriver methods on a driver object with a mocked host
+  (x86_64, QEMU, the generated host topology, every CPU online unless the
+  scenario says otherwise, a cgroup cpu controller unless it says otherwise)
+  and CONF.set_override for [compute] cpu_shared_set, vcpu_pin_set,
+  [libvirt] realtime_scheduler_priority and file_backed_memory:
+  _get_guest_numa_config, _get_guest_memory_backing_config,
+  _update_guest_cputune, hardware.get_best_cpu_topology as
+  _get_guest_cpu_config uses it, imagebackend.Image.disk_qos with
+  LibvirtConfigGuestDisk, designer.set_vif_bandwidth_config with
+  LibvirtConfigGuestInterface; every config object's to_xml().
+
+Both XMLs are parsed and compared semantically: cpusets as sets, numbers as
+integers, vcpupin per vCPU, hugepages per node set, memoryBacking flags, the
+CPU topology and NUMA cells (memory in KiB: nova writes no unit, numafit
+unit='KiB'), <iotune> and <bandwidth>. When nova raises, numafit must fail
+with the same exception class name.
+
+Deliberate differences (counted, not failures):
+* values nova writes but libvirt refuses (numafit: exception libvirtError,
+  -ERANGE): cputune shares 1 or > 262144, period/quota outside libvirt's
+  ranges, total with read/write iotune, an empty cpuset;
+* quota:* values that nova's API validators refuse (ValidationError): nova's
+  driver would crash with ValueError on int() for cpu_* or write them raw
+  for disk/vif; the script checks nova's validator refuses them too;
+* numafit writes canonical integers (nova copies the disk/vif strings).
+"""
+import argparse
+import copy
+import ctypes
+import json
+import logging
+import os
+import random
+import sys
+from unittest import mock
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+try:
+    import nova.conf
+    from nova import exception as nova_exc  # noqa: F401
+    from nova import objects
+    from nova.api.validation.extra_specs import validators as es_validators
+    from nova.virt import hardware
+    from nova.virt.libvirt import config as vconfig
+    from nova.virt.libvirt import designer
+    from nova.virt.libvirt import driver as libvirt_driver
+    from nova.virt.libvirt import imagebackend
+    import nova_fit_diff as nfd
+except Exception as e:  # pragma: no cover - depends on the machine
+    print("nova not importable (%s: %s): skip" % (type(e).__name__, e))
+    print("0 passed, 0 failed")
+    sys.exit(77)
+
+import numafit_ctypes
+
+CONF = nova.conf.CONF
+logging.getLogger("nova").setLevel(logging.CRITICAL)
+logging.getLogger("oslo").setLevel(logging.CRITICAL)
+
+DOMAIN_NOVA_EXACT = 2
+PLACEMENT_JSON_NOVA = 1
+REQUEST_ZED, PROFILE_ZED = 1, 1
+
+
+# --------------------------------------------------------------------------
+# ctypes declarations for the domain functions
+# --------------------------------------------------------------------------
+class DomLib:
+    def __init__(self, path):
+        self.L = numafit_ctypes.Lib(path)
+        lib = self.L.lib
+        vp, sz, ui, ci = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int
+        pvp, perr = ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(numafit_ctypes.Error)
+        cp = ctypes.c_char_p
+        try:
+            lib.numafit_domain_xml.argtypes = [vp, vp, vp, cp, sz, cp, sz, vp, ui, pvp, perr]
+        except AttributeError:
+            print("%s has no numafit_domain_xml: skip" % path)
+            print("0 passed, 0 failed")
+            sys.exit(77)
+        lib.numafit_domconf_new.argtypes = [pvp]
+        lib.numafit_domconf_free.argtypes = [vp]
+        lib.numafit_domconf_set_cpu_shared_set.argtypes = [vp, cp, perr]
+        lib.numafit_domconf_set_vcpu_pin_set.argtypes = [vp, cp, perr]
+        lib.numafit_domconf_set_online_cpus.argtypes = [vp, cp, perr]
+        lib.numafit_domconf_set_realtime_priority.argtypes = [vp, ci]
+        lib.numafit_domconf_set_cpu_control.argtypes = [vp, ci]
+        lib.numafit_domconf_set_file_backed_memory.argtypes = [vp, ctypes.c_uint64]
+        lib.numafit_domain_disk_iotune_xml.argtypes = [cp, sz, ui, pvp, perr]
+        lib.numafit_domain_interface_bandwidth_xml.argtypes = [cp, sz, ui, pvp, perr]
+        self.lib = lib
+
+    def conf(self, c):
+        h = ctypes.c_void_p()
+        assert self.lib.numafit_domconf_new(ctypes.byref(h)) == 0
+        err = numafit_ctypes.Error()
+        for key, fn in (("cpu_shared_set", self.lib.numafit_domconf_set_cpu_shared_set),
+                        ("vcpu_pin_set", self.lib.numafit_domconf_set_vcpu_pin_set),
+                        ("online", self.lib.numafit_domconf_set_online_cpus)):
+            if c.get(key) is not None:
+                rc = fn(h, c[key].encode(), ctypes.byref(err))
+                assert rc == 0, (key, c[key], err.as_dict())
+        assert self.lib.numafit_domconf_set_realtime_priority(h, c["priority"]) == 0
+        assert self.lib.numafit_domconf_set_cpu_control(h, int(c["cpu_control"])) == 0
+        assert self.lib.numafit_domconf_set_file_backed_memory(h, c["file_backed"]) == 0
+        return h
+
+    def domain_xml(self, host, req, p, flavor, image, conf, flags=0):
+        fb = json.dumps(flavor).encode()
+        ib = json.dumps(image).encode() if image is not None else None
+        out, err = ctypes.c_void_p(), numafit_ctypes.Error()
+        rc = self.lib.numafit_domain_xml(host, req, p, fb, len(fb), ib, len(ib) if ib else 0,
+                                         conf, flags, ctypes.byref(out), ctypes.byref(err))
+        if rc < 0:
+            return rc, None, err.as_dict()
+        return rc, self.L._take_str(out), None
+
+    def device_xml(self, flavor, disk, flags=0):
+        fb = json.dumps(flavor).encode()
+        out, err = ctypes.c_void_p(), numafit_ctypes.Error()
+        fn = (self.lib.numafit_domain_disk_iotune_xml if disk
+              else self.lib.numafit_domain_interface_bandwidth_xml)
+        rc = fn(fb, len(fb), flags, ctypes.byref(out), ctypes.byref(err))
+        if rc < 0:
+            return rc, None, err.as_dict()
+        return rc, self.L._take_str(out), None
+
+
+# --------------------------------------------------------------------------
+# nova side
+# --------------------------------------------------------------------------
+class FakeHost:
+    def __init__(self, online, cpu_control):
+        self.online = online
+        self.cpu_control = cpu_control
+        caps = vconfig.LibvirtConfigCaps()
+        caps.host = vconfig.LibvirtConfigCapsHost()
+        caps.host.cpu = vconfig.LibvirtConfigCPU()
+        caps.host.cpu.arch = "x86_64"
+        self.caps = caps
+
+    def get_online_cpus(self):
+        return set(self.online)
+
+    def get_capabilities(self):
+        return self.caps
+
+    def has_min_version(self, *a, **kw):
+        return True
+
+    def is_cpu_control_policy_capable(self):
+        return self.cpu_control
+
+
+def nova_driver(host_topo, online, cpu_control):
+    drv = libvirt_driver.LibvirtDriver.__new__(libvirt_driver.LibvirtDriver)
+    drv._host = FakeHost(online, cpu_control)
+    drv._get_host_numa_topology = lambda: host_topo
+    drv._sev_enabled = lambda flavor, image_meta: False
+    return drv
+
+
+def set_conf(c):
+    CONF.set_override("cpu_shared_set", c.get("cpu_shared_set"), group="compute")
+    CONF.set_override("cpu_dedicated_set", None, group="compute")
+    CONF.set_override("vcpu_pin_set", c.get("vcpu_pin_set"))
+    CONF.set_override("realtime_scheduler_priority", c["priority"], group="libvirt")
+    CONF.set_override("file_backed_memory", c["file_backed"], group="libvirt")
+    CONF.set_override("virt_type", "kvm", group="libvirt")
+
+
+def nova_render(host_topo, inst_topo, flavor_d, image_d, c):
+    """Returns (xml text of a <root> with nova's elements, None) or (None, exc name)."""
+    set_conf(c)
+    online = set(range(nova_online_max(host_topo))) if c.get("online") is None else \
+        hardware.parse_cpu_spec(c["online"])
+    drv = nova_driver(host_topo, online, c["cpu_control"])
+    flavor = objects.Flavor(vcpus=flavor_d["vcpus"], memory_mb=flavor_d["memory_mb"],
+                            extra_specs=dict(flavor_d["extra_specs"]))
+    image_meta = objects.ImageMeta.from_dict(copy.deepcopy(image_d))
+    root = ET.Element("root")
+    try:
+        numa = drv._get_guest_numa_config(inst_topo, flavor, image_meta)
+        memb = drv._get_guest_memory_backing_config(inst_topo, numa.numatune, flavor,
+                                                    image_meta)
+        guest = vconfig.LibvirtConfigGuest()
+        guest.cputune = numa.cputune
+        drv._update_guest_cputune(guest, flavor)
+        topo = hardware.get_best_cpu_topology(flavor, image_meta)
+    except Exception as e:
+        return None, type(e).__name__
+    parts = []
+    if memb is not None:
+        parts.append(memb.to_xml())
+    vcpu = ET.Element("vcpu")
+    vcpu.text = str(flavor.vcpus)
+    if numa.cpuset is not None:
+        vcpu.set("cpuset", hardware.format_cpu_spec(numa.cpuset))
+    parts.append(ET.tostring(vcpu).decode())
+    if guest.cputune is not None:
+        parts.append(guest.cputune.to_xml())
+    if numa.numatune is not None:
+        parts.append(numa.numatune.to_xml())
+    cpu = vconfig.LibvirtConfigGuestCPU()
+    cpu.sockets, cpu.cores, cpu.threads = topo.sockets, topo.cores, topo.threads
+    cpu.numa = numa.numaconfig
+    parts.append(cpu.to_xml())
+    for text in parts:
+        root.append(ET.fromstring(text))
+    return root, None
+
+
+def nova_online_max(host_topo):
+    top = 0
+    for cell in host_topo.cells:
+        for cpu in cell.cpuset | cell.pcpuset:
+            top = max(top, cpu + 1)
+    return max(top, 1) + 64  # some offline-looking extra ids do not matter
+
+
+def nova_iotune(flavor_d):
+    from lxml import etree
+    es = dict(flavor_d["extra_specs"])
+    disk = vconfig.LibvirtConfigGuestDisk()
+    imagebackend.Image.disk_qos(None, disk, es)
+    dev = etree.Element("disk")
+    disk._format_iotune(dev)
+    it = dev.find("iotune")
+    return None if it is None else ET.fromstring(etree.tostring(it))
+
+
+def nova_bandwidth(flavor_d):
+    flavor = objects.Flavor(vcpus=flavor_d["vcpus"], memory_mb=flavor_d["memory_mb"],
+                            extra_specs=dict(flavor_d["extra_specs"]))
+    conf = vconfig.LibvirtConfigGuestInterface()
+    conf.net_type = "bridge"
+    conf.source_dev = "br-int"
+    conf.mac_addr = "fa:16:3e:00:00:01"
+    conf.model = "virtio"
+    designer.set_vif_bandwidth_config(conf, flavor)
+    el = ET.fromstring(conf.to_xml())
+    return el.find("bandwidth")
+
+
+# --------------------------------------------------------------------------
+# canonical forms
+# --------------------------------------------------------------------------
+def cpus(s):
+    return sorted(hardware.parse_cpu_spec(s)) if s is not None else None
+
+
+def canon(root):
+    out = {}
+    v = root.find("vcpu")
+    out["vcpu"] = (int(v.text), cpus(v.get("cpuset"))) if v is not None else None
+    ct = root.find("cputune")
+    if ct is not None:
+        d = {}
+        for n in ("shares", "period", "quota"):
+            e = ct.find(n)
+            d[n] = int(e.text) if e is not None else None
+        d["vcpupin"] = sorted((int(e.get("vcpu")), tuple(cpus(e.get("cpuset"))))
+                              for e in ct.findall("vcpupin"))
+        e = ct.find("emulatorpin")
+        d["emulatorpin"] = cpus(e.get("cpuset")) if e is not None else None
+        d["vcpusched"] = sorted((tuple(cpus(e.get("vcpus"))), e.get("scheduler"),
+                                 int(e.get("priority"))) for e in ct.findall("vcpusched"))
+        out["cputune"] = d
+    else:
+        out["cputune"] = None
+    nt = root.find("numatune")
+    if nt is not None:
+        m = nt.find("memory")
+        out["numatune"] = {
+            "memory": (m.get("mode"), cpus(m.get("nodeset"))) if m is not None else None,
+            "memnodes": sorted((int(e.get("cellid")), e.get("mode"), tuple(cpus(e.get("nodeset"))))
+                               for e in nt.findall("memnode"))}
+    else:
+        out["numatune"] = None
+    mb = root.find("memoryBacking")
+    if mb is not None:
+        d = {"pages": sorted((int(p.get("size")), p.get("unit"), tuple(cpus(p.get("nodeset"))))
+                             for p in mb.findall("hugepages/page"))}
+        for n in ("nosharepages", "locked", "discard"):
+            d[n] = mb.find(n) is not None
+        for n, a in (("source", "type"), ("access", "mode"), ("allocation", "mode")):
+            e = mb.find(n)
+            d[n] = e.get(a) if e is not None else None
+        out["memoryBacking"] = d
+    else:
+        out["memoryBacking"] = None
+    cpu = root.find("cpu")
+    if cpu is not None:
+        t = cpu.find("topology")
+        cells = []
+        for c in cpu.findall("numa/cell"):
+            unit = c.get("unit", "KiB")
+            assert unit == "KiB", unit
+            cells.append((int(c.get("id")), tuple(cpus(c.get("cpus"))), int(c.get("memory")),
+                          c.get("memAccess")))
+        out["cpu"] = {"topology": (int(t.get("sockets")), int(t.get("cores")),
+                                   int(t.get("threads"))) if t is not None else None,
+                      "numa": cells if cpu.find("numa") is not None else None}
+    else:
+        out["cpu"] = None
+    return out
+
+
+def canon_iotune(el):
+    if el is None:
+        return None
+    return {c.tag: int(c.text) for c in el}
+
+
+def canon_bandwidth(el):
+    if el is None or len(el) == 0:
+        return None
+    return {c.tag: {k: int(v) for k, v in c.attrib.items()} for c in el}
+
+
+# --------------------------------------------------------------------------
+# scenarios
+# --------------------------------------------------------------------------
+QUOTA_GOOD = {
+    "quota:cpu_shares": ["0", "2", "1024", "2048", "262144", " 512 ", "1_024"],
+    "quota:cpu_period": ["0", "1000", "100000", "1000000", "+5000"],
+    "quota:cpu_quota": ["-1", "-5", "0", "1000", "50000", "17592186044415"],
+    "quota:disk_read_bytes_sec": ["0", "1024000", "10485760"],
+    "quota:disk_write_bytes_sec": ["1024000", "2048000"],
+    "quota:disk_total_bytes_sec": ["5000000"],
+    "quota:disk_read_iops_sec": ["100", "500"],
+    "quota:disk_write_iops_sec": ["100", "250"],
+    "quota:disk_total_iops_sec": ["1000"],
+    "quota:vif_inbound_average": ["10240", "1", "0"],
+    "quota:vif_inbound_peak": ["20480"],
+    "quota:vif_inbound_burst": ["1024"],
+    "quota:vif_outbound_average": ["10240", "5000000000"],
+    "quota:vif_outbound_peak": ["20480", "0"],
+    "quota:vif_outbound_burst": ["2048"],
+}
+QUOTA_BAD = ["abc", "-3", "1.5", "", "1__0", "0x10", "True"]
+LIBVIRT_BAD = {"quota:cpu_shares": ["1", "262145", "5000000000"],
+               "quota:cpu_period": ["999", "1000001"],
+               "quota:cpu_quota": ["1", "999", "17592186044416"]}
+
+
+def gen_quotas(rng):
+    es = {}
+    if rng.random() < 0.5:
+        return es
+    for key, vals in QUOTA_GOOD.items():
+        if rng.random() < 0.3:
+            es[key] = rng.choice(vals)
+    r = rng.random()
+    if r < 0.06:
+        es[rng.choice(sorted(QUOTA_GOOD))] = rng.choice(QUOTA_BAD)
+    elif r < 0.12:
+        key = rng.choice(sorted(LIBVIRT_BAD))
+        es[key] = rng.choice(LIBVIRT_BAD[key])
+    return es
+
+
+def gen_conf(rng, host_topo):
+    shared = set()
+    allc = set()
+    for cell in host_topo.cells:
+        shared |= cell.cpuset - cell.pcpuset
+        allc |= cell.cpuset | cell.pcpuset
+    c = {"cpu_shared_set": None, "vcpu_pin_set": None, "online": None,
+         "priority": rng.choice([1, 1, 1, 50, 99]), "cpu_control": rng.random() > 0.05,
+         "file_backed": 1024 if rng.random() < 0.04 else 0}
+    r = rng.random()
+    if shared and r < 0.6:
+        c["cpu_shared_set"] = nfd.cpu_spec(shared)
+    elif allc and r < 0.75:
+        c["cpu_shared_set"] = nfd.cpu_spec(rng.sample(sorted(allc),
+                                                      rng.randint(1, len(allc))))
+    elif allc and r < 0.8:
+        c["vcpu_pin_set"] = nfd.cpu_spec(allc)
+    if allc and rng.random() < 0.05:
+        c["online"] = nfd.cpu_spec(rng.sample(sorted(allc), rng.randint(1, len(allc))))
+    return c
+
+
+def validator_refuses(es):
+    for k, v in es.items():
+        if not k.startswith("quota:"):
+            continue
+        try:
+            es_validators.validate(k, v)
+        except Exception as e:
+            if type(e).__name__ == "ValidationError":
+                return True
+    return False
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--library", default=None)
+    ap.add_argument("--seed", type=int, default=20261130)
+    ap.add_argument("--count", type=int, default=1500)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+
+    D = DomLib(args.library)
+    L = D.L
+    rng = random.Random(args.seed)
+    passed = failed = 0
+    stats = {"fit": 0, "no-numa": 0, "nofit": 0, "nova-exc-agree": 0, "libvirtError": 0,
+             "ValidationError": 0, "skipped-request": 0}
+    features = {}
+    kinds = ["normal", "normal", "small", "big", "cache"]
+
+    def fail(i, what, **kw):
+        nonlocal failed
+        failed += 1
+        if failed <= 20 or args.verbose:
+            print("FAIL #%d %s" % (i, what))
+            for k, v in kw.items():
+                print("   %s: %s" % (k, json.dumps(v, default=str, sort_keys=True)[:3000]))
+
+    for i in range(args.count):
+        kind = rng.choice(kinds)
+        flavor, image = nfd.gen_flavor(rng, kind)
+        guest_cells = int(flavor["extra_specs"].get("hw:numa_nodes", 1))
+        host_topo = nfd.gen_host(rng, kind, guest_cells)
+        flavor["extra_specs"].update(gen_quotas(rng))
+        if rng.random() < 0.15:
+            flavor["extra_specs"]["hw:cpu_sockets"] = str(rng.choice([1, 2]))
+        c = gen_conf(rng, host_topo)
+        hjson = nfd.host_json(host_topo)
+        h = L.host_from_json(hjson)
+        req = p = conf = None
+        try:
+            rc, req, err = L.request(flavor, image, REQUEST_ZED)
+            if rc < 0:
+                stats["skipped-request"] += 1
+                continue
+            inst_topo = None
+            if rc == 1:
+                o = L.options(profile=PROFILE_ZED)
+                try:
+                    frc, p, ferr = L.fit(h, req, o)
+                finally:
+                    L.lib.numafit_options_free(o)
+                if frc != 1:
+                    stats["nofit"] += 1
+                    continue
+                stats["fit"] += 1
+                prim = json.loads(L.placement_to_json(p, PLACEMENT_JSON_NOVA))
+                inst_topo = objects.InstanceNUMATopology.obj_from_primitive(prim)
+            else:
+                stats["no-numa"] += 1
+            conf = D.conf(c)
+            nroot, nexc = nova_render(host_topo, inst_topo, flavor, image, c)
+            mrc, mxml, merr = D.domain_xml(h, req, p, flavor, image, conf)
+            es = flavor["extra_specs"]
+            if merr and merr["exception"] == "ValidationError":
+                if validator_refuses(es):
+                    stats["ValidationError"] += 1
+                    passed += 1
+                else:
+                    fail(i, "numafit ValidationError but nova's validators accept",
+                         err=merr, specs=es)
+                continue
+            if merr and merr["exception"] == "libvirtError" and nexc is None:
+                # nova writes it: with NOVA_EXACT numafit must write the same
+                stats["libvirtError"] += 1
+                mrc, mxml, merr = D.domain_xml(h, req, p, flavor, image, conf,
+                                               DOMAIN_NOVA_EXACT)
+            if nexc is not None:
+                if merr and merr["exception"] == nexc:
+                    stats["nova-exc-agree"] += 1
+                    passed += 1
+                elif nexc == "ValueError" and validator_refuses(es):
+                    stats["ValidationError"] += 1
+                    passed += 1
+                else:
+                    fail(i, "nova raised %s" % nexc, numafit=merr or mxml, specs=es, conf=c)
+                continue
+            if merr:
+                fail(i, "numafit failed, nova did not", err=merr, specs=es, conf=c,
+                     nova=ET.tostring(nroot).decode())
+                continue
+            mroot = ET.fromstring("<root>" + mxml + "</root>")
+            a, b = canon(nroot), canon(mroot)
+            ok = a == b
+            # devices
+            drc, dxml, derr = D.device_xml(flavor, True)
+            if derr and derr["exception"] == "libvirtError":
+                stats["libvirtError"] += 1
+                drc, dxml, derr = D.device_xml(flavor, True, DOMAIN_NOVA_EXACT)
+            brc, bxml, berr = D.device_xml(flavor, False)
+            if derr or berr:
+                e2 = derr or berr
+                if e2["exception"] == "ValidationError" and validator_refuses(es):
+                    stats["ValidationError"] += 1
+                    passed += 1
+                else:
+                    fail(i, "device xml failed", disk=derr, bw=berr, specs=es)
+                continue
+            m_io = canon_iotune(ET.fromstring(dxml)) if dxml else None
+            m_bw = canon_bandwidth(ET.fromstring(bxml)) if bxml else None
+            n_io, n_bw = canon_iotune(nova_iotune(flavor)), canon_bandwidth(nova_bandwidth(flavor))
+            if not ok or n_io != m_io or n_bw != m_bw:
+                diff = {k: (a[k], b[k]) for k in a if a[k] != b.get(k)}
+                fail(i, "XML differs", diff=diff, iotune=(n_io, m_io), bandwidth=(n_bw, m_bw),
+                     specs=es, conf=c, placement=L.placement_to_json(p) if p else None,
+                     numafit=mxml)
+                continue
+            for feat, present in (
+                    ("vcpu-cpuset", b["vcpu"] and b["vcpu"][1] is not None),
+                    ("vcpupin", b["cputune"] and b["cputune"]["vcpupin"]),
+                    ("vcpusched", b["cputune"] and b["cputune"]["vcpusched"]),
+                    ("cpu-quotas", b["cputune"] and any(b["cputune"][k] is not None
+                                                        for k in ("shares", "period", "quota"))),
+                    ("hugepages", b["memoryBacking"] and b["memoryBacking"]["pages"]),
+                    ("locked", b["memoryBacking"] and b["memoryBacking"]["locked"]),
+                    ("file-backed", b["memoryBacking"] and b["memoryBacking"]["source"]),
+                    ("memAccess", b["cpu"]["numa"] and any(x[3] for x in b["cpu"]["numa"])),
+                    ("multi-cell", b["cpu"]["numa"] and len(b["cpu"]["numa"]) > 1),
+                    ("emulator-isolate", es.get("hw:emulator_threads_policy") == "isolate"),
+                    ("emulator-share", es.get("hw:emulator_threads_policy") == "share"),
+                    ("mixed", es.get("hw:cpu_policy") == "mixed"),
+                    ("iotune", m_io), ("bandwidth", m_bw)):
+                if present:
+                    features[feat] = features.get(feat, 0) + 1
+            passed += 1
+        finally:
+            if conf:
+                D.lib.numafit_domconf_free(conf)
+            if p:
+                L.lib.numafit_placement_free(p)
+            if req:
+                L.lib.numafit_request_free(req)
+            L.lib.numafit_host_free(h)
+    print("scenarios: %s" % json.dumps(stats, sort_keys=True))
+    print("compared XML with: %s" % json.dumps(features, sort_keys=True))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
