@@ -5,6 +5,7 @@
  *   numafit plan --batch
  *   numafit fit  --host H --flavor F [--image I] [--limits L] [--json]
  *   numafit plan --host H --flavor F [--image I] [--limits L] [--max N] [--json]
+ *   numafit bench [--json] FILE.jsonl   time the fit of each batch line
  *   numafit demo
  *
  * The program only talks to the library through its public API and exchanges
@@ -17,10 +18,12 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -35,7 +38,7 @@
 /* ------------------------------------------------------------------ settings */
 
 struct cli {
-    const char *cmd;         /* "fit", "plan" or "demo" */
+    const char *cmd;         /* "fit", "plan", "bench" or "demo" */
     int profile;             /* enum numafit_profile */
     int strategy;            /* enum numafit_strategy */
     unsigned req_flags;      /* NUMAFIT_REQUEST_ZED with --nova-release zed */
@@ -47,6 +50,7 @@ struct cli {
     const char *flavor_path;
     const char *image_path;
     const char *limits_path;
+    const char *bench_path;  /* bench: the scenario file, "-" for stdin */
 };
 
 /* What one fit or plan produced: the answer line, plus what the human
@@ -446,74 +450,54 @@ static void run_free(struct run *r) {
 static const char *const line_keys[] = {"op",  "host", "flavor",       "image", "limits",
                                         "max", "strategy", "nova_release", NULL};
 
-/* The answer to one input line. */
-static json_t *batch_answer(const struct cli *cli, const char *line, size_t len) {
-    struct cli lc = *cli, *c = &lc;
-    json_error_t jerr;
-    json_t *in, *v, *ans;
+/*
+ * Check one parsed input line: its keys and their types, and the per-line
+ * overrides of --strategy/--nova-release (applied to *c). Returns NULL when
+ * the line is usable (*ret_op, *ret_max set), else the error answer.
+ */
+static json_t *check_line(struct cli *c, const json_t *in, const char **ret_op, long *ret_max) {
+    const json_t *v;
     const char *key, *op = c->cmd;
     long max = -1;
-    struct run r;
 
-    in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!in)
-        return error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column,
-                            jerr.text);
-    if (!json_is_object(in)) {
-        json_decref(in);
+    if (!json_is_object(in))
         return error_answer("SCHEMA", "a line must be a JSON object");
-    }
-    json_object_foreach(in, key, v) {
+    json_object_foreach((json_t *)in, key, v) {
         size_t k;
         for (k = 0; line_keys[k] && strcmp(line_keys[k], key) != 0; k++)
             ;
-        if (!line_keys[k]) {
-            ans = error_answer("SCHEMA", "unknown key \"%s\" in the line", key);
-            json_decref(in);
-            return ans;
-        }
+        if (!line_keys[k])
+            return error_answer("SCHEMA", "unknown key \"%s\" in the line", key);
     }
     v = json_object_get(in, "op");
     if (v) {
         if (!json_is_string(v) ||
             (strcmp(json_string_value(v), "fit") != 0 &&
-             strcmp(json_string_value(v), "plan") != 0)) {
-            json_decref(in);
+             strcmp(json_string_value(v), "plan") != 0))
             return error_answer("SCHEMA", "\"op\" must be \"fit\" or \"plan\"");
-        }
         op = json_string_value(v);
     }
-    if (!json_object_get(in, "host") || json_is_null(json_object_get(in, "host"))) {
-        json_decref(in);
+    if (!json_object_get(in, "host") || json_is_null(json_object_get(in, "host")))
         return error_answer("SCHEMA", "the line has no \"host\"");
-    }
     v = json_object_get(in, "flavor");
-    if (!json_is_object(v)) {
-        json_decref(in);
+    if (!json_is_object(v))
         return error_answer("SCHEMA", "\"flavor\" must be an object");
-    }
     v = json_object_get(in, "image");
-    if (v && !json_is_object(v) && !json_is_null(v)) {
-        json_decref(in);
+    if (v && !json_is_object(v) && !json_is_null(v))
         return error_answer("SCHEMA", "\"image\" must be an object or null");
-    }
     v = json_object_get(in, "limits");
-    if (v && !json_is_object(v) && !json_is_null(v)) {
-        json_decref(in);
+    if (v && !json_is_object(v) && !json_is_null(v))
         return error_answer("SCHEMA", "\"limits\" must be an object or null");
-    }
     /* per-line overrides of --strategy and --nova-release */
     v = json_object_get(in, "strategy");
     if (v) {
         const char *sv = json_string_value(v);
-        if (sv && strcmp(sv, "spread") == 0) {
+        if (sv && strcmp(sv, "spread") == 0)
             c->strategy = NUMAFIT_STRATEGY_SPREAD;
-        } else if (sv && strcmp(sv, "pack") == 0) {
+        else if (sv && strcmp(sv, "pack") == 0)
             c->strategy = NUMAFIT_STRATEGY_PACK;
-        } else {
-            json_decref(in);
+        else
             return error_answer("SCHEMA", "\"strategy\" must be \"spread\" or \"pack\"");
-        }
     }
     v = json_object_get(in, "nova_release");
     if (v) {
@@ -525,19 +509,39 @@ static json_t *batch_answer(const struct cli *cli, const char *line, size_t len)
             c->profile = NUMAFIT_PROFILE_ZED;
             c->req_flags = NUMAFIT_REQUEST_ZED;
         } else {
-            json_decref(in);
             return error_answer("SCHEMA", "\"nova_release\" must be \"latest\" or \"zed\"");
         }
     }
     v = json_object_get(in, "max");
     if (v && !json_is_null(v)) {
-        if (!json_is_integer(v) || json_integer_value(v) < 0) {
-            json_decref(in);
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
             return error_answer("SCHEMA", "\"max\" must be an integer >= 0");
-        }
         max = json_integer_value(v) > PLAN_CAP ? PLAN_CAP : (long)json_integer_value(v);
     } else if (c->has_max) {
         max = c->max;
+    }
+    *ret_op = op;
+    *ret_max = max;
+    return NULL;
+}
+
+/* The answer to one input line. */
+static json_t *batch_answer(const struct cli *cli, const char *line, size_t len) {
+    struct cli lc = *cli, *c = &lc;
+    json_error_t jerr;
+    json_t *in, *ans;
+    const char *op = c->cmd;
+    long max = -1;
+    struct run r;
+
+    in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!in)
+        return error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column,
+                            jerr.text);
+    ans = check_line(c, in, &op, &max);
+    if (ans) {
+        json_decref(in);
+        return ans;
     }
 
     run_job(c, strcmp(op, "plan") == 0, json_object_get(in, "host"), json_object_get(in, "flavor"),
@@ -643,6 +647,275 @@ static int batch_main(const struct cli *c) {
     if (rc < 0) {
         fprintf(stderr, "numafit: error reading standard input: %s\n", strerror(errno));
         return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ bench */
+
+#define BENCH_MIN_NS   2000000ULL /* time a fit until this much has elapsed... */
+#define BENCH_MAX_REPS 100000UL   /* ...or this many repetitions */
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* What benchmarking one line gave. */
+struct bench_result {
+    json_t *answer;   /* the --json line (owned) */
+    bool timed;       /* answer holds fit_ns */
+    bool fits;
+    uint64_t fit_ns;  /* one fit, ns */
+    unsigned long reps;
+};
+
+/*
+ * Time numafit_fit() on one prepared host/request/options: one untimed
+ * warm-up call (which also gives the answer), then batches of calls, each
+ * including numafit_placement_free() of the placement, doubling the batch
+ * until BENCH_MIN_NS have elapsed or BENCH_MAX_REPS calls were made. Only
+ * the fits and frees are inside the timed region; the clock is read once
+ * per batch.
+ */
+static void bench_time(const numafit_host_t *host, const numafit_request_t *req,
+                       const numafit_options_t *opt, struct bench_result *out) {
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    unsigned long reps = 0, batch = 1, i;
+    uint64_t elapsed = 0, t0;
+    int rc;
+
+    clear_error(&e);
+    rc = numafit_fit(host, req, opt, 0, &p, &e);
+    numafit_placement_free(p);
+    p = NULL;
+    if (rc < 0) {
+        out->answer = lib_error("fit", rc, &e);
+        return;
+    }
+    out->fits = rc == 1;
+    while (elapsed < BENCH_MIN_NS && reps < BENCH_MAX_REPS) {
+        if (batch > BENCH_MAX_REPS - reps)
+            batch = BENCH_MAX_REPS - reps;
+        t0 = now_ns();
+        for (i = 0; i < batch; i++) {
+            if (numafit_fit(host, req, opt, 0, &p, &e) > 0) {
+                numafit_placement_free(p);
+                p = NULL;
+            }
+        }
+        elapsed += now_ns() - t0;
+        reps += batch;
+        batch *= 2;
+    }
+    out->reps = reps;
+    out->fit_ns = (elapsed + reps / 2) / reps;
+    out->timed = true;
+    out->answer = json_object();
+    if (out->answer) {
+        json_object_set_new(out->answer, "fit_ns", json_integer((json_int_t)out->fit_ns));
+        json_object_set_new(out->answer, "fits", json_boolean(out->fits));
+    }
+}
+
+/* Benchmark one input line: everything but the fit is built outside the
+ * timed region. */
+static void bench_line(const struct cli *cli, const char *line, size_t len,
+                       struct bench_result *out) {
+    struct cli lc = *cli, *c = &lc;
+    numafit_host_t *host = NULL;
+    numafit_request_t *req = NULL;
+    numafit_options_t *opt = NULL;
+    numafit_error_t e;
+    json_error_t jerr;
+    json_t *in, *err = NULL;
+    const json_t *image;
+    const char *op = NULL;
+    char *htxt = NULL, *ftxt = NULL, *itxt = NULL;
+    long max;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!in) {
+        out->answer = error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column,
+                                   jerr.text);
+        return;
+    }
+    err = check_line(c, in, &op, &max);
+    if (err)
+        goto done;
+    if (strcmp(op, "plan") == 0) {
+        err = error_answer("SCHEMA", "numafit bench times fits: \"op\" must be \"fit\"");
+        goto done;
+    }
+    image = json_object_get(in, "image");
+    if (image && json_is_null(image))
+        image = NULL;
+    htxt = dump(json_object_get(in, "host"));
+    ftxt = dump(json_object_get(in, "flavor"));
+    itxt = image ? dump(image) : NULL;
+    if (!htxt || !ftxt || (image && !itxt)) {
+        err = error_answer("NOMEM", "out of memory");
+        goto done;
+    }
+    clear_error(&e);
+    rc = numafit_host_new_from_json(htxt, strlen(htxt), 0, &host, &e);
+    if (rc < 0) {
+        err = lib_error("host", rc, &e);
+        goto done;
+    }
+    clear_error(&e);
+    rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, c->req_flags,
+                             &req, &e);
+    if (rc < 0) {
+        err = lib_error(e.exception[0] ? "request" : (itxt && strstr(e.where, "image")
+                                                          ? "image" : "flavor"),
+                        rc, &e);
+        goto done;
+    }
+    if (rc == 0) {
+        out->answer = json_object();
+        if (out->answer)
+            json_object_set_new(out->answer, "request", json_null());
+        goto done;
+    }
+    opt = make_options(c, json_object_get(in, "limits"), &batch_labels, &err);
+    if (!opt)
+        goto done;
+    bench_time(host, req, opt, out);
+
+done:
+    if (err) {
+        json_decref(out->answer);
+        out->answer = err;
+        out->timed = false;
+    }
+    if (!out->answer)
+        out->answer = error_answer("NOMEM", "out of memory");
+    numafit_options_free(opt);
+    numafit_request_free(req);
+    numafit_host_free(host);
+    free(htxt);
+    free(ftxt);
+    free(itxt);
+    json_decref(in);
+}
+
+/* "1.234 us" and the like, for the human table. */
+static void fmt_ns(uint64_t ns, char *out, size_t cap) {
+    if (ns < 10000)
+        snprintf(out, cap, "%llu ns", (unsigned long long)ns);
+    else if (ns < 10000000)
+        snprintf(out, cap, "%.2f us", (double)ns / 1e3);
+    else if (ns < 10000000000ULL)
+        snprintf(out, cap, "%.2f ms", (double)ns / 1e6);
+    else
+        snprintf(out, cap, "%.2f s", (double)ns / 1e9);
+}
+
+static int bench_main(const struct cli *c) {
+    FILE *f;
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    bool toolong;
+    unsigned long lineno = 0, timed = 0, nfit = 0, nerr = 0, nnone = 0;
+    uint64_t total = 0;
+    char tbuf[32];
+    int rc, ret = 0;
+
+    if (strcmp(c->bench_path, "-") == 0) {
+        f = stdin;
+    } else {
+        f = fopen(c->bench_path, "r");
+        if (!f) {
+            fprintf(stderr, "numafit bench: %s: %s\n", c->bench_path, strerror(errno));
+            return 1;
+        }
+    }
+    if (!c->json)
+        printf("%6s  %-5s  %12s  %s\n", "line", "fits", "time/fit", "repetitions");
+    while ((rc = read_line(f, &buf, &cap, &len, NUMAFIT_INPUT_MAX, &toolong)) > 0) {
+        struct bench_result r;
+        lineno++;
+        memset(&r, 0, sizeof(r));
+        if (toolong)
+            r.answer = error_answer("RANGE", "line longer than %u bytes", NUMAFIT_INPUT_MAX);
+        else if (blank(buf ? buf : "", len))
+            r.answer = error_answer("PARSE", "empty line");
+        else
+            bench_line(c, buf, len, &r);
+        if (r.timed) {
+            timed++;
+            nfit += r.fits;
+            total += r.fit_ns;
+        } else if (json_object_get(r.answer, "request")) {
+            nnone++;
+        } else {
+            nerr++;
+        }
+        if (c->json) {
+            if (emit(r.answer) < 0)
+                ret = -1;
+        } else if (r.timed) {
+            fmt_ns(r.fit_ns, tbuf, sizeof(tbuf));
+            printf("%6lu  %-5s  %12s  %lu\n", lineno, r.fits ? "yes" : "no", tbuf, r.reps);
+        } else if (json_object_get(r.answer, "request")) {
+            printf("%6lu  %-5s  %12s  (no NUMA topology requested: nothing to fit)\n", lineno,
+                   "-", "-");
+        } else {
+            printf("%6lu  %-5s  %12s  error %s: %s\n", lineno, "-", "-",
+                   json_string_value(json_object_get(r.answer, "error")),
+                   json_string_value(json_object_get(r.answer, "message")));
+        }
+        json_decref(r.answer);
+        if (!c->json && fflush(stdout) != 0)
+            ret = -1;
+        if (ret < 0)
+            break;
+    }
+    free(buf);
+    if (f != stdin)
+        fclose(f);
+    if (ret < 0) {
+        fprintf(stderr, "numafit bench: cannot write the results: %s\n", strerror(errno));
+        return 1;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "numafit bench: error reading %s: %s\n",
+                strcmp(c->bench_path, "-") == 0 ? "standard input" : c->bench_path,
+                strerror(errno));
+        return 1;
+    }
+    if (c->json) {
+        json_t *last = json_object();
+        if (last) {
+            json_object_set_new(last, "total_fit_ns", json_integer((json_int_t)total));
+            json_object_set_new(last, "scenarios", json_integer((json_int_t)timed));
+        }
+        if (emit(last) < 0) {
+            json_decref(last);
+            fprintf(stderr, "numafit bench: cannot write the results: %s\n", strerror(errno));
+            return 1;
+        }
+        json_decref(last);
+    } else {
+        fmt_ns(total, tbuf, sizeof(tbuf));
+        printf("total: %lu lines, %lu timed (%lu fit, %lu do not fit), %lu without NUMA "
+               "topology, %lu errors\n"
+               "       one fit of each timed scenario: %s",
+               lineno, timed, nfit, timed - nfit, nnone, nerr, tbuf);
+        if (timed) {
+            fmt_ns((total + timed / 2) / timed, tbuf, sizeof(tbuf));
+            printf(" (mean %s per fit)", tbuf);
+        }
+        printf("\n");
+        if (fflush(stdout) != 0) {
+            fprintf(stderr, "numafit bench: cannot write the results: %s\n", strerror(errno));
+            return 1;
+        }
     }
     return 0;
 }
@@ -1047,6 +1320,10 @@ static void show_plan(const struct run *r, const json_t *flavor, long max) {
     fflush(stdout);
 }
 
+/* subcommands in their own files */
+int numafit_cli_host(int argc, char **argv); /* examples/cmd_host.c */
+int numafit_cli_xml(int argc, char **argv);  /* examples/cmd_xml.c */
+
 /* ------------------------------------------------------------------ usage */
 
 static void usage(FILE *o) {
@@ -1057,7 +1334,11 @@ static void usage(FILE *o) {
             "                    [--limits L.json] [--json] [OPTIONS]\n"
             "       numafit plan --host H.json --flavor F.json [--image I.json]\n"
             "                    [--limits L.json] [--max N] [--json] [OPTIONS]\n"
+            "       numafit bench [--json] [OPTIONS] FILE.jsonl\n"
             "       numafit demo [OPTIONS]\n"
+            "       numafit host --libvirt URI | --caps FILE | --sysfs [ROOT] [OPTIONS]\n"
+            "       numafit xml  --host H.json --flavor F.json [--image I.json] [--limits L.json]\n"
+            "                    [--cpu-shared-set SPEC] [--domain] [OPTIONS]\n"
             "       numafit --help | --version\n"
             "\n"
             "Fit OpenStack nova instances on a host's NUMA topology, as nova does.\n"
@@ -1101,6 +1382,27 @@ static void usage_plan(FILE *o) {
             PLAN_CAP);
 }
 
+static void usage_bench(FILE *o) {
+    fprintf(o,
+            "usage: numafit bench [--json] [--nova-release R] [--strategy S] FILE.jsonl\n"
+            "\n"
+            "Time numafit_fit() on each line of FILE (the `numafit fit --batch` input\n"
+            "format; - reads standard input). The host, request and options are built\n"
+            "outside the timed region; after one untimed warm-up fit, the fit is repeated\n"
+            "until at least %llu ms have elapsed or %lu repetitions were made\n"
+            "(CLOCK_MONOTONIC), and the time of one fit is reported. Freeing the placement\n"
+            "of each successful fit (numafit_placement_free) is part of the timed cost.\n"
+            "Prints per line: fits yes/no and the time of one fit; then the total.\n"
+            "  --json             one line {\"fit_ns\":N,\"fits\":true|false} per scenario,\n"
+            "                     {\"error\":...,\"message\":...} for a refused request or\n"
+            "                     a malformed line, {\"request\":null} without NUMA topology;\n"
+            "                     last line {\"total_fit_ns\":N,\"scenarios\":M} (M: lines timed)\n"
+            "  --nova-release R   latest (default) or zed; a line's \"nova_release\" overrides it\n"
+            "  --strategy S       spread (default) or pack; a line's \"strategy\" overrides it\n"
+            "Exit status: 0 done (whatever the answers), 1 I/O error, 2 usage.\n",
+            BENCH_MIN_NS / 1000000ULL, BENCH_MAX_REPS);
+}
+
 static void usage_demo(FILE *o) {
     fprintf(o, "usage: numafit demo [--nova-release R] [--strategy S]\n"
                "\n"
@@ -1128,6 +1430,7 @@ static int parse_args(int argc, char **argv, struct cli *c) {
     };
     bool is_demo = strcmp(c->cmd, "demo") == 0;
     bool is_plan = strcmp(c->cmd, "plan") == 0;
+    bool is_bench = strcmp(c->cmd, "bench") == 0;
     int ch;
 
     opterr = 0;
@@ -1137,6 +1440,8 @@ static int parse_args(int argc, char **argv, struct cli *c) {
             case 'h':
                 if (is_demo)
                     usage_demo(stdout);
+                else if (is_bench)
+                    usage_bench(stdout);
                 else if (is_plan)
                     usage_plan(stdout);
                 else
@@ -1192,6 +1497,20 @@ static int parse_args(int argc, char **argv, struct cli *c) {
                 fprintf(stderr, "numafit %s: unknown option %s\n", c->cmd, argv[optind - 1]);
                 return -1;
         }
+    }
+    if (is_bench) {
+        if (c->batch || c->host_path || c->flavor_path || c->image_path || c->limits_path ||
+            c->has_max) {
+            fprintf(stderr, "numafit bench: only --json, --nova-release and --strategy are "
+                            "accepted\n");
+            return -1;
+        }
+        if (optind != argc - 1) {
+            fprintf(stderr, "numafit bench: give one scenario file (- for standard input)\n");
+            return -1;
+        }
+        c->bench_path = argv[optind];
+        return 1;
     }
     if (optind < argc) {
         fprintf(stderr, "numafit %s: unexpected argument %s\n", c->cmd, argv[optind]);
@@ -1395,8 +1714,12 @@ int main(int argc, char **argv) {
         printf("numafit %s\n", numafit_version_string());
         return 0;
     }
+    if (strcmp(argv[1], "host") == 0)
+        return numafit_cli_host(argc - 1, argv + 1);
+    if (strcmp(argv[1], "xml") == 0)
+        return numafit_cli_xml(argc - 1, argv + 1);
     if (strcmp(argv[1], "fit") != 0 && strcmp(argv[1], "plan") != 0 &&
-        strcmp(argv[1], "demo") != 0) {
+        strcmp(argv[1], "bench") != 0 && strcmp(argv[1], "demo") != 0) {
         fprintf(stderr, "numafit: unknown command or option '%s'\n", argv[1]);
         usage(stderr);
         return EXIT_USAGE;
@@ -1411,6 +1734,8 @@ int main(int argc, char **argv) {
         return 0;
     if (strcmp(c.cmd, "demo") == 0)
         return demo_main(&c);
+    if (strcmp(c.cmd, "bench") == 0)
+        return bench_main(&c);
     if (c.batch)
         return batch_main(&c);
     return single_main(&c);

@@ -6,7 +6,7 @@
 unsigned numafit__bits_count(const uint64_t *w, unsigned nw) {
     unsigned n = 0;
     for (unsigned i = 0; i < nw; i++)
-        n += (unsigned)__builtin_popcountll(w[i]);
+        n += numafit__popcount64(w[i]);
     return n;
 }
 

@@ -70,6 +70,8 @@ struct fitctx {
     uint64_t *taken;    /* host->nw words: pCPUs used by the pinning being built */
     uint64_t *freebits; /* host->nw words: free dedicated CPUs of the cell being packed */
     bool overlap;       /* the cell being packed has sibling sets sharing CPUs */
+    uint32_t *gcount;   /* per guest cell: dedicated, shared vCPU counts */
+    uint32_t *hcount;   /* per host cell index: dedicated, shared, free, computed */
     /* the last cell check, whose pinning is still in pin[] */
     bool last_valid;
     uint32_t last_p, last_g;
@@ -389,15 +391,39 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
 
 /* ------------------------------------------------------------------ cell */
 
-static void why(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void why(char *buf, const char *fmt, ...) {
-    va_list ap;
-    if (!buf)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf, 160, fmt, ap);
-    va_end(ap);
+/* Dedicated, shared and free dedicated CPU counts of a host cell, computed
+ * once per fit. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__POPCNT__)
+/* the popcnt instruction where the CPU has it, chosen once at load (ifunc) */
+#define NUMAFIT_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define NUMAFIT_POPCNT_CLONES
+#endif
+
+NUMAFIT_POPCNT_CLONES
+static const uint32_t *host_counts(struct fitctx *x, const struct numafit__cell *c) {
+    uint32_t i = (uint32_t)(c - x->h->cells), *hc = &x->hcount[4 * i];
+    if (!hc[3]) {
+        uint32_t pc = 0, sc = 0, fr = 0;
+        for (uint32_t w = 0; w < x->h->nw; w++) {
+            pc += (uint32_t)__builtin_popcountll(c->pcpuset[w]);
+            sc += (uint32_t)__builtin_popcountll(c->cpuset[w]);
+            fr += (uint32_t)__builtin_popcountll(c->pcpuset[w] & ~c->pinned[w]);
+        }
+        hc[0] = pc;
+        hc[1] = sc;
+        hc[2] = fr;
+        hc[3] = 1;
+    }
+    return hc;
 }
+
+/* The refusal text of a cell check, formatted only when asked (explain). */
+#define WHY(...)                                                                                   \
+    do {                                                                                           \
+        if (text)                                                                                  \
+            snprintf(text, 160, __VA_ARGS__);                                                      \
+    } while (0)
 
 /* nova's _numa_fit_instance_cell on an unmodified copy of guest cell g. */
 static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g, uint32_t nres,
@@ -406,10 +432,9 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
     const numafit_request_t *r = x->r;
     uint64_t mem = gc->memory, mem_kib = gc->memory * 1024u;
     int pol = r->cpu_policy;
-    uint32_t npc = numafit__bits_count(gc->pcpuset, r->nw);
-    uint32_t nsc = numafit__bits_count(gc->cpuset, r->nw);
-    uint32_t host_pc = numafit__bits_count(c->pcpuset, x->h->nw);
-    uint32_t host_sc = numafit__bits_count(c->cpuset, x->h->nw);
+    uint32_t npc = x->gcount[2 * g], nsc = x->gcount[2 * g + 1];
+    const uint32_t *hc = host_counts(x, c);
+    uint32_t host_pc = hc[0], host_sc = hc[1];
     int64_t avail_mem = (int64_t)c->memory - (int64_t)c->memory_usage;
 
     memset(res, 0, sizeof(*res));
@@ -420,9 +445,9 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         int64_t ps = pick_pagesize(c, r->pagesize, mem_kib);
         if (ps <= 0) {
             if (ps < 0)
-                why(text, "page size %lld KiB not offered by the cell", (long long)r->pagesize);
+                WHY("page size %lld KiB not offered by the cell", (long long)r->pagesize);
             else
-                why(text, "not enough free pages of a suitable size for %llu MiB",
+                WHY("not enough free pages of a suitable size for %llu MiB",
                     (unsigned long long)mem);
             return res->reason = NUMAFIT_E_NOFIT_PAGESIZE;
         }
@@ -431,58 +456,56 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         uint64_t small = smallest_pagesize(c);
         bool use_free = !x->zed && pinned_policy(pol);
         if (can_fit_pagesize(c, small, mem_kib, use_free) != 1) {
-            why(text, "not enough %s %llu KiB pages for %llu MiB", use_free ? "free" : "total",
+            WHY("not enough %s %llu KiB pages for %llu MiB", use_free ? "free" : "total",
                 (unsigned long long)small, (unsigned long long)mem);
             return res->reason = NUMAFIT_E_NOFIT_MEM;
         }
     } else if (!x->zed && pinned_policy(pol)) {
         if (avail_mem < (int64_t)mem) {
-            why(text, "not enough free memory: need %llu MiB, %lld available",
+            WHY("not enough free memory: need %llu MiB, %lld available",
                 (unsigned long long)mem, (long long)avail_mem);
             return res->reason = NUMAFIT_E_NOFIT_MEM;
         }
     } else if (mem > c->memory) {
-        why(text, "cell memory %llu MiB is smaller than %llu MiB", (unsigned long long)c->memory,
+        WHY("cell memory %llu MiB is smaller than %llu MiB", (unsigned long long)c->memory,
             (unsigned long long)mem);
         return res->reason = NUMAFIT_E_NOFIT_MEM;
     }
 
     /* 2. the guest cell may not be larger than the host cell */
     if (pinned_policy(pol) && npc + nres > host_pc) {
-        why(text, "cell has %u dedicated CPUs, guest cell needs %u%s", host_pc, npc + nres,
+        WHY("cell has %u dedicated CPUs, guest cell needs %u%s", host_pc, npc + nres,
             nres ? " (incl. emulator thread)" : "");
         return res->reason = NUMAFIT_E_NOFIT_CPU;
     }
     if (shared_policy(pol) && nsc > host_sc) {
-        why(text, "cell has %u shared CPUs, guest cell needs %u", host_sc, nsc);
+        WHY("cell has %u shared CPUs, guest cell needs %u", host_sc, nsc);
         return res->reason = NUMAFIT_E_NOFIT_CPU;
     }
 
     /* 3. pinning */
     if (pinned_policy(pol)) {
-        uint32_t free_pc = 0;
-        for (uint32_t w = 0; w < x->h->nw; w++)
-            free_pc += (uint32_t)__builtin_popcountll(c->pcpuset[w] & ~c->pinned[w]);
+        uint32_t free_pc = hc[2];
         if (npc + nres > free_pc) {
-            why(text, "%u free dedicated CPUs, guest cell needs %u%s", free_pc, npc + nres,
+            WHY("%u free dedicated CPUs, guest cell needs %u%s", free_pc, npc + nres,
                 nres ? " (incl. emulator thread)" : "");
             return res->reason = NUMAFIT_E_NOFIT_CPU;
         }
         if (x->zed && (int64_t)mem > avail_mem) {
-            why(text, "not enough free memory for a pinned guest: need %llu MiB, %lld available",
+            WHY("not enough free memory for a pinned guest: need %llu MiB, %lld available",
                 (unsigned long long)mem, (long long)avail_mem);
             return res->reason = NUMAFIT_E_NOFIT_MEM;
         }
         if (!pack(x, c, npc, nres, res)) {
             if (r->thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE)
-                why(text, "isolate: not enough fully free cores (or a hyper-threaded host with "
+                WHY("isolate: not enough fully free cores (or a hyper-threaded host with "
                           "cpu_dedicated_set)");
             else if (r->thread_policy == NUMAFIT_THREAD_POLICY_REQUIRE)
-                why(text, "require: not enough free thread siblings");
+                WHY("require: not enough free thread siblings");
             else if (npc == 0)
-                why(text, "no dedicated vCPUs in this guest cell (Zed refuses an empty pinning)");
+                WHY("no dedicated vCPUs in this guest cell (Zed refuses an empty pinning)");
             else
-                why(text, "cannot pin %u vCPUs%s on the free cores", npc,
+                WHY("cannot pin %u vCPUs%s on the free cores", npc,
                     nres ? " plus the emulator thread" : "");
             return res->reason = NUMAFIT_E_NOFIT_THREADS;
         }
@@ -493,17 +516,17 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         double cpu_limit = (double)host_sc * x->cpu_ratio;
         double ram_limit = (double)c->memory * x->ram_ratio;
         if ((double)(c->cpu_usage + nsc) > cpu_limit) {
-            why(text, "cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage,
+            WHY("cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage,
                 nsc, cpu_limit);
             return res->reason = NUMAFIT_E_NOFIT_LIMITS;
         }
         if ((double)(c->memory_usage + mem) > ram_limit) {
-            why(text, "memory usage %llu + %llu MiB exceeds the limit %g",
+            WHY("memory usage %llu + %llu MiB exceeds the limit %g",
                 (unsigned long long)c->memory_usage, (unsigned long long)mem, ram_limit);
             return res->reason = NUMAFIT_E_NOFIT_LIMITS;
         }
     }
-    why(text, "fits");
+    WHY("fits");
     return 0;
 }
 
@@ -672,14 +695,8 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
         const struct numafit__cell *c = &h->cells[i];
         keys[i].idx = i;
         keys[i].k1 = (int64_t)c->memory - (int64_t)c->memory_usage;
-        if (shared) {
-            keys[i].k2 = (int64_t)c->cpu_usage;
-        } else {
-            uint32_t f = 0;
-            for (uint32_t w = 0; w < h->nw; w++)
-                f += (uint32_t)__builtin_popcountll(c->pcpuset[w] & ~c->pinned[w]);
-            keys[i].k2 = f;
-        }
+        keys[i].k2 = shared || h->ncells <= x->k ? (int64_t)c->cpu_usage
+                                                  : (int64_t)host_counts(x, c)[2];
     }
     if (h->ncells > x->k) {
         /* spread: memory descending; shared: cpu_usage ascending, pinned:
@@ -778,6 +795,8 @@ static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxsib, uint32_t
     x->pin = carve(base, &u, x->pin_cap * sizeof(uint32_t));
     x->taken = carve(base, &u, x->h->nw * sizeof(uint64_t));
     x->freebits = carve(base, &u, x->h->nw * sizeof(uint64_t));
+    x->gcount = carve(base, &u, (2 * (size_t)x->k + 1) * sizeof(uint32_t));
+    x->hcount = carve(base, &u, (4 * (size_t)x->n + 1) * sizeof(uint32_t));
     x->assign = carve(base, &u, (x->k + 1) * sizeof(uint32_t));
     x->used = carve(base, &u, x->n + 1);
     x->match_h = carve(base, &u, (x->n + 1) * sizeof(int32_t));
@@ -797,7 +816,14 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     size_t size;
     int rc;
 
-    memset(x, 0, sizeof(*x));
+    /* every other field is set by ctx_layout or before it is read */
+    x->steps = 0;
+    x->over_budget = false;
+    x->heap = NULL;
+    x->net = false;
+    x->net_all = 0;
+    x->last_valid = false;
+    x->overlap = false;
     x->h = h;
     x->r = r;
     x->profile = o ? o->profile : NUMAFIT_PROFILE_LATEST;
@@ -808,7 +834,8 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->budget = o ? o->budget : 0;
     x->n = h->ncells;
     x->k = r->ncells;
-    for (uint32_t i = 0; i < h->ncells; i++) {
+    for (uint32_t i = 0; i < h->ncells && h->nw > 4; i++) {
+        /* small hosts (<= 256 CPU ids) use the CPU-id bound below instead */
         const struct numafit__cell *c = &h->cells[i];
         uint32_t pc = c->nsib ? 0 : numafit__bits_count(c->pcpuset, h->nw);
         uint32_t ns = c->nsib ? c->nsib : pc;
@@ -820,17 +847,29 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
         if (pc > maxpc)
             maxpc = pc;
     }
+    if (h->nw <= 4)
+        maxsib = maxthr = maxpc = h->nw * 64;
     x->pin_cap = r->vcpus + 1;
-    size = ctx_layout(x, NULL, maxsib, maxthr, maxpc, explain, net, &keys);
-    if (size <= FIT_STACK_WORDS * sizeof(uint64_t)) {
-        base = (char *)stack;
-    } else {
+    /* lay the scratch out on the stack buffer; redo it on the heap when it
+     * turns out too large (hosts of hundreds of cells, explain) */
+    base = (char *)stack;
+    size = ctx_layout(x, base, maxsib, maxthr, maxpc, explain, net, &keys);
+    if (size > FIT_STACK_WORDS * sizeof(uint64_t)) {
         base = x->heap = numafit__malloc(size);
         if (!base)
             return -ENOMEM;
+        ctx_layout(x, base, maxsib, maxthr, maxpc, explain, net, &keys);
     }
-    ctx_layout(x, base, maxsib, maxthr, maxpc, explain, net, &keys);
-    memset(base, 0, size);
+    /* only these must start zeroed; the rest is written before it is read */
+    memset(x->memo, 0, (size_t)x->n * x->k + 1);
+    memset(x->used, 0, x->n + 1);
+    memset(x->hcount, 0, (4 * (size_t)x->n + 1) * sizeof(uint32_t));
+    if (x->net_mask)
+        memset(x->net_mask, 0, (x->n + 1) * sizeof(uint64_t));
+    for (uint32_t g = 0; g < x->k; g++) {
+        x->gcount[2 * g] = numafit__bits_count(r->cells[g].pcpuset, r->nw);
+        x->gcount[2 * g + 1] = numafit__bits_count(r->cells[g].cpuset, r->nw);
+    }
     order_cells(x, o ? o->strategy : NUMAFIT_STRATEGY_SPREAD, keys);
     rc = net_setup(x, o);
     if (rc < 0) {
@@ -916,6 +955,36 @@ static int common_reason(struct fitctx *x, uint32_t g, int *cell) {
     return best;
 }
 
+/* "guest cell G fits on no host cell (mostly: REASON)" without printf: a
+ * refused fit must stay as cheap as the fit itself. */
+static void set_nofit_text(numafit_error_t *err, int code, int cell, uint32_t g) {
+    char num[12], *q = num + sizeof(num);
+    const char *parts[5];
+    size_t len = 0;
+    if (!err)
+        return;
+    *--q = '\0';
+    do
+        *--q = (char)('0' + g % 10);
+    while ((g /= 10) && q > num);
+    parts[0] = "guest cell ";
+    parts[1] = q;
+    parts[2] = " fits on no host cell (mostly: ";
+    parts[3] = numafit_strerror(code);
+    parts[4] = ")";
+    for (int i = 0; i < 5; i++) {
+        size_t n = strlen(parts[i]);
+        if (len + n >= sizeof(err->text))
+            n = sizeof(err->text) - 1 - len;
+        memcpy(err->text + len, parts[i], n);
+        len += n;
+    }
+    err->text[len] = '\0';
+    err->code = code;
+    err->cell = cell;
+    err->where[0] = err->exception[0] = '\0';
+}
+
 /* Run the search; returns 1 fit, 0 no fit, <0 error; fills err on no fit. */
 static int run(struct fitctx *x, numafit_error_t *err) {
     if (x->k == 0) {
@@ -943,9 +1012,7 @@ static int run(struct fitctx *x, numafit_error_t *err) {
             any = pair_ok(x, p, g);
         if (!any) {
             int cell, code = common_reason(x, g, &cell);
-            numafit__error_set(err, code, cell, "", NULL,
-                               "guest cell %u fits on no host cell (mostly: %s)", g,
-                               numafit_strerror(code));
+            set_nofit_text(err, code, cell, g);
             return 0;
         }
     }

@@ -48,6 +48,18 @@ static inline void numafit__bit_set(uint64_t *w, unsigned i) { w[i >> 6] |= 1ull
 static inline void numafit__bit_clear(uint64_t *w, unsigned i) {
     w[i >> 6] &= ~(1ull << (i & 63));
 }
+/* Population count of one word: the popcnt instruction when the build has
+ * it, else a few arithmetic operations (no libgcc call). */
+static inline unsigned numafit__popcount64(uint64_t x) {
+#if defined(__POPCNT__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
 unsigned numafit__bits_count(const uint64_t *w, unsigned nw);
 /* Next set bit > after (after = -1 to start), or -1. */
 int numafit__bits_next(const uint64_t *w, unsigned nw, int after);
