@@ -1323,6 +1323,7 @@ static void show_plan(const struct run *r, const json_t *flavor, long max) {
 /* subcommands in their own files */
 int numafit_cli_host(int argc, char **argv); /* examples/cmd_host.c */
 int numafit_cli_xml(int argc, char **argv);  /* examples/cmd_xml.c */
+int numafit_cli_doctor(int argc, char **argv); /* examples/cmd_doctor.c */
 
 /* ------------------------------------------------------------------ usage */
 
@@ -1339,6 +1340,7 @@ static void usage(FILE *o) {
             "       numafit host --libvirt URI | --caps FILE | --sysfs [ROOT] [OPTIONS]\n"
             "       numafit xml  --host H.json --flavor F.json [--image I.json] [--limits L.json]\n"
             "                    [--cpu-shared-set SPEC] [--domain] [OPTIONS]\n"
+            "       numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--json]\n"
             "       numafit --help | --version\n"
             "\n"
             "Fit OpenStack nova instances on a host's NUMA topology, as nova does.\n"
@@ -1718,6 +1720,8 @@ int main(int argc, char **argv) {
         return numafit_cli_host(argc - 1, argv + 1);
     if (strcmp(argv[1], "xml") == 0)
         return numafit_cli_xml(argc - 1, argv + 1);
+    if (strcmp(argv[1], "doctor") == 0)
+        return numafit_cli_doctor(argc - 1, argv + 1);
     if (strcmp(argv[1], "fit") != 0 && strcmp(argv[1], "plan") != 0 &&
         strcmp(argv[1], "bench") != 0 && strcmp(argv[1], "demo") != 0) {
         fprintf(stderr, "numafit: unknown command or option '%s'\n", argv[1]);

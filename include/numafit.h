@@ -30,5 +30,6 @@
 #include <numafit/fit.h>
 #include <numafit/discover.h>
 #include <numafit/domain.h>
+#include <numafit/doctor.h>
 
 #endif

@@ -123,11 +123,6 @@ static int can_fit_pagesize(const struct numafit__cell *c, uint64_t size_kb, uin
     return -1;
 }
 
-static int cmp_u64_desc(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
 /* nova's _numa_cell_supports_pagesize_request. Returns the size, 0 when
  * nothing fits, -1 when an explicit size is not offered by the cell. */
 static int64_t pick_pagesize(const struct numafit__cell *c, int64_t want, uint64_t mem_kib) {
@@ -139,7 +134,13 @@ static int64_t pick_pagesize(const struct numafit__cell *c, int64_t want, uint64
     }
     for (uint32_t i = 0; i < c->npages && ns < 64; i++)
         sizes[ns++] = c->pages[i].size_kb;
-    qsort(sizes, ns, sizeof(sizes[0]), cmp_u64_desc);
+    /* descending; a cell offers a handful of sizes */
+    for (uint32_t i = 1; i < ns; i++)
+        for (uint32_t j = i; j > 0 && sizes[j - 1] < sizes[j]; j--) {
+            uint64_t t = sizes[j];
+            sizes[j] = sizes[j - 1];
+            sizes[j - 1] = t;
+        }
     from = 0;
     to = ns;
     if (want == NUMAFIT_PAGESIZE_SMALL)
@@ -691,12 +692,17 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
     const numafit_host_t *h = x->h;
     bool pack_s = strategy == NUMAFIT_STRATEGY_PACK;
     bool shared = !pinned_policy(x->r->cpu_policy);
+    if (h->ncells <= x->k) {
+        /* nova sorts only when there are more host cells than guest cells */
+        for (uint32_t i = 0; i < h->ncells; i++)
+            x->order[i] = i;
+        return;
+    }
     for (uint32_t i = 0; i < h->ncells; i++) {
         const struct numafit__cell *c = &h->cells[i];
         keys[i].idx = i;
         keys[i].k1 = (int64_t)c->memory - (int64_t)c->memory_usage;
-        keys[i].k2 = shared || h->ncells <= x->k ? (int64_t)c->cpu_usage
-                                                  : (int64_t)host_counts(x, c)[2];
+        keys[i].k2 = shared ? (int64_t)c->cpu_usage : (int64_t)host_counts(x, c)[2];
     }
     if (h->ncells > x->k) {
         /* spread: memory descending; shared: cpu_usage ascending, pinned:

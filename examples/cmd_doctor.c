@@ -1,0 +1,243 @@
+/*
+ * numafit doctor: check a compute host for pinned, huge-page backed and
+ * real-time guests (CPU isolation against nova's CPU sets, hyper-threading,
+ * huge pages and hugetlbfs, the real-time kernel and tuned profile, NUMA
+ * balance) and print each problem with its fix.
+ *
+ *   numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--json]
+ *
+ * Exit status: 0 no error found, 1 errors found (or the check failed),
+ * 2 usage.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <numafit.h>
+#include <numafit/doctor.h>
+
+#define EXIT_USAGE 2
+
+int numafit_cli_doctor(int argc, char **argv);
+
+static void usage(FILE *o) {
+    fprintf(o, "usage: numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--json]\n"
+               "\n"
+               "Check a compute host for pinned, huge-page and real-time guests: CPU isolation\n"
+               "against nova's cpu_dedicated_set / cpu_shared_set / vcpu_pin_set,\n"
+               "hyper-threading, huge pages and hugetlbfs, the real-time kernel and tuned\n"
+               "profile, NUMA balance. Each finding comes with its fix.\n"
+               "\n"
+               "  --root DIR        read proc/, sys/ and etc/tuned/ below DIR (default /)\n"
+               "  --nova-conf FILE  nova.conf to check (default DIR/etc/nova/nova.conf if it\n"
+               "                    exists; - = stdin)\n"
+               "  --realtime        real-time flavors (hw:cpu_realtime) are to be offered\n"
+               "  --json            print the JSON report even on a terminal\n"
+               "\n"
+               "Exit status: 0 no errors, 1 errors found, 2 usage.\n");
+}
+
+/* Read a whole file (at most NUMAFIT_DOCTOR_CONF_MAX + 1 bytes, so that the
+ * library reports a larger one). NULL with errno set on failure. */
+static char *read_all(const char *path, size_t *len) {
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    size_t cap = NUMAFIT_DOCTOR_CONF_MAX + 1, n = 0;
+    char *buf;
+    if (!f)
+        return NULL;
+    buf = malloc(cap + 1);
+    if (!buf) {
+        if (f != stdin)
+            fclose(f);
+        errno = ENOMEM;
+        return NULL;
+    }
+    while (n < cap) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        if (!got)
+            break;
+        n += got;
+    }
+    if (ferror(f)) {
+        free(buf);
+        if (f != stdin)
+            fclose(f);
+        errno = EIO;
+        return NULL;
+    }
+    if (f != stdin)
+        fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static void print_wrapped(FILE *o, const char *indent, const char *text) {
+    const int width = 78 - (int)strlen(indent);
+    const char *p = text;
+    while (*p) {
+        int n = (int)strlen(p), cut = n;
+        if (n > width) {
+            for (cut = width; cut > 0 && p[cut] != ' '; cut--)
+                ;
+            if (cut == 0)
+                for (cut = width; p[cut] && p[cut] != ' '; cut++)
+                    ;
+        }
+        fprintf(o, "%s%.*s\n", indent, cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+static void print_report(FILE *o, const json_t *report) {
+    static const char *const sevs[] = {"error", "warning", "info"};
+    static const char *const heads[] = {"Errors", "Warnings", "Notes"};
+    const json_t *h = json_object_get(report, "host");
+    const json_t *findings = json_object_get(report, "findings");
+    const json_t *v;
+    size_t i;
+    const char *s;
+    fprintf(o, "Host %s\n", json_string_value(json_object_get(h, "root")));
+    s = json_string_value(json_object_get(h, "kernel"));
+    fprintf(o, "  kernel           %s%s\n", s ? s : "unknown",
+            json_is_true(json_object_get(h, "preempt_rt")) ? " (PREEMPT_RT)" : "");
+    s = json_string_value(json_object_get(h, "online"));
+    fprintf(o, "  online CPUs      %s, hyper-threading %s\n", s ? s : "unknown",
+            json_is_true(json_object_get(h, "smt"))    ? "on"
+            : json_is_false(json_object_get(h, "smt")) ? "off"
+                                                       : "unknown");
+    s = json_string_value(json_object_get(h, "isolated"));
+    fprintf(o, "  isolated CPUs    %s\n", s ? s : "none");
+    s = json_string_value(json_object_get(h, "tuned_profile"));
+    fprintf(o, "  tuned profile    %s\n", s ? s : "none");
+    json_array_foreach(json_object_get(h, "nodes"), i, v) {
+        const char *key;
+        json_t *cnt;
+        s = json_string_value(json_object_get(v, "cpus"));
+        fprintf(o, "  node %-3lld        CPUs %s",
+                (long long)json_integer_value(json_object_get(v, "id")), s && *s ? s : "none");
+        json_object_foreach(json_object_get(v, "hugepages"), key, cnt)
+            fprintf(o, ", %lld x %s", (long long)json_integer_value(cnt), key);
+        fprintf(o, "\n");
+    }
+    if (json_is_true(json_object_get(h, "nova_conf"))) {
+        const char *d = json_string_value(json_object_get(h, "cpu_dedicated_set"));
+        const char *sh = json_string_value(json_object_get(h, "cpu_shared_set"));
+        const char *pin = json_string_value(json_object_get(h, "vcpu_pin_set"));
+        fprintf(o, "  nova             cpu_dedicated_set %s, cpu_shared_set %s%s%s\n",
+                d ? d : "unset", sh ? sh : "unset", pin ? ", vcpu_pin_set " : "", pin ? pin : "");
+    }
+    fprintf(o, "  real-time checks %s\n",
+            json_is_true(json_object_get(h, "realtime")) ? "on" : "off (use --realtime)");
+    json_array_foreach(json_object_get(h, "unreadable"), i, v)
+        fprintf(o, "  not read         %s\n", json_string_value(v));
+    if (!json_array_size(findings)) {
+        fprintf(o, "\nNo findings.\n");
+        return;
+    }
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = 0;
+        json_array_foreach(findings, i, v) n +=
+            !strcmp(json_string_value(json_object_get(v, "severity")), sevs[k]);
+        if (!n)
+            continue;
+        fprintf(o, "\n%s (%zu)\n", heads[k], n);
+        json_array_foreach(findings, i, v) {
+            if (strcmp(json_string_value(json_object_get(v, "severity")), sevs[k]))
+                continue;
+            fprintf(o, "\n  [%s] %s\n", json_string_value(json_object_get(v, "id")),
+                    json_string_value(json_object_get(v, "title")));
+            print_wrapped(o, "    ", json_string_value(json_object_get(v, "detail")));
+            fprintf(o, "    Fix:\n");
+            print_wrapped(o, "      ", json_string_value(json_object_get(v, "fix")));
+        }
+    }
+}
+
+int numafit_cli_doctor(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"root", required_argument, NULL, 'r'}, {"nova-conf", required_argument, NULL, 'n'},
+        {"realtime", no_argument, NULL, 't'},   {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+    };
+    const char *root = NULL, *conf_path = NULL;
+    char *conf = NULL, *out = NULL, defconf[4096];
+    size_t conf_len = 0;
+    bool json = false;
+    unsigned flags = 0;
+    numafit_error_t e;
+    int c, rc;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+            case 'r':
+                root = optarg;
+                break;
+            case 'n':
+                conf_path = optarg;
+                break;
+            case 't':
+                flags |= NUMAFIT_DOCTOR_REALTIME;
+                break;
+            case 'j':
+                json = true;
+                break;
+            case 'h':
+                usage(stdout);
+                return 0;
+            default:
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "numafit doctor: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!conf_path) {
+        snprintf(defconf, sizeof(defconf), "%s/etc/nova/nova.conf",
+                 root && strcmp(root, "/") ? root : "");
+        if (access(defconf, R_OK) == 0)
+            conf_path = defconf;
+    }
+    if (conf_path && !(conf = read_all(conf_path, &conf_len))) {
+        fprintf(stderr, "numafit doctor: %s: %s\n", conf_path, strerror(errno));
+        return 1;
+    }
+    if (!json && !isatty(STDOUT_FILENO))
+        json = true;
+    rc = numafit_doctor(root, conf, conf_len, flags | (json ? NUMAFIT_DOCTOR_INDENT : 0), &out, &e);
+    free(conf);
+    if (rc < 0) {
+        fprintf(stderr, "numafit doctor: %s\n", e.text[0] ? e.text : numafit_strerror(rc));
+        return 1;
+    }
+    if (json) {
+        fputs(out, stdout);
+        fputc('\n', stdout);
+    } else {
+        json_error_t je;
+        json_t *report = json_loads(out, 0, &je);
+        if (!report) {
+            fprintf(stderr, "numafit doctor: %s\n", je.text);
+            numafit_free(out);
+            return 1;
+        }
+        print_report(stdout, report);
+        json_decref(report);
+    }
+    numafit_free(out);
+    return rc > 0 ? 1 : 0;
+}

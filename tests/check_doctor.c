@@ -1,0 +1,546 @@
+/* Host doctor: the captured trees of tests/data/doctor (written by
+ * tests/data/make-doctor-trees.py) with their own nova.conf or another one,
+ * each with the exact list of finding ids it must give; a few exact texts;
+ * trees built on the fly (memory-only node, missing, garbage and oversized
+ * files, a root without sys); argument checks; and the same trees through
+ * numafit_host_new_from_sysfs. */
+#include "config.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <numafit.h>
+#include <numafit/discover.h>
+#include <numafit/doctor.h>
+
+#include "private.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static void tree_path(char *out, size_t cap, const char *tree) {
+    const char *top = getenv("top_srcdir");
+    snprintf(out, cap, "%s/tests/data/doctor/%s", top ? top : ".", tree);
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    ck_assert_msg(f != NULL, "cannot open %s (set top_srcdir)", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* Run the doctor; return the parsed report and the return value. */
+static json_t *run(const char *root, const char *conf, unsigned flags, int *ret) {
+    char *out = NULL;
+    numafit_error_t e;
+    json_t *j;
+    json_error_t je;
+    *ret = numafit_doctor(root, conf, conf ? strlen(conf) : 0, flags, &out, &e);
+    ck_assert_msg(*ret >= 0, "numafit_doctor(%s) = %d: %s", root, *ret, e.text);
+    ck_assert_ptr_nonnull(out);
+    j = json_loads(out, 0, &je);
+    ck_assert_msg(j != NULL, "report is not JSON: %s", je.text);
+    numafit_free(out);
+    return j;
+}
+
+/* "id,id,..." of the findings, in order. */
+static void ids_of(const json_t *report, char *out, size_t cap) {
+    const json_t *f = json_object_get(report, "findings");
+    size_t i, off = 0;
+    json_t *v;
+    out[0] = '\0';
+    ck_assert(json_is_array(f));
+    json_array_foreach(f, i, v) {
+        const char *id = json_string_value(json_object_get(v, "id"));
+        const char *sev = json_string_value(json_object_get(v, "severity"));
+        ck_assert_ptr_nonnull(id);
+        ck_assert_ptr_nonnull(sev);
+        ck_assert(!strcmp(sev, "error") || !strcmp(sev, "warning") || !strcmp(sev, "info"));
+        ck_assert(json_is_string(json_object_get(v, "title")));
+        ck_assert(json_is_string(json_object_get(v, "detail")));
+        ck_assert(json_is_string(json_object_get(v, "fix")));
+        off += (size_t)snprintf(out + off, cap - off, "%s%s:%c", i ? "," : "", id, sev[0]);
+        ck_assert_uint_lt(off, cap);
+    }
+}
+
+static const json_t *finding(const json_t *report, const char *id) {
+    const json_t *f = json_object_get(report, "findings");
+    size_t i;
+    json_t *v;
+    json_array_foreach(f, i,
+                       v) if (!strcmp(json_string_value(json_object_get(v, "id")), id)) return v;
+    ck_abort_msg("no finding %s", id);
+    return NULL;
+}
+
+static const char *field(const json_t *report, const char *id, const char *key) {
+    return json_string_value(json_object_get(finding(report, id), key));
+}
+
+/* ------------------------------------------------------------ the captured trees */
+
+#define TREE_CONF "\x01" /* use the tree's etc/nova/nova.conf */
+
+static const struct dcase {
+    const char *name;
+    const char *tree;
+    const char *conf; /* TREE_CONF, a text, or NULL for none */
+    unsigned flags;
+    int nerrors;
+    const char *ids; /* id:severity letter, in report order */
+} cases[] = {
+    {"rt-good", "rt-good", TREE_CONF, 0, 0, ""},
+    {"rt-good flag", "rt-good", TREE_CONF, NUMAFIT_DOCTOR_REALTIME, 0, ""},
+    {"rt-good without nova.conf", "rt-good", NULL, 0, 0, "nova-conf-not-given:i"},
+    {"rt-mistakes", "rt-mistakes", TREE_CONF, 0, 3,
+     "nova-option-wrong-section:w,cpu-sets-overlap:e,dedicated-not-isolated:e,"
+     "ht-enabled-realtime:w,isolate-policy-impossible:i,dedicated-siblings-not-dedicated:w,"
+     "hugetlbfs-not-mounted:e,hugepages-1g-not-on-cmdline:w,reserved-huge-pages-unknown:w,"
+     "kernel-not-rt:w,tuned-not-realtime-virtual-host:w,kvm-preemption-timer-off:i,"
+     "cpu-mode-not-host-passthrough:i"},
+    /* the same host, nova.conf corrected, not meant for real-time guests */
+    {"rt-mistakes, plain pinning", "rt-mistakes",
+     "[compute]\ncpu_dedicated_set = 4-11\n"
+     "cpu_shared_set = 0-3,12-15\n",
+     0, 1,
+     "dedicated-not-isolated:w,isolate-policy-impossible:i,dedicated-siblings-not-dedicated:w,"
+     "hugetlbfs-not-mounted:e,hugepages-1g-not-on-cmdline:w"},
+    {"e5-2620-legacy", "e5-2620-legacy", TREE_CONF, 0, 0,
+     "vcpu-pin-set-legacy:w,dedicated-not-isolated:w,hugepages-unbalanced:w,"
+     "dedicated-uneven-nodes:w"},
+    {"e5-2620-legacy realtime", "e5-2620-legacy", TREE_CONF, NUMAFIT_DOCTOR_REALTIME, 1,
+     "vcpu-pin-set-legacy:w,dedicated-not-isolated:e,ht-enabled-realtime:w,"
+     "hugepages-unbalanced:w,kernel-not-rt:w,tuned-not-realtime-virtual-host:w,"
+     "cpu-mode-not-host-passthrough:i,dedicated-uneven-nodes:w"},
+    {"e5-2620 both sets", "e5-2620-legacy",
+     "[DEFAULT]\nvcpu_pin_set = 2-11\n[compute]\ncpu_dedicated_set = 2-11,14-23\n", 0, 1,
+     "vcpu-pin-set-with-dedicated:e,dedicated-not-isolated:w,isolate-policy-impossible:i,"
+     "hugepages-unbalanced:w,dedicated-uneven-nodes:w"},
+    {"e5-2620 no sets", "e5-2620-legacy", "[libvirt]\nvirt_type = kvm\n", 0, 0,
+     "cpu-sets-unset:w,hugepages-unbalanced:w"},
+    {"e5-2620 whole cores split", "e5-2620-legacy",
+     "[compute]\ncpu_dedicated_set = 2-5,8-11\ncpu_shared_set = 0-1,12-13\n", 0, 0,
+     "dedicated-not-isolated:w,isolate-policy-impossible:i,dedicated-siblings-not-dedicated:w,"
+     "hugepages-unbalanced:w"},
+    {"rt-good bad nova.conf", "rt-good",
+     "[compute]\ncpu_dedicated_set = 4-11,40\ncpu_shared_set = x\nnot an option\n", 0, 4,
+     "nova-conf-syntax:e,nova-cpu-set-offline:e,nova-cpu-set-invalid:e,"
+     "dedicated-not-isolated:e,cpu-mode-not-host-passthrough:i"},
+    {"rt-good reserved pages", "rt-good",
+     "[DEFAULT]\nreserved_huge_pages = node:0,size:1GB,count:9\n"
+     "reserved_huge_pages = node:1, size:3MB, count:1\nreserved_huge_pages = garbage\n"
+     "[compute]\ncpu_dedicated_set = 4-11\ncpu_shared_set = 0-3,12-15\n"
+     "[libvirt]\ncpu_mode = host-passthrough\n",
+     0, 1,
+     "reserved-huge-pages-invalid:e,reserved-huge-pages-exceed:w,"
+     "reserved-huge-pages-unknown:w"},
+    {"rt-good uneven split", "rt-good",
+     "[compute]\ncpu_dedicated_set = 4-9\ncpu_shared_set = 0-3,10-15\n"
+     "[libvirt]\ncpu_mode = host-passthrough\n",
+     0, 0, "shared-set-isolated:w,dedicated-uneven-nodes:w"},
+    {"rt-good isolated unused", "rt-good",
+     "[compute]\ncpu_dedicated_set = 4-7\ncpu_shared_set = 0-3,12-15\n"
+     "[libvirt]\ncpu_mode = 'host-passthrough'\nfile_backed_memory = 1024\n",
+     0, 0, "isolated-not-used:w,file-backed-memory-hugepages:w"},
+    {"rt-good continuation and quotes", "rt-good",
+     "# comment\n[DEFAULT]\n; another\nreserved_huge_pages = node:0,size:1GB,\n"
+     "    count:1\n[compute]\ncpu_dedicated_set = \"4-11\"\ncpu_shared_set: 0-3,12-15\n"
+     "[libvirt]\ncpu_mode = host-passthrough\n",
+     0, 0, ""},
+};
+
+START_TEST(test_tree) {
+    const struct dcase *c = &cases[_i];
+    char root[PATH_MAX], path[PATH_MAX + 32], ids[2048];
+    char *conf = NULL;
+    size_t len;
+    json_t *j;
+    int r;
+    tree_path(root, sizeof(root), c->tree);
+    if (c->conf && !strcmp(c->conf, TREE_CONF)) {
+        snprintf(path, sizeof(path), "%s/etc/nova/nova.conf", root);
+        conf = slurp(path, &len);
+    }
+    j = run(root, conf ? conf : c->conf, c->flags, &r);
+    ids_of(j, ids, sizeof(ids));
+    ck_assert_msg(!strcmp(ids, c->ids), "%s:\n  got      %s\n  expected %s", c->name, ids, c->ids);
+    ck_assert_msg(r == c->nerrors, "%s: %d errors, expected %d", c->name, r, c->nerrors);
+    ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(j, "host"), "unreadable")),
+                      0);
+    json_decref(j);
+    free(conf);
+}
+END_TEST
+
+static json_t *run_tree(const char *tree, unsigned flags) {
+    char root[PATH_MAX], path[PATH_MAX + 32];
+    size_t len;
+    char *conf;
+    json_t *j;
+    int r;
+    tree_path(root, sizeof(root), tree);
+    snprintf(path, sizeof(path), "%s/etc/nova/nova.conf", root);
+    conf = slurp(path, &len);
+    j = run(root, conf, flags, &r);
+    free(conf);
+    return j;
+}
+
+START_TEST(test_texts) {
+    json_t *j = run_tree("rt-mistakes", 0), *h;
+    ck_assert_str_eq(field(j, "cpu-sets-overlap", "title"),
+                     "cpu_dedicated_set and cpu_shared_set overlap");
+    ck_assert_str_eq(field(j, "cpu-sets-overlap", "detail"),
+                     "CPUs 4-5 are in both [compute] cpu_dedicated_set (4-11) and cpu_shared_set "
+                     "(0-5,12-15); nova raises InvalidConfiguration and nova-compute does not "
+                     "start.");
+    ck_assert_str_eq(field(j, "nova-option-wrong-section", "detail"),
+                     "nova.conf line 10 sets vcpu_pin_set in [libvirt], but nova reads it only "
+                     "from [DEFAULT]; the value \"4-11\" has no effect.");
+    ck_assert_str_eq(field(j, "nova-option-wrong-section", "fix"),
+                     "Move vcpu_pin_set to the [DEFAULT] section.");
+    ck_assert_str_eq(field(j, "hugetlbfs-not-mounted", "fix"),
+                     "Mount it: mount -t hugetlbfs -o pagesize=1G hugetlbfs /dev/hugepages (and "
+                     "add it to /etc/fstab), then restart libvirtd.");
+    ck_assert_str_eq(field(j, "dedicated-siblings-not-dedicated", "detail"),
+                     "The thread siblings 20-27 of the CPUs in [compute] cpu_dedicated_set "
+                     "(4-11) are not in it; host processes or unpinned guests running there "
+                     "share the core's execution units with the pinned vCPUs.");
+    h = json_object_get(j, "host");
+    ck_assert(json_is_true(json_object_get(h, "smt")));
+    ck_assert_int_eq(json_integer_value(json_object_get(h, "threads_per_core")), 2);
+    ck_assert(json_is_false(json_object_get(h, "preempt_rt")));
+    ck_assert_str_eq(json_string_value(json_object_get(h, "online")), "0-31");
+    json_decref(j);
+
+    j = run_tree("e5-2620-legacy", 0);
+    ck_assert_str_eq(field(j, "dedicated-uneven-nodes", "detail"),
+                     "vcpu_pin_set = 2-11,14-23 gives node 0: 8 (2-5,14-17), node 1: 12 "
+                     "(6-11,18-23); a guest with more vCPUs than the smaller share fits only on "
+                     "the larger node, or must be split over two nodes (hw:numa_nodes=2), which "
+                     "costs latency and memory bandwidth.");
+    ck_assert_str_eq(field(j, "hugepages-unbalanced", "detail"),
+                     "2M pages per node: node 0: 512, node 1: 1024; guests whose NUMA cell is "
+                     "placed on the node with fewer pages fit less often, and the difference "
+                     "cannot be used by guests on the other node.");
+    json_decref(j);
+
+    j = run_tree("rt-good", 0);
+    h = json_object_get(j, "host");
+    ck_assert(json_is_true(json_object_get(h, "preempt_rt")));
+    ck_assert(json_is_false(json_object_get(h, "smt")));
+    ck_assert_str_eq(json_string_value(json_object_get(h, "isolated")), "4-11");
+    ck_assert_str_eq(json_string_value(json_object_get(h, "tuned_isolated_cores")), "4-11");
+    ck_assert_str_eq(json_string_value(json_object_get(h, "cpu_dedicated_set")), "4-11");
+    ck_assert_str_eq(json_string_value(json_object_get(h, "cpu_shared_set")), "0-3,12-15");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(h, "hugetlbfs_mounts"), 0)),
+                     "1G");
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(
+            json_object_get(json_array_get(json_object_get(h, "nodes"), 1), "hugepages"), "1G")),
+        8);
+    ck_assert(json_is_true(json_object_get(h, "realtime")));
+    json_decref(j);
+}
+END_TEST
+
+/* The same trees as the host model: discovery agrees with the doctor about
+ * nova's InvalidConfiguration. */
+START_TEST(test_sysfs_agrees) {
+    static const char *trees[] = {"rt-good", "rt-mistakes", "e5-2620-legacy"};
+    for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+        char root[PATH_MAX];
+        numafit_host_t *h = NULL;
+        numafit_hostconf_t *conf = NULL;
+        numafit_error_t e;
+        int r;
+        tree_path(root, sizeof(root), trees[i]);
+        ck_assert_int_eq(numafit_hostconf_new(&conf), 0);
+        if (i == 0) {
+            ck_assert_int_eq(numafit_hostconf_set_cpu_dedicated_set(conf, "4-11", &e), 0);
+            ck_assert_int_eq(numafit_hostconf_set_cpu_shared_set(conf, "0-3,12-15", &e), 0);
+        } else if (i == 1) {
+            ck_assert_int_eq(numafit_hostconf_set_cpu_dedicated_set(conf, "4-11", &e), 0);
+            ck_assert_int_eq(numafit_hostconf_set_cpu_shared_set(conf, "0-5,12-15", &e), 0);
+        } else {
+            ck_assert_int_eq(numafit_hostconf_set_vcpu_pin_set(conf, "2-11,14-23", &e), 0);
+        }
+        r = numafit_host_new_from_sysfs(root, conf, 0, &h, &e);
+        if (i == 1) {
+            ck_assert_int_eq(r, -EINVAL);
+            ck_assert_str_eq(e.exception, "InvalidConfiguration");
+        } else {
+            ck_assert_msg(r == 0, "%s: %d %s", trees[i], r, e.text);
+            ck_assert_uint_eq(numafit_host_get_cell_count(h), 2);
+        }
+        numafit_host_free(h);
+        numafit_hostconf_free(conf);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------ trees built here */
+
+static void put(const char *root, const char *rel, const char *text, size_t len) {
+    char path[PATH_MAX];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
+}
+
+static void puts_(const char *root, const char *rel, const char *text) {
+    put(root, rel, text, strlen(text));
+}
+
+static char *mktree(void) {
+    char tmpl[] = "/tmp/numafit-doctor-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    ck_assert_ptr_nonnull(d);
+    return strdup(d);
+}
+
+static void rmtree(const char *root) {
+    char cmd[PATH_MAX + 16];
+    ck_assert(!strncmp(root, "/tmp/numafit-doctor-", 20));
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_memory_only_node) {
+    char *root = mktree(), ids[1024];
+    json_t *j;
+    int r;
+    puts_(root, "sys/devices/system/cpu/online", "0-7\n");
+    puts_(root, "sys/devices/system/node/node0/cpulist", "0-3\n");
+    puts_(root, "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 8388608 kB\n");
+    puts_(root, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "64\n");
+    puts_(root, "sys/devices/system/node/node1/cpulist", "4-7\n");
+    puts_(root, "sys/devices/system/node/node1/meminfo", "Node 1 MemTotal: 8388608 kB\n");
+    puts_(root, "sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", "0\n");
+    puts_(root, "sys/devices/system/node/node2/cpulist", "\n");
+    puts_(root, "sys/devices/system/node/node2/meminfo", "Node 2 MemTotal: 67108864 kB\n");
+    j = run(root, "[compute]\ncpu_dedicated_set = 2-7\ncpu_shared_set = 0-1\n", 0, &r);
+    ids_of(j, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "dedicated-not-isolated:w,hugepages-unbalanced:w,memory-only-node:i,"
+                          "node-without-hugepages:w,dedicated-uneven-nodes:w");
+    ck_assert_str_eq(field(j, "memory-only-node", "detail"),
+                     "Node 2 has 65536 MiB and no CPUs: nova reports it as a cell without CPUs, "
+                     "so no guest NUMA cell is placed there and its memory is not used for "
+                     "guests with a NUMA topology.");
+    ck_assert_int_eq(r, 0);
+    json_decref(j);
+    rmtree(root);
+    free(root);
+}
+END_TEST
+
+START_TEST(test_missing_root) {
+    json_t *j;
+    char ids[512];
+    int r;
+    j = run("/nonexistent/numafit-doctor", NULL, 0, &r);
+    ids_of(j, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "nova-conf-not-given:i");
+    ck_assert_int_eq(r, 0);
+    /* proc/cmdline, osrelease, cpu/online, meminfo, mounts are reported */
+    ck_assert_uint_ge(json_array_size(json_object_get(json_object_get(j, "host"), "unreadable")),
+                      5);
+    json_decref(j);
+    j = run("/nonexistent/numafit-doctor", "[compute]\ncpu_dedicated_set=2-3\n",
+            NUMAFIT_DOCTOR_REALTIME, &r);
+    ids_of(j, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "dedicated-not-isolated:e,tuned-not-realtime-virtual-host:w,"
+                          "cpu-mode-not-host-passthrough:i");
+    ck_assert_int_eq(r, 1);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_no_sys) {
+    char *root = mktree(), ids[512];
+    json_t *j;
+    int r;
+    puts_(root, "proc/cmdline",
+          "ro quiet isolcpus=domain,managed_irq,2-3 nohz_full=2-3 "
+          "rcu_nocbs=2-3 hugepagesz=1G hugepages=0:2,1:2\n");
+    puts_(root, "proc/sys/kernel/osrelease", "6.1.0-18-rt-amd64\n");
+    puts_(root, "proc/mounts", "hugetlbfs /mnt/huge hugetlbfs rw,pagesize=1024M 0 0\n");
+    puts_(root, "etc/tuned/active_profile", "realtime-virtual-host\n");
+    j = run(root,
+            "[compute]\ncpu_dedicated_set=2-3\ncpu_shared_set=0-1\n"
+            "[libvirt]\ncpu_mode=host-passthrough\n",
+            0, &r);
+    ids_of(j, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "");
+    ck_assert_int_eq(r, 0);
+    ck_assert(json_is_true(json_object_get(json_object_get(j, "host"), "preempt_rt")));
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "host"), "isolcpus")),
+                     "2-3");
+    json_decref(j);
+    rmtree(root);
+    free(root);
+}
+END_TEST
+
+/* tuned changed after boot; hugepages= the kernel could not give in full */
+START_TEST(test_boot_mismatch) {
+    char *root = mktree(), ids[1024];
+    json_t *j;
+    int r;
+    puts_(root, "proc/cmdline",
+          "ro isolcpus=2-3 nohz_full=2-3 rcu_nocbs=2-3 "
+          "default_hugepagesz=1G hugepagesz=1G hugepages=4\n");
+    puts_(root, "proc/sys/kernel/osrelease", "5.14.0-284.11.1.rt14.296.el9_2.x86_64\n");
+    puts_(root, "proc/mounts", "hugetlbfs /dev/hugepages hugetlbfs rw,pagesize=1024M 0 0\n");
+    puts_(root, "sys/devices/system/cpu/online", "0-5\n");
+    puts_(root, "sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "2\n");
+    puts_(root, "sys/module/kvm_intel/parameters/preemption_timer", "Y\n");
+    puts_(root, "etc/tuned/active_profile", "realtime-virtual-host\n");
+    puts_(root, "etc/tuned/realtime-virtual-host-variables.conf",
+          "# isolated_cores=1\nisolated_cores = 2-5\n");
+    j = run(root,
+            "[compute]\ncpu_dedicated_set=2-5\ncpu_shared_set=0-1\n"
+            "[libvirt]\ncpu_mode=host-passthrough\n",
+            0, &r);
+    ids_of(j, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "tuned-isolated-cores-not-booted:w,hugepages-short:w,"
+                          "nohz-full-missing:w,rcu-nocbs-missing:w");
+    ck_assert_str_eq(field(j, "hugepages-short", "detail"),
+                     "The kernel command line asks for 4 1G pages but only 2 are reserved.");
+    ck_assert_str_eq(field(j, "nohz-full-missing", "detail"),
+                     "CPUs 4-5 are isolated but not in nohz_full (2-3); the scheduler tick keeps "
+                     "interrupting the real-time vCPUs.");
+    ck_assert_int_eq(r, 0);
+    json_decref(j);
+    rmtree(root);
+    free(root);
+}
+END_TEST
+
+START_TEST(test_garbage) {
+    char *root = mktree(), *big, ids[1024];
+    unsigned char junk[4096];
+    json_t *j, *un;
+    int r;
+    for (size_t i = 0; i < sizeof(junk); i++)
+        junk[i] = (unsigned char)(i * 131 + 7);
+    put(root, "proc/cmdline", (const char *)junk, sizeof(junk));
+    put(root, "proc/meminfo", (const char *)junk, sizeof(junk));
+    put(root, "proc/sys/kernel/osrelease", (const char *)junk, sizeof(junk));
+    puts_(root, "sys/devices/system/cpu/online", "0-3,banana\n");
+    puts_(root, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "\xff\xfe");
+    puts_(root, "sys/devices/system/node/node0/cpulist", "0-99999999\n");
+    puts_(root, "sys/devices/system/node/node0/meminfo", "MemTotal: lots\n");
+    puts_(root, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "-1\n");
+    puts_(root, "sys/devices/system/node/nodeX/cpulist", "0\n");
+    puts_(root, "sys/module/kvm_intel/parameters/preemption_timer", "maybe\n");
+    puts_(root, "etc/tuned/active_profile", "realtime\n");
+    puts_(root, "etc/tuned/realtime-variables.conf", "isolated_cores=${f:calc_isolated_cores:2}\n");
+    /* an oversized proc/mounts: listed, the mount check is skipped */
+    big = malloc(300u << 10);
+    ck_assert_ptr_nonnull(big);
+    for (size_t i = 0; i < (300u << 10); i++)
+        big[i] = i % 64 == 63 ? '\n' : 'a';
+    put(root, "proc/mounts", big, 300u << 10);
+    free(big);
+    put(root, "etc/nova/nova.conf", (const char *)junk, sizeof(junk));
+    j = run(root, "[compute\ncpu_dedicated_set = 0-3\n\x7f\x80garbage\n", 0, &r);
+    ids_of(j, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "nova-conf-syntax:e,cpu-sets-unset:w,tuned-not-realtime-virtual-host:w,"
+                          "cpu-mode-not-host-passthrough:i");
+    ck_assert_int_eq(r, 1);
+    un = json_object_get(json_object_get(j, "host"), "unreadable");
+    ck_assert_uint_ge(json_array_size(un), 6);
+    {
+        bool seen = false;
+        size_t i;
+        json_t *v;
+        json_array_foreach(un, i, v) seen |=
+            !strcmp(json_string_value(v), "proc/mounts: larger than 256 KiB");
+        ck_assert(seen);
+    }
+    json_decref(j);
+    rmtree(root);
+    free(root);
+}
+END_TEST
+
+START_TEST(test_arguments) {
+    char *out = NULL, *big;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_doctor(NULL, NULL, 0, 0, NULL, &e), -EINVAL);
+    ck_assert_int_eq(numafit_doctor(NULL, NULL, 0, 1u << 7, &out, &e), -EINVAL);
+    ck_assert_int_eq(numafit_doctor(NULL, NULL, 3, 0, &out, &e), -EINVAL);
+    ck_assert_int_eq(numafit_doctor("/x", "a\0b", 3, 0, &out, &e), -EBADMSG);
+    big = calloc(1, NUMAFIT_DOCTOR_CONF_MAX + 2);
+    ck_assert_ptr_nonnull(big);
+    memset(big, '#', NUMAFIT_DOCTOR_CONF_MAX + 1);
+    ck_assert_int_eq(numafit_doctor("/x", big, NUMAFIT_DOCTOR_CONF_MAX + 1, 0, &out, &e), -ERANGE);
+    big[0] = 'x';
+    memset(big, 'a', PATH_MAX);
+    big[PATH_MAX] = '\0';
+    ck_assert_int_eq(numafit_doctor(big, NULL, 0, 0, &out, &e), -EINVAL);
+    free(big);
+    ck_assert_ptr_null(out);
+    /* indented output parses the same */
+    ck_assert_int_ge(numafit_doctor("/nonexistent", NULL, 0, NUMAFIT_DOCTOR_INDENT, &out, NULL), 0);
+    ck_assert_ptr_nonnull(strchr(out, '\n'));
+    numafit_free(out);
+}
+END_TEST
+
+static Suite *doctor_suite(void) {
+    Suite *s = suite_create("doctor");
+    TCase *tc = tcase_create("trees");
+    tcase_add_loop_test(tc, test_tree, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+    tcase_add_test(tc, test_texts);
+    tcase_add_test(tc, test_sysfs_agrees);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("robustness");
+    tcase_add_test(tc, test_memory_only_node);
+    tcase_add_test(tc, test_missing_root);
+    tcase_add_test(tc, test_no_sys);
+    tcase_add_test(tc, test_boot_mismatch);
+    tcase_add_test(tc, test_garbage);
+    tcase_add_test(tc, test_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(doctor_suite());
+    int failed;
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
