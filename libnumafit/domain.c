@@ -414,13 +414,8 @@ static int quota_get(const json_t *specs, const char *key, bool has_min, struct 
     memset(q, 0, sizeof(*q));
     if (!v)
         return 0;
-    if (json_is_string(v))
-        s = json_string_value(v);
-    else if (json_is_integer(v))
-        snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v)), s = buf;
-    else if (json_is_boolean(v))
-        s = json_is_true(v) ? "True" : "False";
-    else {
+    s = numafit__spec_string(v, buf, sizeof(buf));
+    if (!s) {
         numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, key, NULL, "extra spec '%s' must be a string",
                            key);
         return -EINVAL;

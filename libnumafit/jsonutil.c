@@ -1,6 +1,7 @@
 /* Small jansson helpers. */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -18,4 +19,17 @@ char *numafit__json_dump(const void *value, unsigned numafit_flags) {
     char *d = numafit__strdup(s);
     free(s);
     return d;
+}
+
+const char *numafit__spec_string(const void *value, char *buf, size_t len) {
+    const json_t *v = value;
+    if (json_is_string(v))
+        return json_string_value(v);
+    if (json_is_integer(v)) {
+        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+        return buf;
+    }
+    if (json_is_boolean(v))
+        return json_is_true(v) ? "True" : "False";
+    return NULL;
 }

@@ -218,5 +218,9 @@ int numafit__fit_pair(const numafit_host_t *h, const numafit_request_t *r,
 /* Dump a jansson value to a numafit__malloc'ed string (declared with void *
  * to keep jansson out of this header). */
 char *numafit__json_dump(const void *json_t_value, unsigned numafit_flags);
+/* An extra spec value as nova stores it: a string as it is, an integer in
+ * decimal (written to buf), a boolean as Python prints it; NULL for other
+ * JSON types. */
+const char *numafit__spec_string(const void *json_value, char *buf, size_t len);
 
 #endif

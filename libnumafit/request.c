@@ -375,14 +375,8 @@ static int load_specs(struct ctx *c, json_t *es) {
                     "extra_specs must be an object");
     json_object_foreach(es, key, v) {
         char buf[32];
-        const char *s;
-        if (json_is_string(v))
-            s = json_string_value(v);
-        else if (json_is_integer(v))
-            snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v)), s = buf;
-        else if (json_is_boolean(v))
-            s = json_is_true(v) ? "True" : "False";
-        else
+        const char *s = numafit__spec_string(v, buf, sizeof(buf));
+        if (!s)
             return fail(c->err, -EINVAL, NUMAFIT_E_SCHEMA, key, NULL,
                         "extra spec '%s' must be a string", key);
         if (json_object_set_new(c->specs, key, json_string(s)) < 0)
