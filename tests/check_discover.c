@@ -142,7 +142,7 @@ static void strip_usage(numafit_host_t *h) {
 }
 
 static numafit_host_t *json_fixture(const char *name) {
-    char rel[128];
+    char rel[160];
     size_t len;
     snprintf(rel, sizeof(rel), "hosts/%s", name);
     char *json = slurp(rel, &len);
