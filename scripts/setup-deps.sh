@@ -3,7 +3,8 @@
 # (only what is missing; needs root or sudo).
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libjansson-dev uuid-dev check
-libvirt-dev libxml2-dev libvirt-clients jq python3-nova"
+libvirt-dev libxml2-dev libvirt-clients jq python3-nova
+python3-oslotest python3-ddt python3-testtools python3-fixtures python3-wsgi-intercept"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

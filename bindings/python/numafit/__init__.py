@@ -1,0 +1,29 @@
+"""numafit: Python binding of libnumafit (ctypes, standard library only).
+
+    import numafit
+    host = numafit.Host.from_json(nova_numa_topology_primitive)
+    req = numafit.Request.from_flavor(4, 8192, {"hw:cpu_policy": "dedicated"})
+    p = numafit.fit(host, req)            # numafit.Placement or None
+    if p is not None:
+        host.claim(p)
+
+The library is loaded by SONAME (libnumafit.so.0) or from $NUMAFIT_LIBRARY.
+numafit.nova is the adapter for nova (nova.virt.hardware's functions, patch()),
+numafit.scheduler the NUMATopologyFilter replacement.  See doc/python.md.
+"""
+from . import _ffi, errors
+from .cpu import best_cpu_topology, cpu_topologies, format_cpu_spec, parse_cpu_spec
+from .errors import NumafitError
+from .fit import FitResult, Options, explain, fit, plan, try_fit
+from .host import Host, HostConf
+from .placement import DomainConf, Placement, domain_xml
+from .request import Request
+
+__version__ = "0.1.0"
+library_version = _ffi.library_version()
+library_version_hex = _ffi.version_hex()
+
+__all__ = ["Host", "HostConf", "Request", "Placement", "DomainConf", "Options", "FitResult",
+           "fit", "try_fit", "explain", "plan", "domain_xml", "parse_cpu_spec",
+           "format_cpu_spec", "best_cpu_topology", "cpu_topologies", "errors",
+           "NumafitError", "library_version"]

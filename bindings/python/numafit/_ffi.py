@@ -1,0 +1,276 @@
+"""ctypes access to libnumafit: loading, prototypes, error checking.
+
+Design (STYLE 2.8): opaque handles with a distinct pointer type each, JSON
+text for rich data, and one mirrored struct, numafit_error_t.  Every
+prototype is declared here with argtypes/restype; returned strings are
+declared c_void_p, read with string_at and freed with numafit_free.
+
+The library is loaded by SONAME ("libnumafit.so.0"), or from the path in the
+environment variable NUMAFIT_LIBRARY (in-tree tests).  ctypes.CDLL releases
+the GIL during every call, so fits run in parallel from several threads.
+"""
+import ctypes
+import os
+from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
+                    c_size_t, c_ubyte, c_uint, c_uint64, c_void_p, string_at)
+
+from . import errors
+
+SONAME = "libnumafit.so.0"
+MAJOR = 0  # the library major version this binding is written for
+
+
+class Error(Structure):
+    """Mirror of numafit_error_t (include/numafit/common.h)."""
+    _fields_ = [("code", c_int), ("cell", c_int), ("where", c_char * 96),
+                ("exception", c_char * 64), ("text", c_char * 256),
+                ("reserved", c_ubyte * 64)]
+
+    def as_dict(self):
+        return {"code": self.code, "cell": self.cell,
+                "where": self.where.decode("utf-8", "replace"),
+                "exception": self.exception.decode("utf-8", "replace"),
+                "text": self.text.decode("utf-8", "replace")}
+
+
+# Distinct pointer types per handle: ctypes refuses a request where a host
+# is expected.
+class _Host(Structure):
+    pass
+
+
+class _Request(Structure):
+    pass
+
+
+class _Options(Structure):
+    pass
+
+
+class _Placement(Structure):
+    pass
+
+
+class _Cpuset(Structure):
+    pass
+
+
+class _Hostconf(Structure):
+    pass
+
+
+class _Domconf(Structure):
+    pass
+
+
+HostP = POINTER(_Host)
+RequestP = POINTER(_Request)
+OptionsP = POINTER(_Options)
+PlacementP = POINTER(_Placement)
+CpusetP = POINTER(_Cpuset)
+HostconfP = POINTER(_Hostconf)
+DomconfP = POINTER(_Domconf)
+ErrorP = POINTER(Error)
+StrP = POINTER(c_void_p)  # char **ret_json: read with take_string()
+
+
+def _load():
+    path = os.environ.get("NUMAFIT_LIBRARY") or SONAME
+    try:
+        return ctypes.CDLL(path, use_errno=True)
+    except OSError as e:
+        raise ImportError("numafit: cannot load %s (%s); set NUMAFIT_LIBRARY to the "
+                          "path of libnumafit.so.0" % (path, e)) from e
+
+
+lib = _load()
+
+
+def library_version():
+    return lib.numafit_version_string().decode()
+
+
+def _check_rc(rc, func, args):
+    """errcheck for int-returning functions whose last argument is a
+    numafit_error_t *: raise on rc < 0."""
+    if rc < 0:
+        err = args[-1] if args and isinstance(args[-1], Error) else None
+        if err is None and args:
+            a = args[-1]
+            try:
+                err = a._obj if isinstance(a._obj, Error) else None
+            except AttributeError:
+                err = None
+        raise errors.from_rc(rc, err.as_dict() if err is not None else None,
+                             func.__name__)
+    return rc
+
+
+def _check_rc_noerr(rc, func, args):
+    if rc < 0:
+        raise errors.from_rc(rc, None, func.__name__)
+    return rc
+
+
+def _fn(name, argtypes, restype=c_int, errcheck=None):
+    """Declare numafit_<name> (the libarchive-c style helper)."""
+    f = getattr(lib, "numafit_" + name)
+    f.argtypes = argtypes
+    f.restype = restype
+    if errcheck is not None:
+        f.errcheck = errcheck
+    globals()[name] = f
+    return f
+
+
+_E = _check_rc
+_N = _check_rc_noerr
+u, sz, cp = c_uint, c_size_t, c_char_p
+
+# common.h
+_fn("strerror", [c_int], c_char_p)
+_fn("error_code_name", [c_int], c_char_p)
+_fn("free", [c_void_p], None)
+_fn("version_string", [], c_char_p)
+_fn("version_hex", [], c_uint)
+
+# host.h
+_fn("host_new_from_json", [cp, sz, u, POINTER(HostP), ErrorP], c_int, _E)
+_fn("host_new_synthetic", [cp, u, POINTER(HostP), ErrorP], c_int, _E)
+_fn("host_to_json", [HostP, u, StrP, ErrorP], c_int, _E)
+_fn("host_dup", [HostP, POINTER(HostP)], c_int, _N)
+_fn("host_free", [HostP], None)
+_fn("host_get_cell_count", [HostP], c_int, _N)
+_fn("host_get_cell_id", [HostP, u], c_int, _N)
+_fn("host_get_memory_size", [HostP, POINTER(c_size_t)], c_int, _N)
+_fn("host_equal", [HostP, HostP], c_int, _N)
+
+# request.h
+_fn("request_new", [cp, sz, cp, sz, u, POINTER(RequestP), ErrorP], c_int, _E)
+_fn("request_free", [RequestP], None)
+_fn("request_dup", [RequestP, POINTER(RequestP)], c_int, _N)
+_fn("request_get_cell_count", [RequestP], c_int, _N)
+_fn("request_get_vcpus", [RequestP], c_int, _N)
+_fn("request_get_cpu_policy", [RequestP], c_int)
+_fn("request_get_thread_policy", [RequestP], c_int)
+_fn("request_get_emulator_threads_policy", [RequestP], c_int)
+_fn("request_to_json", [RequestP, u, StrP, ErrorP], c_int, _E)
+_fn("cpu_policy_to_string", [c_int], c_char_p)
+_fn("cpu_policy_from_string", [cp], c_int)
+_fn("thread_policy_to_string", [c_int], c_char_p)
+_fn("thread_policy_from_string", [cp], c_int)
+_fn("emulator_threads_policy_to_string", [c_int], c_char_p)
+_fn("emulator_threads_policy_from_string", [cp], c_int)
+
+# fit.h
+_fn("options_new", [POINTER(OptionsP)], c_int, _N)
+_fn("options_free", [OptionsP], None)
+_fn("options_set_profile", [OptionsP, c_int], c_int, _N)
+_fn("options_set_strategy", [OptionsP, c_int], c_int, _N)
+_fn("options_set_limits", [OptionsP, c_double, c_double], c_int, _N)
+_fn("options_set_limits_json", [OptionsP, cp, sz, ErrorP], c_int, _E)
+_fn("options_clear_limits", [OptionsP], c_int, _N)
+_fn("options_set_budget", [OptionsP, c_uint64], c_int, _N)
+_fn("fit", [HostP, RequestP, OptionsP, u, POINTER(PlacementP), ErrorP], c_int, _E)
+_fn("fit_explain", [HostP, RequestP, OptionsP, u, StrP, ErrorP], c_int, _E)
+_fn("placement_to_json", [PlacementP, u, StrP, ErrorP], c_int, _E)
+_fn("placement_new_from_json", [cp, sz, u, POINTER(PlacementP), ErrorP], c_int, _E)
+_fn("placement_set_uuid", [PlacementP, cp], c_int, _N)
+_fn("placement_dup", [PlacementP, POINTER(PlacementP)], c_int, _N)
+_fn("placement_free", [PlacementP], None)
+_fn("placement_get_cell_count", [PlacementP], c_int, _N)
+_fn("placement_get_host_cell", [PlacementP, u], c_int, _N)
+_fn("placement_get_pin", [PlacementP, u], c_int)
+_fn("host_claim", [HostP, PlacementP, u, ErrorP], c_int, _E)
+_fn("host_release", [HostP, PlacementP, u, ErrorP], c_int, _E)
+
+# topology.h
+_fn("cpu_topology_best", [cp, sz, cp, sz, u, POINTER(c_uint), POINTER(c_uint),
+                          POINTER(c_uint), ErrorP], c_int, _E)
+_fn("cpu_topology_list", [cp, sz, cp, sz, u, StrP, ErrorP], c_int, _E)
+
+# cpuset.h
+_fn("cpuset_new", [POINTER(CpusetP)], c_int, _N)
+_fn("cpuset_free", [CpusetP], None)
+_fn("cpuset_dup", [CpusetP, POINTER(CpusetP)], c_int, _N)
+_fn("cpuset_parse", [cp, u, POINTER(CpusetP), ErrorP], c_int, _E)
+_fn("cpuset_format", [CpusetP, u, StrP], c_int, _N)
+_fn("cpuset_add", [CpusetP, u], c_int, _N)
+_fn("cpuset_remove", [CpusetP, u], c_int, _N)
+_fn("cpuset_contains", [CpusetP, u], c_int, _N)
+_fn("cpuset_count", [CpusetP], c_int, _N)
+_fn("cpuset_next", [CpusetP, c_int], c_int)  # -ENOENT ends the walk
+_fn("cpuset_equal", [CpusetP, CpusetP], c_int, _N)
+
+# discover.h
+_fn("hostconf_new", [POINTER(HostconfP)], c_int, _N)
+_fn("hostconf_free", [HostconfP], None)
+_fn("hostconf_set_cpu_dedicated_set", [HostconfP, cp, ErrorP], c_int, _E)
+_fn("hostconf_set_cpu_shared_set", [HostconfP, cp, ErrorP], c_int, _E)
+_fn("hostconf_set_vcpu_pin_set", [HostconfP, cp, ErrorP], c_int, _E)
+_fn("hostconf_add_reserved_huge_pages", [HostconfP, cp, ErrorP], c_int, _E)
+_fn("hostconf_add_physnet", [HostconfP, cp, cp, ErrorP], c_int, _E)
+_fn("hostconf_set_tunnel_numa_nodes", [HostconfP, cp, ErrorP], c_int, _E)
+_fn("host_new_from_caps_xml", [cp, sz, HostconfP, cp, u, POINTER(HostP), ErrorP], c_int, _E)
+_fn("host_new_from_libvirt", [cp, HostconfP, u, POINTER(HostP), ErrorP], c_int, _E)
+_fn("host_new_from_sysfs", [cp, HostconfP, u, POINTER(HostP), ErrorP], c_int, _E)
+_fn("host_get_distance", [HostP, u, u, POINTER(c_uint)], c_int)
+
+# domain.h
+_fn("domconf_new", [POINTER(DomconfP)], c_int, _N)
+_fn("domconf_free", [DomconfP], None)
+_fn("domconf_set_cpu_shared_set", [DomconfP, cp, ErrorP], c_int, _E)
+_fn("domconf_set_vcpu_pin_set", [DomconfP, cp, ErrorP], c_int, _E)
+_fn("domconf_set_online_cpus", [DomconfP, cp, ErrorP], c_int, _E)
+_fn("domconf_set_realtime_priority", [DomconfP, c_int], c_int, _N)
+_fn("domconf_set_cpu_control", [DomconfP, c_int], c_int, _N)
+_fn("domconf_set_file_backed_memory", [DomconfP, c_uint64], c_int, _N)
+_fn("domconf_set_domain_type", [DomconfP, cp], c_int, _N)
+_fn("domconf_set_name", [DomconfP, cp], c_int, _N)
+_fn("domconf_set_uuid", [DomconfP, cp], c_int, _N)
+_fn("domconf_set_cpu_mode", [DomconfP, cp], c_int, _N)
+_fn("domain_xml", [HostP, RequestP, PlacementP, cp, sz, cp, sz, DomconfP, u, StrP, ErrorP],
+    c_int, _E)
+_fn("domain_disk_iotune_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)
+_fn("domain_interface_bandwidth_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)
+
+# doctor.h (newer builds only)
+if hasattr(lib, "numafit_doctor"):
+    _fn("doctor", [cp, cp, sz, u, StrP, ErrorP], c_int, _E)
+
+del u, sz, cp
+
+_hex = lib.numafit_version_hex()
+if (_hex >> 16) != MAJOR:
+    raise ImportError("numafit: library %s is major version %d, this binding needs %d"
+                      % (library_version(), _hex >> 16, MAJOR))
+
+
+def take_string(ptr):
+    """Read a char * the library allocated (c_void_p) and free it."""
+    if not ptr.value:
+        return None
+    try:
+        return string_at(ptr.value).decode("utf-8")
+    finally:
+        free(ptr)
+
+
+def encode(s):
+    """str/bytes/None -> (bytes or None, length)."""
+    if s is None:
+        return None, 0
+    b = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+    return b, len(b)
+
+
+def call_str(func, *args):
+    """Call a function ending in (char **ret, numafit_error_t *err) and
+    return the string."""
+    out, err = c_void_p(), Error()
+    func(*args, byref(out), byref(err))
+    return take_string(out)
+
+
+__all__ = ["lib", "Error", "HostP", "RequestP", "OptionsP", "PlacementP", "CpusetP",
+           "HostconfP", "DomconfP", "take_string", "encode", "call_str", "byref"]

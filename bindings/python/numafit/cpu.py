@@ -1,0 +1,64 @@
+"""CPU sets in nova's spec syntax and guest CPU topologies."""
+import json
+from ctypes import byref, c_uint, c_void_p
+
+from . import _ffi
+
+NO_THREADS = 1  # NUMAFIT_TOPOLOGY_NO_THREADS
+
+
+def parse_cpu_spec(spec):
+    """nova's parse_cpu_spec: "0-3,^2,8" -> {0, 1, 3, 8}.  Raises
+    numafit.errors.Invalid (a ValueError) on syntax errors and
+    numafit.errors.RangeError for ids above 16383."""
+    s, err = _ffi.CpusetP(), _ffi.Error()
+    _ffi.cpuset_parse(spec.encode() if isinstance(spec, str) else spec, 0, byref(s),
+                      byref(err))
+    try:
+        out, cpu = set(), -1
+        while True:
+            cpu = _ffi.cpuset_next(s, cpu)
+            if cpu < 0:
+                return out
+            out.add(cpu)
+    finally:
+        _ffi.cpuset_free(s)
+
+
+def format_cpu_spec(cpus):
+    """nova's format_cpu_spec (allow_ranges=True): {0,1,2,5} -> "0-2,5"."""
+    s = _ffi.CpusetP()
+    _ffi.cpuset_new(byref(s))
+    try:
+        for c in cpus:
+            _ffi.cpuset_add(s, int(c))
+        out = c_void_p()
+        _ffi.cpuset_format(s, 0, byref(out))
+        return _ffi.take_string(out)
+    finally:
+        _ffi.cpuset_free(s)
+
+
+def _fi(flavor, image):
+    ft = flavor if isinstance(flavor, (str, bytes)) else json.dumps(flavor)
+    it = None if image is None else (image if isinstance(image, (str, bytes))
+                                     else json.dumps(image))
+    return _ffi.encode(ft) + _ffi.encode(it)
+
+
+def best_cpu_topology(flavor, image=None, allow_threads=True):
+    """nova's get_best_cpu_topology: (sockets, cores, threads)."""
+    fb, fn, ib, inn = _fi(flavor, image)
+    s, c, t, err = c_uint(), c_uint(), c_uint(), _ffi.Error()
+    _ffi.cpu_topology_best(fb, fn, ib, inn, 0 if allow_threads else NO_THREADS,
+                           byref(s), byref(c), byref(t), byref(err))
+    return s.value, c.value, t.value
+
+
+def cpu_topologies(flavor, image=None, allow_threads=True):
+    """nova's _get_desirable_cpu_topologies: [(sockets, cores, threads)...]
+    in preference order."""
+    fb, fn, ib, inn = _fi(flavor, image)
+    txt = _ffi.call_str(_ffi.cpu_topology_list, fb, fn, ib, inn,
+                        0 if allow_threads else NO_THREADS)
+    return [(d["sockets"], d["cores"], d["threads"]) for d in json.loads(txt)]

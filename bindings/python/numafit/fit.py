@@ -1,0 +1,123 @@
+"""numafit.fit(): fit a request onto a host, nova's numa_fit_instance_to_host.
+
+    placement = numafit.fit(host, request)        # Placement, or None: no fit
+    result = numafit.try_fit(host, request)       # FitResult: placement + reason
+    why = numafit.explain(host, request)          # per host cell, per guest cell
+
+fit() returns None when the request does not fit; the reason is then on
+try_fit()'s FitResult (code, code_name, cell, text) and, per cell, in
+explain()'s dict.  Real errors (bad arguments, the work budget exceeded)
+raise numafit.errors exceptions.
+"""
+import collections
+import json
+from ctypes import byref
+
+from . import _ffi
+from .request import profile_number
+
+STRATEGIES = {"spread": 0, "pack": 1}
+
+FitResult = collections.namedtuple("FitResult", "placement code code_name cell text")
+FitResult.__doc__ = """placement: Placement or None (no fit); code: enum
+numafit_error_code of the reason (0 when it fits), code_name ("NOFIT_CPU"...),
+cell: host cell concerned or -1, text: one line."""
+
+
+class Options:
+    """numafit_options_t: profile, strategy, limits, budget."""
+
+    def __init__(self, limits=None, profile="latest", strategy="spread", budget=0):
+        self._h = _ffi.OptionsP()
+        _ffi.options_new(byref(self._h))
+        try:
+            _ffi.options_set_profile(self._h, profile_number(profile))
+            if strategy not in STRATEGIES:
+                raise ValueError("numafit: unknown strategy %r (spread, pack)" % (strategy,))
+            _ffi.options_set_strategy(self._h, STRATEGIES[strategy])
+            if limits is not None:
+                txt = limits if isinstance(limits, (str, bytes)) else json.dumps(limits)
+                b, n = _ffi.encode(txt)
+                err = _ffi.Error()
+                _ffi.options_set_limits_json(self._h, b, n, byref(err))
+            if budget:
+                _ffi.options_set_budget(self._h, int(budget))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _ffi.options_free(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _options(limits, profile, strategy, budget):
+    if isinstance(limits, Options):
+        return limits, False
+    return Options(limits, profile, strategy, budget), True
+
+
+def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+    """Fit and say why not.  limits: nova's NUMATopologyLimits as a dict
+    ({"cpu_allocation_ratio", "ram_allocation_ratio", "network_metadata"}),
+    its primitive, JSON text, an Options object, or None (no limits)."""
+    from .placement import Placement
+    opt, own = _options(limits, profile, strategy, budget)
+    try:
+        p, err = _ffi.PlacementP(), _ffi.Error()
+        with host._lock.read():
+            rc = _ffi.fit(host.handle, request.handle, opt._h, 0, byref(p), byref(err))
+    finally:
+        if own:
+            opt.close()
+    if rc == 1:
+        return FitResult(Placement(p), 0, "OK", -1, "")
+    name = _ffi.error_code_name(err.code)
+    return FitResult(None, err.code, name.decode() if name else "", err.cell,
+                     err.text.decode("utf-8", "replace"))
+
+
+def fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+    """The Placement, or None when the request does not fit (see try_fit
+    and explain for the reason)."""
+    return try_fit(host, request, limits, profile, strategy, budget).placement
+
+
+def explain(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+    """numafit_fit_explain(): {"fits", "reason", "text", "cells": [{"id",
+    "guest_cells": [{"guest", "fits", "reason", "text"}]}]}."""
+    opt, own = _options(limits, profile, strategy, budget)
+    try:
+        with host._lock.read():
+            return json.loads(_ffi.call_str(_ffi.fit_explain, host.handle, request.handle,
+                                            opt._h, 0))
+    finally:
+        if own:
+            opt.close()
+
+
+def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None):
+    """Fit and claim the same request on `host` (changed in place) until it
+    no longer fits; returns the list of placements."""
+    out = []
+    with Options(limits, profile, strategy) as opt:
+        while max_count is None or len(out) < max_count:
+            p = fit(host, request, opt)
+            if p is None:
+                break
+            host.claim(p)
+            out.append(p)
+    return out

@@ -1,0 +1,181 @@
+"""numafit.Placement: where an instance's NUMA cells go on a host."""
+import json
+from ctypes import byref
+
+from . import _ffi
+
+JSON_NOVA = 1  # NUMAFIT_PLACEMENT_JSON_NOVA
+
+DOMAIN_FULL = 1
+DOMAIN_NOVA_EXACT = 2
+
+
+class Placement:
+    """A fit's result.  `cells` is the plain form (doc/json-formats.md): a
+    list of {"id" (host cell), "cpuset", "pcpuset", "memory" (MiB),
+    "pagesize" (KiB or None), "cpu_pinning" ({vCPU: pCPU} or None),
+    "cpuset_reserved" (list or None)}, one per guest cell.  Pinning keys are
+    ints here."""
+
+    def __init__(self, handle):
+        self._h = handle
+        self._cells = None
+
+    @classmethod
+    def from_json(cls, data):
+        """nova's InstanceNUMATopology primitive (dict or text), or the plain
+        list form."""
+        if not isinstance(data, (str, bytes)):
+            data = json.dumps(data)
+        b, n = _ffi.encode(data)
+        p, err = _ffi.PlacementP(), _ffi.Error()
+        _ffi.placement_new_from_json(b, n, 0, byref(p), byref(err))
+        return cls(p)
+
+    from_nova_dict = from_json
+
+    @property
+    def handle(self):
+        if not self._h:
+            raise ValueError("numafit.Placement is closed")
+        return self._h
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _ffi.placement_free(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __copy__(self):
+        p = _ffi.PlacementP()
+        _ffi.placement_dup(self.handle, byref(p))
+        return type(self)(p)
+
+    def __getstate__(self):
+        return {"nova": self.to_nova_dict()}
+
+    def __setstate__(self, st):
+        other = Placement.from_json(st["nova"])
+        self._h, other._h = other._h, None
+        self._cells = None
+
+    def set_uuid(self, uuid):
+        _ffi.placement_set_uuid(self.handle, uuid.encode())
+
+    def to_json(self, nova=False, indent=False):
+        return _ffi.call_str(_ffi.placement_to_json, self.handle,
+                             (JSON_NOVA if nova else 0) | (2 if indent else 0))
+
+    def to_nova_dict(self):
+        """nova's InstanceNUMATopology 1.3 primitive (for
+        objects.InstanceNUMATopology.obj_from_primitive)."""
+        return json.loads(self.to_json(nova=True))
+
+    @property
+    def cells(self):
+        if self._cells is None:
+            cells = json.loads(self.to_json())
+            for c in cells:
+                if c.get("cpu_pinning") is not None:
+                    c["cpu_pinning"] = {int(k): v for k, v in c["cpu_pinning"].items()}
+            self._cells = cells
+        return self._cells
+
+    @property
+    def host_cells(self):
+        return [c["id"] for c in self.cells]
+
+    @property
+    def pinning(self):
+        """{vCPU: pCPU} over all guest cells."""
+        out = {}
+        for c in self.cells:
+            out.update(c.get("cpu_pinning") or {})
+        return out
+
+    @property
+    def page_sizes(self):
+        return [c.get("pagesize") for c in self.cells]
+
+    def __len__(self):
+        return _ffi.placement_get_cell_count(self.handle)
+
+    def __repr__(self):
+        if not self._h:
+            return "<numafit.Placement closed>"
+        return "<numafit.Placement host_cells=%s>" % self.host_cells
+
+    def to_libvirt_xml(self, host, request, flavor=None, image=None, conf=None, full=False,
+                       nova_exact=False):
+        """nova's libvirt domain XML fragments for this placement
+        (numafit_domain_xml).  flavor/image default to the request's;
+        conf: DomainConf or its keyword dict."""
+        return domain_xml(host, request, self, flavor, image, conf, full, nova_exact)
+
+
+class DomainConf:
+    """Compute-host settings for the domain XML (domain.h):
+    DomainConf(cpu_shared_set=None, vcpu_pin_set=None, online_cpus=None,
+    realtime_priority=None, cpu_control=None, file_backed_memory=None,
+    domain_type=None, name=None, uuid=None, cpu_mode=None)"""
+
+    def __init__(self, **kw):
+        self._h = _ffi.DomconfP()
+        _ffi.domconf_new(byref(self._h))
+        err = _ffi.Error()
+        for k, v in kw.items():
+            if v is None:
+                continue
+            if k in ("cpu_shared_set", "vcpu_pin_set", "online_cpus"):
+                getattr(_ffi, "domconf_set_" + k)(self._h, v.encode(), byref(err))
+            elif k in ("domain_type", "name", "uuid", "cpu_mode"):
+                getattr(_ffi, "domconf_set_" + k)(self._h, v.encode())
+            elif k == "realtime_priority":
+                _ffi.domconf_set_realtime_priority(self._h, int(v))
+            elif k == "cpu_control":
+                _ffi.domconf_set_cpu_control(self._h, 1 if v else 0)
+            elif k == "file_backed_memory":
+                _ffi.domconf_set_file_backed_memory(self._h, int(v))
+            else:
+                raise TypeError("DomainConf: unknown setting %r" % k)
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _ffi.domconf_free(h)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def domain_xml(host, request, placement=None, flavor=None, image=None, conf=None, full=False,
+               nova_exact=False):
+    if conf is not None and not isinstance(conf, DomainConf):
+        conf = DomainConf(**conf)
+    flavor = request.flavor if flavor is None else flavor
+    image = request.image if image is None else image
+    ft = None if flavor is None else (flavor if isinstance(flavor, (str, bytes))
+                                      else json.dumps(flavor))
+    it = None if image is None else (image if isinstance(image, (str, bytes))
+                                     else json.dumps(image))
+    fb, fn = _ffi.encode(ft)
+    ib, inn = _ffi.encode(it)
+    flags = (DOMAIN_FULL if full else 0) | (DOMAIN_NOVA_EXACT if nova_exact else 0)
+    with host._lock.read():
+        return _ffi.call_str(_ffi.domain_xml, host.handle, request.handle,
+                             placement.handle if placement is not None else None,
+                             fb, fn, ib, inn, conf._h if conf is not None else None, flags)

@@ -1,0 +1,99 @@
+"""numafit.scheduler.NUMATopologyFilter: nova's NUMATopologyFilter, fitting
+with libnumafit.
+
+In nova.conf of the scheduler (nova-scheduler), make the class available
+and enable it in place of NUMATopologyFilter:
+
+    [filter_scheduler]
+    available_filters = nova.scheduler.filters.all_filters
+    available_filters = numafit.scheduler.NumafitNUMATopologyFilter
+    enabled_filters = ComputeFilter,...,NumafitNUMATopologyFilter
+
+(nova's host manager looks the enabled_filters names up by class name
+among the classes available_filters loads; nova's own NUMATopologyFilter
+stays loaded but unused.)
+
+The filter passes or refuses a host exactly as nova's NUMATopologyFilter
+does (the same checks, read from nova's filter: the "require" thread policy
+needs a host with hyperthreads; no fit without a host NUMA topology; the
+host's cpu/ram allocation ratios and the request's network metadata as
+NUMATopologyLimits, stored in host_state.limits['numa_topology'] when the
+host passes), but the fit is numafit.nova.numa_fit_instance_to_host: no
+fit cache keyed on a mutated id, the request is never modified, bounded
+work.  Hosts with PCI requests or PCI device pools go to nova's own
+function (the library has no PCI model).
+"""
+import logging
+
+from nova import objects
+from nova.objects import fields
+from nova.scheduler import filters
+
+from . import nova as _adapter
+
+LOG = logging.getLogger(__name__)
+
+
+class NumafitNUMATopologyFilter(filters.BaseHostFilter):
+    """Filter on the requested NUMA topology, fitted by libnumafit.
+
+    nova's enabled_filters names filters by class name, so this class has
+    its own name; NUMATopologyFilter below is an alias of it."""
+
+    # the NUMA constraints cannot change on rebuild (checked by the API)
+    RUN_ON_REBUILD = False
+
+    @staticmethod
+    def _requires_threads(extra_specs, image_props):
+        """hw:cpu_policy=dedicated with hw:cpu_thread_policy=require (flavor
+        or image) needs a host with hyperthreads."""
+        policies = {extra_specs.get("hw:cpu_policy"), image_props.get("hw_cpu_policy")}
+        threads = {extra_specs.get("hw:cpu_thread_policy"),
+                   image_props.get("hw_cpu_thread_policy")}
+        return (fields.CPUAllocationPolicy.DEDICATED in policies and
+                fields.CPUThreadAllocationPolicy.REQUIRE in threads)
+
+    def host_passes(self, host_state, spec_obj):
+        host_topology = host_state.numa_topology
+        requested = spec_obj.numa_topology
+        extra_specs = spec_obj.flavor.extra_specs
+        image_props = spec_obj.image.properties
+
+        if host_topology and self._requires_threads(extra_specs, image_props) \
+                and not host_topology.has_threads:
+            LOG.debug("%s fails CPU policy requirements: no hyperthreads on the "
+                      "host, but the 'require' thread policy was requested", host_state)
+            return False
+        if not requested:
+            return True
+        if not host_topology:
+            LOG.debug("%s, %s fails NUMA topology requirements: no host NUMA "
+                      "topology while the instance specified one",
+                      host_state.host, host_state.nodename)
+            return False
+
+        limits = objects.NUMATopologyLimits(
+            cpu_allocation_ratio=host_state.cpu_allocation_ratio,
+            ram_allocation_ratio=host_state.ram_allocation_ratio)
+        if "network_metadata" in spec_obj and spec_obj.network_metadata:
+            limits.network_metadata = spec_obj.network_metadata
+        pci_requests = spec_obj.pci_requests.requests if spec_obj.pci_requests else None
+        kwargs = {}
+        if pci_requests and _adapter.profile() == "latest" and \
+                hasattr(spec_obj, "get_request_group_mapping"):
+            kwargs["provider_mapping"] = spec_obj.get_request_group_mapping()
+        # the adapter never modifies `requested` (nova's filter has to clone
+        # the request spec for that)
+        fitted = _adapter.numa_fit_instance_to_host(
+            host_topology, requested, limits=limits, pci_requests=pci_requests,
+            pci_stats=host_state.pci_stats, **kwargs)
+        if not fitted:
+            LOG.debug("%s, %s fails NUMA topology requirements: the instance "
+                      "does not fit on this host", host_state.host, host_state.nodename)
+            return False
+        host_state.limits["numa_topology"] = limits
+        return True
+
+
+# the drop-in name: numafit.scheduler.NUMATopologyFilter
+NUMATopologyFilter = NumafitNUMATopologyFilter

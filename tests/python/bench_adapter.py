@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""Time numafit.nova.numa_fit_instance_to_host (the adapter: nova objects in
+and out) and numafit.fit (the binding on prepared handles) against nova's own
+numa_fit_instance_to_host, on the same machine in the same run.
+
+    NUMAFIT_LIBRARY=... PYTHONPATH=bindings/python \\
+        /usr/bin/python3 tests/python/bench_adapter.py FILE.jsonl [--reps N]
+
+FILE.jsonl: `numafit fit --batch` lines with NUMATopology primitives (e.g.
+bench-data/mix.jsonl written by bench/gen_scenarios.py, "nova_release":
+"zed").  Not part of make check.  Prints per-scenario medians summarised
+(median and total) and the ratios.
+"""
+import argparse
+import copy
+import json
+import logging
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench"))
+
+import nova_bench  # noqa: E402  (bench/: builds nova objects from the lines)
+import numafit  # noqa: E402
+import numafit.nova as nn  # noqa: E402
+
+logging.getLogger("nova").setLevel(logging.CRITICAL)
+
+
+def timed(f, reps):
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        f()
+        ts.append(time.perf_counter_ns() - t0)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    hw = nova_bench.hardware
+    rows, differ = [], 0
+    with open(args.file) as f:
+        lines = [json.loads(x) for x in f if x.strip()]
+    for d in lines:
+        b = nova_bench.build(d, "zed", "spread")
+        if isinstance(b, dict):
+            continue
+        host, req, limits, pack, rules = b
+        if pack:
+            continue
+        nn.set_profile(d.get("nova_release", "zed"))
+        prof = nn.profile()
+        # nova's function mutates the request (NOVA-NOTES A.2): a fresh copy
+        # per call, outside the timed region for both sides
+        copies = [copy.deepcopy(req) for _ in range(args.reps + 1)]
+        it = iter(copies)
+        t_nova = timed(lambda: hw.numa_fit_instance_to_host(host, next(it), limits),
+                       args.reps)
+        t_adapter = timed(lambda: nn.numa_fit_instance_to_host(host, req, limits), args.reps)
+        h = numafit.Host.from_json(d["host"])
+        r = numafit.Request.from_json(d["flavor"], d.get("image"), prof)
+        opt = numafit.Options(nn.limits_json(limits), prof)
+        t_lib = timed(lambda: numafit.fit(h, r, opt), args.reps)
+        a = hw.numa_fit_instance_to_host(host, copy.deepcopy(req), limits) is not None
+        b2 = nn.numa_fit_instance_to_host(host, req, limits) is not None
+        differ += a != b2
+        rows.append((t_nova, t_adapter, t_lib))
+    if not rows:
+        print("no scenarios")
+        return 1
+    med = [statistics.median(r[i] for r in rows) for i in range(3)]
+    tot = [sum(r[i] for r in rows) for i in range(3)]
+    print("scenarios: %d (fits differ from plain nova: %d, nova's defects)" % (len(rows), differ))
+    print("median per fit: nova %.1f us, adapter %.1f us, binding %.1f us"
+          % (med[0] / 1e3, med[1] / 1e3, med[2] / 1e3))
+    print("ratio nova/adapter: median %.2f, total %.2f; nova/binding: median %.1f, total %.1f"
+          % (med[0] / med[1], tot[0] / tot[1], med[0] / med[2], tot[0] / tot[2]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

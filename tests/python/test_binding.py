@@ -1,0 +1,290 @@
+"""The numafit Python binding: API, ownership, errors, golden cases."""
+import copy
+import ctypes
+import errno
+import glob
+import json
+import os
+import pickle
+import unittest
+
+import numafit
+from numafit import _ffi, errors
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(os.path.dirname(HERE), "cases")
+SYN = "cells:2 cores:4 threads:2 mem:16G pages:2M=1024"
+DEDICATED = {"hw:cpu_policy": "dedicated"}
+
+
+class Loading(unittest.TestCase):
+    def test_version(self):
+        self.assertEqual(numafit.library_version_hex >> 16, _ffi.MAJOR)
+        self.assertRegex(numafit.library_version, r"^\d+\.\d+\.\d+")
+
+    def test_every_function_declared(self):
+        # every exported numafit_* function this binding knows has argtypes
+        for name, obj in vars(_ffi).items():
+            if isinstance(obj, ctypes._CFuncPtr):
+                self.assertIsNotNone(obj.argtypes, name)
+
+    def test_distinct_handle_types(self):
+        h = numafit.Host.synthetic(SYN)
+        r = numafit.Request.from_flavor(2, 1024, DEDICATED)
+        with self.assertRaises(ctypes.ArgumentError):
+            _ffi.host_get_cell_count(r.handle)
+        with self.assertRaises(ctypes.ArgumentError):
+            _ffi.request_get_vcpus(h.handle)
+
+
+class HostTests(unittest.TestCase):
+    def test_synthetic_json_roundtrip(self):
+        with numafit.Host.synthetic(SYN) as h:
+            self.assertEqual(len(h), 2)
+            self.assertEqual(h.cell_ids, [0, 1])
+            d = h.to_dict()
+            self.assertEqual(d["nova_object.name"], "NUMATopology")
+            h2 = numafit.Host.from_json(d)
+            self.assertEqual(h, h2)
+            h3 = numafit.Host.from_json(h.to_json(as_string=True))
+            self.assertEqual(h, h3)
+            self.assertGreater(h.model_size, 0)
+        self.assertRaises(ValueError, lambda: h.to_json())  # closed
+
+    def test_copy_pickle_claim_release(self):
+        h = numafit.Host.synthetic(SYN)
+        r = numafit.Request.from_flavor(4, 2048, dict(DEDICATED, **{"hw:mem_page_size": "2MB"}))
+        p = numafit.fit(h, r)
+        self.assertIsNotNone(p)
+        h2 = copy.copy(h)
+        h2.claim(p)
+        self.assertNotEqual(h, h2)
+        h3 = pickle.loads(pickle.dumps(h2))
+        self.assertEqual(h2, h3)
+        h3.release(p)
+        self.assertEqual(h, h3)
+        cell = [c for c in h2.to_dict()["nova_object.data"]["cells"]
+                if c["nova_object.data"]["id"] == p.cells[0]["id"]][0]["nova_object.data"]
+        self.assertEqual(sorted(cell["pinned_cpus"]), sorted(p.pinning.values()))
+
+    def test_claim_conflict(self):
+        h = numafit.Host.synthetic(SYN)
+        p = numafit.fit(h, numafit.Request.from_flavor(2, 512, DEDICATED))
+        h.claim(p)
+        before = h.to_json()
+        with self.assertRaises(errors.CPUPinningInvalid) as cm:
+            h.claim(p)
+        self.assertIsInstance(cm.exception, errors.NumafitError)
+        self.assertEqual(h.to_json(), before)  # unchanged
+
+    def test_from_file_and_errors(self):
+        with self.assertRaises(FileNotFoundError):
+            numafit.Host.from_file("/nonexistent/host.json")
+        with self.assertRaises(errors.ParseError) as cm:
+            numafit.Host.from_json("{not json")
+        self.assertIsInstance(cm.exception, ValueError)
+        self.assertEqual(cm.exception.errno, errno.EBADMSG)
+        with self.assertRaises(ValueError) as cm:
+            numafit.Host.from_json({"cells": "nope"})
+        self.assertTrue(cm.exception.text)
+        with self.assertRaises(ValueError):
+            numafit.Host.synthetic("cells:banana")
+
+    def test_from_sysfs_missing(self):
+        # an empty tree: a host with 0 cells, or a FileNotFoundError
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            try:
+                h = numafit.Host.from_sysfs(d, any_arch=True)
+            except (FileNotFoundError, ValueError):
+                return
+            self.assertEqual(len(h), 0)
+
+    def test_from_libvirt_test_driver(self):
+        try:
+            h = numafit.Host.from_libvirt("test:///default", all_online=True)
+        except errors.NotSupported:
+            self.skipTest("libnumafit built without libvirt")
+        self.assertEqual(len(h), 2)  # libvirt's test driver: 2 cells
+
+    def test_from_caps_xml(self):
+        xml = """<capabilities><host><cpu><arch>x86_64</arch></cpu><topology><cells num='1'>
+<cell id='0'><memory unit='KiB'>4194304</memory>
+<pages unit='KiB' size='4'>1048576</pages><pages unit='KiB' size='2048'>0</pages>
+<cpus num='2'><cpu id='0' socket_id='0' core_id='0' siblings='0'/>
+<cpu id='1' socket_id='0' core_id='1' siblings='1'/></cpus></cell>
+</cells></topology></host></capabilities>"""
+        h = numafit.Host.from_caps_xml(xml, conf={"cpu_dedicated_set": "1",
+                                                  "cpu_shared_set": "0"})
+        c = h.to_dict()["nova_object.data"]["cells"][0]["nova_object.data"]
+        self.assertEqual(c["pcpuset"], [1])
+        self.assertEqual(c["cpuset"], [0])
+        with self.assertRaises(errors.InvalidConfiguration):
+            numafit.Host.from_caps_xml(xml, conf={"cpu_dedicated_set": "0-1",
+                                                  "cpu_shared_set": "1"})
+
+
+class RequestTests(unittest.TestCase):
+    def test_request(self):
+        r = numafit.Request.from_flavor(4, 4096, {"hw:numa_nodes": "2",
+                                                  "hw:cpu_policy": "dedicated",
+                                                  "hw:cpu_thread_policy": "isolate"})
+        self.assertTrue(r.has_numa)
+        self.assertEqual((len(r), r.vcpus, r.cpu_policy, r.thread_policy),
+                         (2, 4, "dedicated", "isolate"))
+        self.assertEqual(r.to_dict()["nova_object.name"], "InstanceNUMATopology")
+        r2 = pickle.loads(pickle.dumps(r))
+        self.assertEqual(r2.to_dict()["nova_object.data"]["cells"],
+                         r.to_dict()["nova_object.data"]["cells"])
+        self.assertFalse(numafit.Request.from_flavor(2, 512).has_numa)
+
+    def test_nova_exceptions(self):
+        with self.assertRaises(errors.ImageNUMATopologyAsymmetric) as cm:
+            numafit.Request.from_flavor(3, 1024, {"hw:numa_nodes": "2"})
+        e = cm.exception
+        self.assertIsInstance(e, errors.NumafitError)
+        self.assertIsInstance(e, ValueError)
+        self.assertEqual(e.exception, "ImageNUMATopologyAsymmetric")
+        self.assertEqual(e.errno, errno.EINVAL)
+        self.assertTrue(e.code_name)
+        e2 = pickle.loads(pickle.dumps(e))
+        self.assertIs(type(e2), type(e))
+        with self.assertRaises(errors.InvalidCPUAllocationPolicy):
+            numafit.Request.from_flavor(2, 512, {"hw:cpu_policy": "bogus"})
+        with self.assertRaises(errors.ImageNUMATopologyForbidden):
+            numafit.Request.from_flavor(2, 512, {"hw:numa_nodes": "1"},
+                                        {"hw_numa_nodes": 2})
+        with self.assertRaises(ValueError):
+            numafit.Request.from_flavor(2, 512, profile="havana")
+
+    def test_unknown_exception_name_class(self):
+        cls = errors.exception_class("SomeFutureNovaError", errno.EINVAL)
+        self.assertTrue(issubclass(cls, errors.NumafitError))
+        self.assertTrue(issubclass(cls, ValueError))
+        e = errors.from_rc(-errno.ENOMEM, None)
+        self.assertIsInstance(e, MemoryError)
+        e = errors.from_rc(-errno.ENOENT, {"exception": "", "text": "x"})
+        self.assertIsInstance(e, FileNotFoundError)
+        e = errors.from_rc(-errno.EINVAL, {"exception": "ValueError", "text": "x"})
+        self.assertIs(type(e), errors.InvalidArgument)
+
+
+class FitTests(unittest.TestCase):
+    def setUp(self):
+        self.host = numafit.Host.synthetic(SYN)
+
+    def test_fit_and_reason(self):
+        r = numafit.Request.from_flavor(64, 1024, DEDICATED)
+        self.assertIsNone(numafit.fit(self.host, r))
+        res = numafit.try_fit(self.host, r)
+        self.assertIsNone(res.placement)
+        self.assertEqual(res.code_name, "NOFIT_CPU")
+        self.assertTrue(res.text)
+        why = numafit.explain(self.host, r)
+        self.assertFalse(why["fits"])
+        self.assertEqual(len(why["cells"]), 2)
+
+    def test_placement(self):
+        r = numafit.Request.from_flavor(4, 2048, dict(DEDICATED, **{"hw:numa_nodes": "2"}))
+        p = numafit.fit(self.host, r, limits={"cpu_allocation_ratio": 1.0,
+                                              "ram_allocation_ratio": 1.0})
+        self.assertEqual(sorted(p.host_cells), [0, 1])
+        self.assertEqual(sorted(p.pinning), [0, 1, 2, 3])
+        self.assertEqual(p.page_sizes, [None, None])
+        nd = p.to_nova_dict()
+        self.assertEqual(nd["nova_object.name"], "InstanceNUMATopology")
+        p2 = numafit.Placement.from_json(nd)
+        self.assertEqual(p2.cells, p.cells)
+        self.assertEqual(pickle.loads(pickle.dumps(p)).cells, p.cells)
+        xml = p.to_libvirt_xml(self.host, r)
+        self.assertIn("<vcpupin", xml)
+        self.assertIn("<numatune>", xml)
+        full = p.to_libvirt_xml(self.host, r, full=True, conf={"name": "vm1"})
+        self.assertIn("<name>vm1</name>", full)
+
+    def test_pack_and_profile(self):
+        r = numafit.Request.from_flavor(2, 1024, DEDICATED, profile="zed")
+        p1 = numafit.fit(self.host, r, profile="zed", strategy="pack")
+        p2 = numafit.fit(self.host, r, profile="zed", strategy="spread")
+        self.assertIsNotNone(p1)
+        self.assertIsNotNone(p2)
+        self.assertRaises(ValueError, numafit.fit, self.host, r, strategy="random")
+
+    def test_plan(self):
+        h = copy.copy(self.host)
+        ps = numafit.plan(h, numafit.Request.from_flavor(4, 1024, DEDICATED))
+        self.assertEqual(len(ps), 4)  # 16 threads / 4
+        pinned = [c for p in ps for c in p.pinning.values()]
+        self.assertEqual(len(pinned), len(set(pinned)))
+
+    def test_cpu_helpers(self):
+        self.assertEqual(numafit.parse_cpu_spec("0-3,^2, 8"), {0, 1, 3, 8})
+        self.assertEqual(numafit.format_cpu_spec([5, 0, 1, 2]), "0-2,5")
+        with self.assertRaises(errors.Invalid):
+            numafit.parse_cpu_spec("1-")
+        with self.assertRaises(ValueError):
+            numafit.parse_cpu_spec("0-99999999")
+        fl = {"vcpus": 8, "memory_mb": 1024, "extra_specs": {"hw:cpu_max_sockets": "2"}}
+        self.assertEqual(numafit.best_cpu_topology(fl)[0], 2)
+        tops = numafit.cpu_topologies(fl)
+        self.assertTrue(all(s * c * t == 8 and s <= 2 for s, c, t in tops))
+
+
+class GoldenCases(unittest.TestCase):
+    """tests/cases/*.case (the CLI's golden tests) through the binding."""
+
+    def test_cases(self):
+        n = 0
+        for path in sorted(glob.glob(os.path.join(CASES, "*.case"))):
+            fields = {}
+            with open(path) as f:
+                for line in f:
+                    k, sep, v = line.partition(": ")
+                    if sep and k in ("input", "expected", "options"):
+                        fields[k] = v.strip()
+            try:
+                inp = json.loads(fields["input"])
+            except ValueError:
+                continue
+            if inp.get("op", "fit") != "fit" or set(inp) - {"op", "host", "flavor", "image",
+                                                              "limits", "strategy",
+                                                              "nova_release"}:
+                continue
+            opts = fields.get("options", "").split()
+            profile = inp.get("nova_release") or (
+                opts[opts.index("--nova-release") + 1] if "--nova-release" in opts else "latest")
+            strategy = inp.get("strategy") or (
+                opts[opts.index("--strategy") + 1] if "--strategy" in opts else "spread")
+            with self.subTest(case=os.path.basename(path)):
+                self.assertEqual(answer(inp, profile, strategy),
+                                 project(json.loads(fields["expected"])))
+                n += 1
+        self.assertGreater(n, 10)
+
+
+def project(expected):
+    if "error" in expected:
+        return {"error": expected["error"]}
+    if "request" in expected:
+        return {"request": None}
+    if expected.get("fit") is None:
+        return {"fit": None, "reason": expected.get("reason")}
+    return {"fit": expected["fit"]}
+
+
+def answer(inp, profile, strategy):
+    try:
+        host = numafit.Host.from_json(inp["host"])
+        req = numafit.Request.from_json(inp["flavor"], inp.get("image"), profile)
+        if not req.has_numa:
+            return {"request": None}
+        res = numafit.try_fit(host, req, inp.get("limits"), profile, strategy)
+    except errors.NumafitError as e:
+        return {"error": e.exception or e.code_name}
+    if res.placement is None:
+        return {"fit": None, "reason": res.text}
+    return {"fit": json.loads(res.placement.to_json())}
+
+
+if __name__ == "__main__":
+    unittest.main()

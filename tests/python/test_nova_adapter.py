@@ -1,0 +1,217 @@
+"""numafit.nova against nova's own functions (Debian 12's nova 26.2.2, the
+"zed" profile) on random scenarios.
+
+Scenarios come from tests/nova_fit_diff.py's generators (hosts, flavors,
+images, limits).  For each:
+* numa_get_constraints: same InstanceNUMATopology, or the same exception
+  class;
+* numa_fit_instance_to_host: the same answer as nova's intended semantics
+  (tests/nova_fit_diff.py reference_fit: nova's per-cell rules on unmodified
+  copies, no fit cache), compared as nova_fit_diff compares (same host
+  cells, memory, page sizes, physical cores); where nova's own claim
+  refuses nova's fit, the adapter must give no fit or a placement nova's
+  claim accepts; the instance topology passed in must not be modified;
+* numa_usage_from_instance_numa: the same host usage as nova's on the
+  adapter's placement (pinned CPUs, cpu/memory usage, pages), and free=True
+  restores the host.
+Skipped when nova cannot be imported.  NUMAFIT_ADAPTER_CASES sets the number
+of scenarios (default 500), NUMAFIT_ADAPTER_SEED the seed.
+"""
+import copy
+import os
+import random
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # tests/: nova_fit_diff
+
+try:
+    import nova.virt.hardware  # noqa: F401
+    import nova_fit_diff as nfd
+    HAVE_NOVA = True
+except (ImportError, SystemExit):
+    HAVE_NOVA = False
+
+import numafit.nova as nn
+
+CASES = int(os.environ.get("NUMAFIT_ADAPTER_CASES", "500"))
+SEED = int(os.environ.get("NUMAFIT_ADAPTER_SEED", "20261130"))
+
+
+def prim(o):
+    return None if o is None else nfd.strip_changes(o.obj_to_primitive())
+
+
+@unittest.skipUnless(HAVE_NOVA, "nova is not importable")
+class AdapterAgainstNova(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        nn.unpatch()  # compare with nova's own functions
+        cls.hw = nfd.hardware
+        cls.objects = nfd.objects
+
+    def test_numa_get_constraints(self):
+        rng = random.Random(SEED)
+        agree = 0
+        for i in range(CASES):
+            kind = rng.choice(["random", "cache", "small", "big"])
+            flavor, image = nfd.gen_flavor(rng, kind)
+            fl = self.objects.Flavor(vcpus=flavor["vcpus"], memory_mb=flavor["memory_mb"],
+                                     extra_specs=dict(flavor["extra_specs"]))
+            im = self.objects.ImageMeta.from_dict(copy.deepcopy(image))
+
+            def run(f):
+                try:
+                    return prim(f(copy.deepcopy(fl), copy.deepcopy(im)))
+                except Exception as e:
+                    return type(e).__name__
+            want, got = run(self.hw.numa_get_constraints), run(nn.numa_get_constraints)
+            if isinstance(want, dict):
+                want = canon_request(want)
+                got = canon_request(got) if isinstance(got, dict) else got
+            self.assertEqual(want, got, "case %d: flavor %s image %s" % (i, flavor, image))
+            agree += 1
+        self.assertEqual(agree, CASES)
+
+    def test_fit_and_usage(self):
+        self.run_profile(None, nfd.NoPatch(), SEED + 1)
+
+    def test_fit_and_usage_latest(self):
+        """profile "latest": nova's functions with upstream master's rule
+        changes (nova_fit_diff.LatestRules) as the reference."""
+        nn.set_profile("latest")
+        try:
+            self.run_profile("latest", nfd.LatestRules().patch(), SEED + 2)
+        finally:
+            nn.set_profile(None)
+
+    def run_profile(self, name, rules, seed):
+        rng = random.Random(seed)
+        st = nfd.Stats()
+        counts = {"fit": 0, "nofit": 0, "unclaimable reference": 0,
+                  "impossible reference": 0}
+        for s in nfd.gen_scenarios(rng, CASES, st):
+            host, req, limits = s["host"], s["req"], s["limits"]
+            nfd.CONF.set_override("packing_host_numa_cells_allocation_strategy", s["pack"],
+                                  group="compute")
+            try:
+                with self.subTest(case=s["index"], repro=nfd.scenario_line(s)):
+                    with rules:
+                        self.check_one(host, req, limits, counts, rules)
+            finally:
+                nfd.CONF.clear_override("packing_host_numa_cells_allocation_strategy",
+                                        group="compute")
+        sys.stderr.write("\nadapter vs nova (%s): %s\n" % (name or nn.profile(), counts))
+        self.assertGreater(counts["fit"], CASES // 10)
+
+    def check_one(self, host, req, limits, counts, rules):
+        before = prim(req)
+        ref = nfd.reference_fit(host, req, limits)
+        got = nn.numa_fit_instance_to_host(host, req, limits)
+        self.assertEqual(before, prim(req), "the request was modified")
+        cref, cgot = nfd.canon_nova_topology(ref), nfd.canon_nova_topology(got)
+        if cref is not None and nfd.placement_problems(host, cref):
+            counts["impossible reference"] += 1
+            if cgot is not None:
+                self.assertEqual([], nfd.placement_problems(host, cgot))
+            return
+        if ref is not None and nfd.nova_claim_refuses(host, ref, rules):
+            counts["unclaimable reference"] += 1
+            if got is not None:
+                nfd.nova_claim(host, got)  # must not raise
+            return
+        self.assertEqual([], nfd.compare_fit(host, cref, cgot))
+        if got is None:
+            counts["nofit"] += 1
+            return
+        counts["fit"] += 1
+        if any(not c.mempages for c in host.cells):
+            return  # Zed's claim crashes without mempages (IndexError)
+        want = nfd.nova_claim(host, got)
+        mine = nn.numa_usage_from_instance_numa(host, got)
+        self.assertEqual(usage(want), usage(mine))
+        back = nn.numa_usage_from_instance_numa(mine, got, free=True)
+        self.assertEqual(usage(host), usage(back))
+
+
+@unittest.skipUnless(HAVE_NOVA, "nova is not importable")
+class Patching(unittest.TestCase):
+    def tearDown(self):
+        nn.unpatch()
+
+    def test_patch_unpatch(self):
+        hw = nfd.hardware
+        orig = {n: getattr(hw, n) for n in nn.FUNCTIONS}
+        replaced = nn.patch()
+        self.assertEqual(sorted(replaced), sorted(nn.FUNCTIONS))
+        for n in nn.FUNCTIONS:
+            self.assertIs(getattr(hw, n), getattr(nn, n))
+        self.assertEqual(nn.patch(), replaced)  # idempotent
+        self.assertTrue(nn.patched())
+        self.assertEqual(sorted(nn.unpatch()), sorted(nn.FUNCTIONS))
+        for n in nn.FUNCTIONS:
+            self.assertIs(getattr(hw, n), orig[n])
+        self.assertFalse(nn.patched())
+
+    def test_nova_exceptions(self):
+        from nova import exception
+        fl = nfd.objects.Flavor(vcpus=3, memory_mb=1024, extra_specs={"hw:numa_nodes": "2"})
+        im = nfd.objects.ImageMeta.from_dict({"properties": {}})
+        with self.assertRaises(exception.ImageNUMATopologyAsymmetric):
+            nn.numa_get_constraints(fl, im)
+        with self.assertRaises(exception.Invalid):
+            nn.parse_cpu_spec("1-")
+        with self.assertRaises(exception.Invalid):
+            nn.parse_cpu_spec("0-99999999")  # no gigabytes allocated
+        fl = nfd.objects.Flavor(vcpus=2, memory_mb=1024,
+                                extra_specs={"hw:numa_nodes": "1", "hw:numa_mem.0": "abc",
+                                             "hw:numa_cpus.0": "0-1"})
+        # nova crashes with a bare ValueError (NOVA-NOTES A.4); the library
+        # refuses the flavor as an invalid request
+        with self.assertRaises(exception.InvalidRequest):
+            nn.numa_get_constraints(fl, im)
+
+    def test_cpu_topology(self):
+        fl = nfd.objects.Flavor(vcpus=8, memory_mb=1024, extra_specs={"hw:cpu_max_sockets": "2"})
+        im = nfd.objects.ImageMeta.from_dict({"properties": {"hw_cpu_threads": 2}})
+        want = self.hw_call("get_best_cpu_topology", fl, im)
+        self.assertEqual(prim(want), prim(nn.get_best_cpu_topology(fl, im)))
+        want = self.hw_call("_get_desirable_cpu_topologies", fl, im)
+        self.assertEqual([prim(t) for t in want],
+                         [prim(t) for t in nn._get_desirable_cpu_topologies(fl, im)])
+        self.assertEqual(nn.format_cpu_spec({1, 2, 3, 7}), "1-3,7")
+        self.assertEqual(nn.format_cpu_spec({1, 2, 3}, allow_ranges=False), "1,2,3")
+
+    def hw_call(self, name, *a):
+        return getattr(nfd.hardware, name)(*a)
+
+
+def canon_request(p):
+    """InstanceNUMATopology primitive without the uuid/id noise."""
+    d = dict(p["nova_object.data"])
+    d.pop("instance_uuid", None)
+    d.pop("id", None)
+    cells = []
+    for c in d.get("cells", []):
+        cd = dict(c["nova_object.data"])
+        cd.pop("cpu_topology", None) if cd.get("cpu_topology") is None else None
+        for k in ("cpuset", "pcpuset", "cpuset_reserved"):
+            if isinstance(cd.get(k), list):
+                cd[k] = sorted(cd[k])
+        cells.append({k: v for k, v in cd.items() if v is not None})
+    d["cells"] = cells
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def usage(topo):
+    out = []
+    for c in topo.cells:
+        out.append({"id": c.id, "cpu_usage": c.cpu_usage, "memory_usage": c.memory_usage,
+                    "pinned": sorted(c.pinned_cpus),
+                    "pages": [(p.size_kb, p.total, int(p.used)) for p in c.mempages]})
+    return out
+
+
+if __name__ == "__main__":
+    unittest.main()
