@@ -274,3 +274,35 @@ def call_str(func, *args):
 
 __all__ = ["lib", "Error", "HostP", "RequestP", "OptionsP", "PlacementP", "CpusetP",
            "HostconfP", "DomconfP", "take_string", "encode", "call_str", "byref"]
+
+
+class Owned:
+    """The lifetime of a library object owned by Python: close() frees it
+    with the library's own free function (named by `_free`), as does the end
+    of a `with` block and, as a fallback only, garbage collection."""
+
+    _free = None  # name of the _ffi function that frees the handle
+    _h = None
+
+    @property
+    def handle(self):
+        if not self._h:
+            raise ValueError("numafit.%s is closed" % type(self).__name__)
+        return self._h
+
+    def close(self):
+        h, self._h = self._h, None
+        if h:
+            globals()[self._free](h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass

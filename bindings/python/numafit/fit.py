@@ -24,8 +24,9 @@ numafit_error_code of the reason (0 when it fits), code_name ("NOFIT_CPU"...),
 cell: host cell concerned or -1, text: one line."""
 
 
-class Options:
+class Options(_ffi.Owned):
     """numafit_options_t: profile, strategy, limits, budget."""
+    _free = "options_free"
 
     def __init__(self, limits=None, profile="latest", strategy="spread", budget=0):
         self._h = _ffi.OptionsP()
@@ -45,24 +46,6 @@ class Options:
         except BaseException:
             self.close()
             raise
-
-    def close(self):
-        h, self._h = getattr(self, "_h", None), None
-        if h:
-            _ffi.options_free(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
 
 def _options(limits, profile, strategy, budget):
     if isinstance(limits, Options):

@@ -13,13 +13,14 @@ DISCOVER_ALL_ONLINE = 1
 DISCOVER_ANY_ARCH = 2
 
 
-class HostConf:
+class HostConf(_ffi.Owned):
     """nova.conf options that shape a discovered host (discover.h).
 
     HostConf(cpu_dedicated_set="2-7", cpu_shared_set="0-1", vcpu_pin_set=None,
              reserved_huge_pages=["node:0,size:2048,count:64"],
              physnets={"physnet1": "0"}, tunnel_numa_nodes="1")
     """
+    _free = "hostconf_free"
 
     def __init__(self, cpu_dedicated_set=None, cpu_shared_set=None, vcpu_pin_set=None,
                  reserved_huge_pages=(), physnets=None, tunnel_numa_nodes=None):
@@ -46,17 +47,6 @@ class HostConf:
                 tunnel_numa_nodes = ",".join(str(n) for n in tunnel_numa_nodes)
             _ffi.hostconf_set_tunnel_numa_nodes(self._h, enc(tunnel_numa_nodes), byref(err))
 
-    def close(self):
-        if self._h:
-            _ffi.hostconf_free(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown
-            pass
-
     @classmethod
     def coerce(cls, conf):
         if conf is None or isinstance(conf, HostConf):
@@ -64,7 +54,7 @@ class HostConf:
         return cls(**conf)
 
 
-class Host:
+class Host(_ffi.Owned):
     """A host: nova's NUMATopology with usage.
 
     Fits (numafit.fit) only read the host, and may run from many threads at
@@ -72,6 +62,7 @@ class Host:
     same Host object (a readers-writer lock).  Use copy.copy(host) for a
     what-if copy (numafit_host_dup).
     """
+    _free = "host_free"
 
     def __init__(self, handle):
         if not handle:
@@ -137,29 +128,6 @@ class Host:
         return cls(h)
 
     # ---------------------------------------------------------- lifetime
-    def close(self):
-        h, self._h = getattr(self, "_h", None), None
-        if h:
-            _ffi.host_free(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):  # a fallback only: prefer close() or `with`
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    @property
-    def handle(self):
-        if not self._h:
-            raise ValueError("numafit.Host is closed")
-        return self._h
-
     def __copy__(self):
         h = _ffi.HostP()
         with self._lock.read():

@@ -10,12 +10,13 @@ DOMAIN_FULL = 1
 DOMAIN_NOVA_EXACT = 2
 
 
-class Placement:
+class Placement(_ffi.Owned):
     """A fit's result.  `cells` is the plain form (doc/json-formats.md): a
     list of {"id" (host cell), "cpuset", "pcpuset", "memory" (MiB),
     "pagesize" (KiB or None), "cpu_pinning" ({vCPU: pCPU} or None),
     "cpuset_reserved" (list or None)}, one per guest cell.  Pinning keys are
     ints here."""
+    _free = "placement_free"
 
     def __init__(self, handle):
         self._h = handle
@@ -33,29 +34,6 @@ class Placement:
         return cls(p)
 
     from_nova_dict = from_json
-
-    @property
-    def handle(self):
-        if not self._h:
-            raise ValueError("numafit.Placement is closed")
-        return self._h
-
-    def close(self):
-        h, self._h = getattr(self, "_h", None), None
-        if h:
-            _ffi.placement_free(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __copy__(self):
         p = _ffi.PlacementP()
@@ -124,11 +102,12 @@ class Placement:
         return domain_xml(host, request, self, flavor, image, conf, full, nova_exact)
 
 
-class DomainConf:
+class DomainConf(_ffi.Owned):
     """Compute-host settings for the domain XML (domain.h):
     DomainConf(cpu_shared_set=None, vcpu_pin_set=None, online_cpus=None,
     realtime_priority=None, cpu_control=None, file_backed_memory=None,
     domain_type=None, name=None, uuid=None, cpu_mode=None)"""
+    _free = "domconf_free"
 
     def __init__(self, **kw):
         self._h = _ffi.DomconfP()
@@ -149,18 +128,6 @@ class DomainConf:
                 _ffi.domconf_set_file_backed_memory(self._h, int(v))
             else:
                 raise TypeError("DomainConf: unknown setting %r" % k)
-
-    def close(self):
-        h, self._h = getattr(self, "_h", None), None
-        if h:
-            _ffi.domconf_free(h)
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
 
 def domain_xml(host, request, placement=None, flavor=None, image=None, conf=None, full=False,
                nova_exact=False):

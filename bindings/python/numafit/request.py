@@ -15,7 +15,7 @@ def profile_number(profile):
         raise ValueError("numafit: unknown profile %r (latest, zed)" % (profile,)) from None
 
 
-class Request:
+class Request(_ffi.Owned):
     """Built from a flavor and image properties as nova's
     numa_get_constraints() builds an InstanceNUMATopology; nova's refusals
     raise numafit.errors.<nova's exception name> (ValueErrors).
@@ -23,6 +23,7 @@ class Request:
     A request may have no NUMA topology (nova's None): `has_numa` is False
     and fitting it is not meaningful.
     """
+    _free = "request_free"
 
     def __init__(self, handle, has_numa, flavor, image, profile):
         self._h = handle
@@ -54,29 +55,6 @@ class Request:
                               byref(r), byref(err))
         return cls(r, rc == 1, json.loads(ftxt),
                    None if itxt is None else json.loads(itxt), profile)
-
-    @property
-    def handle(self):
-        if not self._h:
-            raise ValueError("numafit.Request is closed")
-        return self._h
-
-    def close(self):
-        h, self._h = getattr(self, "_h", None), None
-        if h:
-            _ffi.request_free(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __copy__(self):
         r = _ffi.RequestP()
