@@ -127,7 +127,7 @@ class Host(_ffi.Owned):
                                  byref(h), byref(err))
         return cls(h)
 
-    # ---------------------------------------------------------- lifetime
+    # ---------------------------------------------------------- copies
     def __copy__(self):
         h = _ffi.HostP()
         with self._lock.read():
