@@ -212,43 +212,37 @@ static numafit_options_t *make_options(const struct cli *c, const json_t *limits
     return opt;
 }
 
-/* The plain placement JSON (a list of cells), parsed; on failure *ret_err. */
-static json_t *placement_cells(const numafit_placement_t *p, json_t **ret_err) {
-    char *txt = NULL;
-    numafit_error_t e;
-    json_t *cells;
-    int rc;
-
-    clear_error(&e);
-    rc = numafit_placement_to_json(p, 0, &txt, &e);
-    if (rc < 0) {
-        *ret_err = lib_error("placement", rc, &e);
-        return NULL;
-    }
-    cells = load_lib_json(txt);
-    numafit_free(txt);
-    if (!cells)
-        *ret_err = error_answer("INTERNAL", "placement: the library wrote invalid JSON");
-    return cells;
-}
-
-static json_t *host_json(const numafit_host_t *h, json_t **ret_err) {
-    char *txt = NULL;
-    numafit_error_t e;
+/* Parse the JSON text a library *_to_json call wrote (rc, txt, e); on
+ * failure *ret_err names `what`. Frees txt. */
+static json_t *lib_json(const char *what, int rc, char *txt, const numafit_error_t *e,
+                        json_t **ret_err) {
     json_t *v;
-    int rc;
-
-    clear_error(&e);
-    rc = numafit_host_to_json(h, 0, &txt, &e);
     if (rc < 0) {
-        *ret_err = lib_error("host", rc, &e);
+        *ret_err = lib_error(what, rc, e);
         return NULL;
     }
     v = load_lib_json(txt);
     numafit_free(txt);
     if (!v)
-        *ret_err = error_answer("INTERNAL", "host: the library wrote invalid JSON");
+        *ret_err = error_answer("INTERNAL", "%s: the library wrote invalid JSON", what);
     return v;
+}
+
+/* The plain placement JSON (a list of cells), parsed; on failure *ret_err. */
+static json_t *placement_cells(const numafit_placement_t *p, json_t **ret_err) {
+    char *txt = NULL;
+    numafit_error_t e;
+    clear_error(&e);
+    int rc = numafit_placement_to_json(p, 0, &txt, &e);
+    return lib_json("placement", rc, txt, &e, ret_err);
+}
+
+static json_t *host_json(const numafit_host_t *h, json_t **ret_err) {
+    char *txt = NULL;
+    numafit_error_t e;
+    clear_error(&e);
+    int rc = numafit_host_to_json(h, 0, &txt, &e);
+    return lib_json("host", rc, txt, &e, ret_err);
 }
 
 /* The "does not fit" answer of a fit: reason and the per-cell explanation. */
