@@ -1318,6 +1318,9 @@ static void show_plan(const struct run *r, const json_t *flavor, long max) {
 int numafit_cli_host(int argc, char **argv); /* examples/cmd_host.c */
 int numafit_cli_xml(int argc, char **argv);  /* examples/cmd_xml.c */
 int numafit_cli_doctor(int argc, char **argv); /* examples/cmd_doctor.c */
+int numafit_cli_render(int argc, char **argv); /* examples/cmd_render.c */
+int numafit_cli_plan_fleet(int argc, char **argv); /* examples/cmd_plan_fleet.c */
+bool numafit_cli_plan_is_fleet(int argc, char **argv);
 
 /* ------------------------------------------------------------------ usage */
 
@@ -1716,6 +1719,10 @@ int main(int argc, char **argv) {
         return numafit_cli_xml(argc - 1, argv + 1);
     if (strcmp(argv[1], "doctor") == 0)
         return numafit_cli_doctor(argc - 1, argv + 1);
+    if (strcmp(argv[1], "render") == 0)
+        return numafit_cli_render(argc - 1, argv + 1);
+    if (strcmp(argv[1], "plan") == 0 && numafit_cli_plan_is_fleet(argc - 1, argv + 1))
+        return numafit_cli_plan_fleet(argc - 1, argv + 1);
     if (strcmp(argv[1], "fit") != 0 && strcmp(argv[1], "plan") != 0 &&
         strcmp(argv[1], "bench") != 0 && strcmp(argv[1], "demo") != 0) {
         fprintf(stderr, "numafit: unknown command or option '%s'\n", argv[1]);

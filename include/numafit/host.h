@@ -3,6 +3,7 @@
 #define NUMAFIT_HOST_H
 
 #include <numafit/common.h>
+#include <numafit/cpuset.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +86,66 @@ NUMAFIT_EXPORT int numafit_host_get_cell_id(const numafit_host_t *host, unsigned
  * \return 0, -EINVAL.
  */
 NUMAFIT_EXPORT int numafit_host_get_memory_size(const numafit_host_t *host, size_t *ret_bytes);
+
+/** Per-cell quantities for numafit_host_get_cell_stat(). CPU counts are of
+ * the cell's own sets; a "core" is a thread-sibling set holding at least one
+ * dedicated CPU (a cell without sibling information: one core per dedicated
+ * CPU). */
+enum numafit_cell_stat {
+    NUMAFIT_CELL_SHARED_CPUS = 0,   /**< CPUs in cpuset (nova's VCPU pool) */
+    NUMAFIT_CELL_DEDICATED_CPUS,    /**< CPUs in pcpuset (nova's PCPU pool) */
+    NUMAFIT_CELL_PINNED_CPUS,       /**< pinned_cpus */
+    NUMAFIT_CELL_FREE_PCPUS,        /**< dedicated CPUs not pinned */
+    NUMAFIT_CELL_CORES,             /**< cores with a dedicated CPU */
+    NUMAFIT_CELL_FREE_CORES,        /**< cores whose dedicated CPUs are all free */
+    NUMAFIT_CELL_PARTIAL_CORES,     /**< cores with both pinned and free dedicated CPUs */
+    NUMAFIT_CELL_PARTIAL_FREE_PCPUS,/**< free dedicated CPUs on partial cores */
+    NUMAFIT_CELL_THREADS_PER_CORE,  /**< the largest sibling set (1 without siblings) */
+    NUMAFIT_CELL_CPU_USAGE,         /**< cpu_usage (shared vCPUs placed) */
+    NUMAFIT_CELL_MEMORY_MB,         /**< memory */
+    NUMAFIT_CELL_MEMORY_USED_MB,    /**< memory_usage */
+    NUMAFIT_CELL_SOCKET,            /**< socket (-ENOENT when unknown) */
+    NUMAFIT_CELL_PAGE_SIZES,        /**< number of mempages entries */
+    NUMAFIT_CELL_SIBLING_SETS,      /**< number of sibling sets as given */
+    NUMAFIT_CELL__STAT_MAX
+};
+
+/**
+ * \brief One quantity of the cell at index (see enum numafit_cell_stat), for
+ * capacity reports without going through JSON. O(CPUs of the cell).
+ * \return 0, -ENOENT (no such cell; a socket that is unknown), -EINVAL.
+ */
+NUMAFIT_EXPORT int numafit_host_get_cell_stat(const numafit_host_t *host, unsigned index,
+                                              int stat, unsigned flags, uint64_t *ret_value);
+/**
+ * \brief The page_index-th mempages entry of the cell at index (input order).
+ * Any of the ret_ pointers may be NULL. \return 0, -ENOENT, -EINVAL.
+ */
+NUMAFIT_EXPORT int numafit_host_get_cell_pages(const numafit_host_t *host, unsigned index,
+                                               unsigned page_index, unsigned flags,
+                                               uint64_t *ret_size_kb, uint64_t *ret_total,
+                                               uint64_t *ret_used, uint64_t *ret_reserved);
+
+/** CPU sets of a cell for numafit_host_get_cell_cpus(). */
+enum numafit_cell_cpus {
+    NUMAFIT_CELL_CPUS_SHARED = 0, /**< cpuset */
+    NUMAFIT_CELL_CPUS_DEDICATED,  /**< pcpuset */
+    NUMAFIT_CELL_CPUS_PINNED,     /**< pinned_cpus */
+    NUMAFIT_CELL_CPUS_FREE,       /**< pcpuset minus pinned_cpus */
+};
+/** \brief A CPU set of the cell at index (enum numafit_cell_cpus).
+ * \return 0, -ENOENT, -EINVAL, -ENOMEM. \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_get_cell_cpus(const numafit_host_t *host,
+                                                                unsigned index, int which,
+                                                                unsigned flags,
+                                                                numafit_cpuset_t **ret_set);
+/** \brief The sib-th thread-sibling set of the cell at index, as given (see
+ * NUMAFIT_CELL_SIBLING_SETS). \return 0, -ENOENT, -EINVAL, -ENOMEM.
+ * \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_get_cell_siblings(const numafit_host_t *host,
+                                                                    unsigned index,
+                                                                    unsigned sib, unsigned flags,
+                                                                    numafit_cpuset_t **ret_set);
 
 /** \return 1 if the two hosts hold the same model and usage, 0 if not. */
 NUMAFIT_EXPORT int numafit_host_equal(const numafit_host_t *a, const numafit_host_t *b);
