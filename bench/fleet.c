@@ -151,8 +151,9 @@ int main(int argc, char **argv) {
         }
         copy = json_deep_copy(fl);
         snprintf(flavors[nflavors].name, sizeof(flavors[nflavors].name), "%s",
-                 json_string_value(json_object_get(fl, "name")) ? json_string_value(
-                     json_object_get(fl, "name")) : "?");
+                 json_string_value(json_object_get(fl, "name"))
+                     ? json_string_value(json_object_get(fl, "name"))
+                     : "?");
         json_object_del(copy, "name");
         txt = json_dumps(copy, JSON_COMPACT);
         json_decref(copy);
@@ -256,10 +257,12 @@ int main(int argc, char **argv) {
         printf("fleet: %ld hosts (%s), %zu flavors round-robin, nova rules %s\n", nhosts,
                json_string_value(json_object_get(params, "host_spec")), nflavors,
                profile == NUMAFIT_PROFILE_ZED ? "zed" : "latest");
-        printf("  instances placed   %lu (%.2f per host)\n", placed, (double)placed / (double)nhosts);
+        printf("  instances placed   %lu (%.2f per host)\n", placed,
+               (double)placed / (double)nhosts);
         for (i = 0; i < nflavors; i++)
             printf("    %-24s %lu\n", flavors[i].name, flavors[i].placed);
-        printf("  fits attempted     %lu (%lu fit, %lu did not)\n", attempts, fits, attempts - fits);
+        printf("  fits attempted     %lu (%lu fit, %lu did not)\n", attempts, fits,
+               attempts - fits);
         printf("  fill wall time     %.3f s\n", (double)fill_ns / 1e9);
         printf("  time per fit       %.0f ns (fill time / fit attempts, claims included)\n",
                (double)fill_ns / (double)(attempts ? attempts : 1));

@@ -31,17 +31,17 @@
 
 #include "demo.h"
 
-#define PLAN_CAP    100000L /* most instances a plan places */
-#define EXIT_USAGE  2
-#define EXIT_NOFIT  3       /* single-mode `fit` when the request does not fit */
+#define PLAN_CAP   100000L /* most instances a plan places */
+#define EXIT_USAGE 2
+#define EXIT_NOFIT 3 /* single-mode `fit` when the request does not fit */
 
 /* ------------------------------------------------------------------ settings */
 
 struct cli {
-    const char *cmd;         /* "fit", "plan", "bench" or "demo" */
-    int profile;             /* enum numafit_profile */
-    int strategy;            /* enum numafit_strategy */
-    unsigned req_flags;      /* NUMAFIT_REQUEST_ZED with --nova-release zed */
+    const char *cmd;    /* "fit", "plan", "bench" or "demo" */
+    int profile;        /* enum numafit_profile */
+    int strategy;       /* enum numafit_strategy */
+    unsigned req_flags; /* NUMAFIT_REQUEST_ZED with --nova-release zed */
     bool batch;
     bool json;
     bool has_max;
@@ -50,18 +50,18 @@ struct cli {
     const char *flavor_path;
     const char *image_path;
     const char *limits_path;
-    const char *bench_path;  /* bench: the scenario file, "-" for stdin */
+    const char *bench_path; /* bench: the scenario file, "-" for stdin */
 };
 
 /* What one fit or plan produced: the answer line, plus what the human
  * renderer needs besides it. */
 struct run {
-    json_t *answer;          /* the batch answer object (owned) */
-    bool error;              /* answer is an {"error":...} line */
-    bool request_error;      /* the error is nova refusing the flavor/image */
-    bool nofit;              /* fit: did not fit; plan: the reason it stopped is set */
-    numafit_error_t why;     /* the last "does not fit" report */
-    json_t *host0;           /* the host as loaded, NUMATopology primitive (owned) */
+    json_t *answer;      /* the batch answer object (owned) */
+    bool error;          /* answer is an {"error":...} line */
+    bool request_error;  /* the error is nova refusing the flavor/image */
+    bool nofit;          /* fit: did not fit; plan: the reason it stopped is set */
+    numafit_error_t why; /* the last "does not fit" report */
+    json_t *host0;       /* the host as loaded, NUMATopology primitive (owned) */
     int vcpus;
     int cpu_policy;
     int thread_policy;
@@ -127,13 +127,20 @@ static const char *error_kind(int rc, const numafit_error_t *e) {
     if (e->code > NUMAFIT_E_OK && e->code < NUMAFIT_E__MAX)
         return numafit_error_code_name(e->code);
     switch (-rc) {
-        case EBADMSG: return "PARSE";
-        case ERANGE: return "RANGE";
-        case ENOMEM: return "NOMEM";
-        case E2BIG: return "TOO_COMPLEX";
-        case EBUSY: return "PINNING";
-        case ENOSYS: return "NOT_IMPLEMENTED";
-        default: return "INVALID_ARG";
+        case EBADMSG:
+            return "PARSE";
+        case ERANGE:
+            return "RANGE";
+        case ENOMEM:
+            return "NOMEM";
+        case E2BIG:
+            return "TOO_COMPLEX";
+        case EBUSY:
+            return "PINNING";
+        case ENOSYS:
+            return "NOT_IMPLEMENTED";
+        default:
+            return "INVALID_ARG";
     }
 }
 
@@ -310,14 +317,15 @@ static void run_job(const struct cli *c, bool plan, const json_t *host_v, const 
     }
 
     clear_error(&e);
-    rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, c->req_flags,
-                             &req, &e);
+    rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, c->req_flags, &req,
+                             &e);
     if (rc < 0) {
         /* a refusal names nova's exception; other failures name the file */
         out->request_error = e.exception[0] != '\0';
-        err = lib_error(e.exception[0] ? "request" : (itxt && strstr(e.where, "image")
-                                                          ? lb->image : lb->flavor),
-                        rc, &e);
+        err =
+            lib_error(e.exception[0] ? "request"
+                                     : (itxt && strstr(e.where, "image") ? lb->image : lb->flavor),
+                      rc, &e);
         goto done;
     }
     out->vcpus = numafit_request_get_vcpus(req);
@@ -441,7 +449,7 @@ static void run_free(struct run *r) {
 
 /* ------------------------------------------------------------------ batch mode */
 
-static const char *const line_keys[] = {"op",  "host", "flavor",       "image", "limits",
+static const char *const line_keys[] = {"op",  "host",     "flavor",       "image", "limits",
                                         "max", "strategy", "nova_release", NULL};
 
 /*
@@ -466,8 +474,7 @@ static json_t *check_line(struct cli *c, const json_t *in, const char **ret_op, 
     v = json_object_get(in, "op");
     if (v) {
         if (!json_is_string(v) ||
-            (strcmp(json_string_value(v), "fit") != 0 &&
-             strcmp(json_string_value(v), "plan") != 0))
+            (strcmp(json_string_value(v), "fit") != 0 && strcmp(json_string_value(v), "plan") != 0))
             return error_answer("SCHEMA", "\"op\" must be \"fit\" or \"plan\"");
         op = json_string_value(v);
     }
@@ -530,8 +537,7 @@ static json_t *batch_answer(const struct cli *cli, const char *line, size_t len)
 
     in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!in)
-        return error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column,
-                            jerr.text);
+        return error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column, jerr.text);
     ans = check_line(c, in, &op, &max);
     if (ans) {
         json_decref(in);
@@ -658,10 +664,10 @@ static uint64_t now_ns(void) {
 
 /* What benchmarking one line gave. */
 struct bench_result {
-    json_t *answer;   /* the --json line (owned) */
-    bool timed;       /* answer holds fit_ns */
+    json_t *answer; /* the --json line (owned) */
+    bool timed;     /* answer holds fit_ns */
     bool fits;
-    uint64_t fit_ns;  /* one fit, ns */
+    uint64_t fit_ns; /* one fit, ns */
     unsigned long reps;
 };
 
@@ -734,8 +740,8 @@ static void bench_line(const struct cli *cli, const char *line, size_t len,
     memset(out, 0, sizeof(*out));
     in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!in) {
-        out->answer = error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column,
-                                   jerr.text);
+        out->answer =
+            error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column, jerr.text);
         return;
     }
     err = check_line(c, in, &op, &max);
@@ -762,11 +768,11 @@ static void bench_line(const struct cli *cli, const char *line, size_t len,
         goto done;
     }
     clear_error(&e);
-    rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, c->req_flags,
-                             &req, &e);
+    rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, c->req_flags, &req,
+                             &e);
     if (rc < 0) {
-        err = lib_error(e.exception[0] ? "request" : (itxt && strstr(e.where, "image")
-                                                          ? "image" : "flavor"),
+        err = lib_error(e.exception[0] ? "request"
+                                       : (itxt && strstr(e.where, "image") ? "image" : "flavor"),
                         rc, &e);
         goto done;
     }
@@ -857,8 +863,8 @@ static int bench_main(const struct cli *c) {
             fmt_ns(r.fit_ns, tbuf, sizeof(tbuf));
             printf("%6lu  %-5s  %12s  %lu\n", lineno, r.fits ? "yes" : "no", tbuf, r.reps);
         } else if (json_object_get(r.answer, "request")) {
-            printf("%6lu  %-5s  %12s  (no NUMA topology requested: nothing to fit)\n", lineno,
-                   "-", "-");
+            printf("%6lu  %-5s  %12s  (no NUMA topology requested: nothing to fit)\n", lineno, "-",
+                   "-");
         } else {
             printf("%6lu  %-5s  %12s  error %s: %s\n", lineno, "-", "-",
                    json_string_value(json_object_get(r.answer, "error")),
@@ -972,9 +978,9 @@ static void fmt_cpus(const json_t *arr, char *out, size_t cap) {
             continue;
         }
         if (start >= 0 && pos < cap) {
-            int w = start == prev ? snprintf(out + pos, cap - pos, "%s%ld", pos ? "," : "", start)
-                                  : snprintf(out + pos, cap - pos, "%s%ld-%ld", pos ? "," : "",
-                                             start, prev);
+            int w = start == prev
+                        ? snprintf(out + pos, cap - pos, "%s%ld", pos ? "," : "", start)
+                        : snprintf(out + pos, cap - pos, "%s%ld-%ld", pos ? "," : "", start, prev);
             pos += w > 0 ? (size_t)w : 0;
         }
         start = prev = v;
@@ -1003,16 +1009,14 @@ static json_t *core_of(json_t *cell, long cpu, int *ret_thread) {
     json_t *sibs = json_object_get(cell, "siblings");
     size_t i, j;
     json_t *set, *v;
-    json_array_foreach(sibs, i, set) {
-        json_array_foreach(set, j, v) {
-            if (json_integer_value(v) == cpu) {
-                *ret_thread = (int)j;
-                return set;
-            }
-        }
-    }
-    *ret_thread = -1;
-    return NULL;
+    json_array_foreach(sibs, i, set){
+        json_array_foreach(set, j, v){if (json_integer_value(v) == cpu){ *ret_thread = (int)j;
+    return set;
+}
+}
+}
+*ret_thread = -1;
+return NULL;
 }
 
 static bool truthy(const char *s) {
@@ -1155,8 +1159,8 @@ static void print_placement(FILE *o, json_t *cells, json_t *topo, const numafit_
         }
         if (json_object_size(pins)) {
             long vcpu;
-            fprintf(o, "  %5s  %5s  %-16s  %-7s  %s\n", "vCPU", "pCPU", "core (siblings)",
-                    "thread", "note");
+            fprintf(o, "  %5s  %5s  %-16s  %-7s  %s\n", "vCPU", "pCPU", "core (siblings)", "thread",
+                    "note");
             /* keys are vCPU numbers; print them in numeric order */
             for (vcpu = 0; vcpu <= NUMAFIT_VCPUS_MAX; vcpu++) {
                 char kbuf[16], core[64];
@@ -1268,8 +1272,8 @@ static void show_plan(const struct run *r, const json_t *flavor, long max) {
     printf("%lld instance%s fit", (long long)json_integer_value(json_object_get(ans, "count")),
            json_integer_value(json_object_get(ans, "count")) == 1 ? "" : "s");
     if (r->nofit)
-        printf("; the next one does not: %s\n", r->why.text[0] ? r->why.text
-                                                                : numafit_strerror(r->why.code));
+        printf("; the next one does not: %s\n",
+               r->why.text[0] ? r->why.text : numafit_strerror(r->why.code));
     else if (max >= 0)
         printf(" (stopped at --max %ld)\n", max);
     else
@@ -1292,7 +1296,8 @@ static void show_plan(const struct run *r, const json_t *flavor, long max) {
                 size_t a, b, n = json_array_size(vals);
                 for (a = 1; a < n; a++)
                     for (b = a; b > 0 && json_integer_value(json_array_get(vals, b - 1)) >
-                                             json_integer_value(json_array_get(vals, b)); b--) {
+                                             json_integer_value(json_array_get(vals, b));
+                         b--) {
                         json_t *t = json_incref(json_array_get(vals, b));
                         json_array_set(vals, b, json_array_get(vals, b - 1));
                         json_array_set_new(vals, b - 1, t);
@@ -1315,10 +1320,10 @@ static void show_plan(const struct run *r, const json_t *flavor, long max) {
 }
 
 /* subcommands in their own files */
-int numafit_cli_host(int argc, char **argv); /* examples/cmd_host.c */
-int numafit_cli_xml(int argc, char **argv);  /* examples/cmd_xml.c */
-int numafit_cli_doctor(int argc, char **argv); /* examples/cmd_doctor.c */
-int numafit_cli_render(int argc, char **argv); /* examples/cmd_render.c */
+int numafit_cli_host(int argc, char **argv);       /* examples/cmd_host.c */
+int numafit_cli_xml(int argc, char **argv);        /* examples/cmd_xml.c */
+int numafit_cli_doctor(int argc, char **argv);     /* examples/cmd_doctor.c */
+int numafit_cli_render(int argc, char **argv);     /* examples/cmd_render.c */
 int numafit_cli_plan_fleet(int argc, char **argv); /* examples/cmd_plan_fleet.c */
 bool numafit_cli_plan_is_fleet(int argc, char **argv);
 
@@ -1350,22 +1355,21 @@ static void usage(FILE *o) {
 }
 
 static void usage_fit(FILE *o) {
-    fprintf(o,
-            "usage: numafit fit --batch [--nova-release R] [--strategy S]\n"
-            "       numafit fit --host H.json --flavor F.json [--image I.json]\n"
-            "                   [--limits L.json] [--json] [--nova-release R] [--strategy S]\n"
-            "\n"
-            "Fit one instance of a flavor on a host (nova's numa_fit_instance_to_host).\n"
-            "  --batch            JSON lines on stdin, one answer line each on stdout\n"
-            "  --host FILE        host: nova NUMATopology primitive (or legacy dict)\n"
-            "  --flavor FILE      {\"vcpus\":N,\"memory_mb\":N,\"extra_specs\":{...}}\n"
-            "  --image FILE       {\"properties\":{\"hw_...\":...}}\n"
-            "  --limits FILE      {\"cpu_allocation_ratio\":x,\"ram_allocation_ratio\":y,\n"
-            "                      \"network_metadata\":{\"physnets\":[...],\"tunneled\":b}}\n"
-            "  --json             print the answer line instead of a table\n"
-            "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
-            "  --strategy S       spread (default) or pack\n"
-            "Exit status: 0 fits (or no NUMA topology), 3 does not fit, 1 error, 2 usage.\n");
+    fprintf(o, "usage: numafit fit --batch [--nova-release R] [--strategy S]\n"
+               "       numafit fit --host H.json --flavor F.json [--image I.json]\n"
+               "                   [--limits L.json] [--json] [--nova-release R] [--strategy S]\n"
+               "\n"
+               "Fit one instance of a flavor on a host (nova's numa_fit_instance_to_host).\n"
+               "  --batch            JSON lines on stdin, one answer line each on stdout\n"
+               "  --host FILE        host: nova NUMATopology primitive (or legacy dict)\n"
+               "  --flavor FILE      {\"vcpus\":N,\"memory_mb\":N,\"extra_specs\":{...}}\n"
+               "  --image FILE       {\"properties\":{\"hw_...\":...}}\n"
+               "  --limits FILE      {\"cpu_allocation_ratio\":x,\"ram_allocation_ratio\":y,\n"
+               "                      \"network_metadata\":{\"physnets\":[...],\"tunneled\":b}}\n"
+               "  --json             print the answer line instead of a table\n"
+               "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
+               "  --strategy S       spread (default) or pack\n"
+               "Exit status: 0 fits (or no NUMA topology), 3 does not fit, 1 error, 2 usage.\n");
 }
 
 static void usage_plan(FILE *o) {
@@ -1446,12 +1450,24 @@ static int parse_args(int argc, char **argv, struct cli *c) {
                 else
                     usage_fit(stdout);
                 return 0;
-            case 'b': c->batch = true; break;
-            case 'j': c->json = true; break;
-            case O_HOST: c->host_path = optarg; break;
-            case O_FLAVOR: c->flavor_path = optarg; break;
-            case O_IMAGE: c->image_path = optarg; break;
-            case O_LIMITS: c->limits_path = optarg; break;
+            case 'b':
+                c->batch = true;
+                break;
+            case 'j':
+                c->json = true;
+                break;
+            case O_HOST:
+                c->host_path = optarg;
+                break;
+            case O_FLAVOR:
+                c->flavor_path = optarg;
+                break;
+            case O_IMAGE:
+                c->image_path = optarg;
+                break;
+            case O_LIMITS:
+                c->limits_path = optarg;
+                break;
             case O_MAX: {
                 char *end;
                 errno = 0;
@@ -1489,8 +1505,7 @@ static int parse_args(int argc, char **argv, struct cli *c) {
                 }
                 break;
             case ':':
-                fprintf(stderr, "numafit %s: option %s needs a value\n", c->cmd,
-                        argv[optind - 1]);
+                fprintf(stderr, "numafit %s: option %s needs a value\n", c->cmd, argv[optind - 1]);
                 return -1;
             default:
                 fprintf(stderr, "numafit %s: unknown option %s\n", c->cmd, argv[optind - 1]);
@@ -1525,8 +1540,10 @@ static int parse_args(int argc, char **argv, struct cli *c) {
     }
     if (c->batch) {
         if (c->host_path || c->flavor_path || c->image_path || c->limits_path || c->json) {
-            fprintf(stderr, "numafit %s: --batch reads everything from stdin; "
-                            "--host/--flavor/--image/--limits/--json do not apply\n", c->cmd);
+            fprintf(stderr,
+                    "numafit %s: --batch reads everything from stdin; "
+                    "--host/--flavor/--image/--limits/--json do not apply\n",
+                    c->cmd);
             return -1;
         }
         return 1;
@@ -1555,8 +1572,10 @@ static int single_main(const struct cli *c) {
     if (!flavor)
         goto out;
     if (!json_is_object(flavor)) {
-        fprintf(stderr, "numafit: %s: a flavor is a JSON object "
-                        "{\"vcpus\":N,\"memory_mb\":N,\"extra_specs\":{...}}\n", c->flavor_path);
+        fprintf(stderr,
+                "numafit: %s: a flavor is a JSON object "
+                "{\"vcpus\":N,\"memory_mb\":N,\"extra_specs\":{...}}\n",
+                c->flavor_path);
         goto out;
     }
     if (c->image_path) {

@@ -21,15 +21,15 @@
 #ifndef NUMAFIT_H
 #define NUMAFIT_H
 
-#include <numafit/version.h>
 #include <numafit/common.h>
 #include <numafit/cpuset.h>
+#include <numafit/discover.h>
+#include <numafit/doctor.h>
+#include <numafit/domain.h>
+#include <numafit/fit.h>
 #include <numafit/host.h>
 #include <numafit/request.h>
 #include <numafit/topology.h>
-#include <numafit/fit.h>
-#include <numafit/discover.h>
-#include <numafit/domain.h>
-#include <numafit/doctor.h>
+#include <numafit/version.h>
 
 #endif

@@ -18,13 +18,13 @@
 #include "private.h"
 
 struct scratch {
-    uint64_t *pinned;      /* ncells * nw */
-    uint64_t *cpu_usage;   /* ncells, signed arithmetic in int64 below */
+    uint64_t *pinned;    /* ncells * nw */
+    uint64_t *cpu_usage; /* ncells, signed arithmetic in int64 below */
     int64_t *mem_usage;
     int64_t *cpu_use;
-    uint64_t *pages_used;  /* per cell, per page entry (offsets in page_off) */
+    uint64_t *pages_used; /* per cell, per page entry (offsets in page_off) */
     uint32_t *page_off;
-    uint64_t *set;         /* nw words: the CPUs of one placement cell */
+    uint64_t *set; /* nw words: the CPUs of one placement cell */
 };
 
 static void scratch_free(struct scratch *s) {
@@ -47,8 +47,7 @@ static int scratch_init(struct scratch *s, const numafit_host_t *h) {
     s->pages_used = numafit__calloc(np + 1, sizeof(uint64_t));
     s->page_off = numafit__calloc(h->ncells + 1, sizeof(uint32_t));
     s->set = numafit__calloc(h->nw, sizeof(uint64_t));
-    if (!s->pinned || !s->mem_usage || !s->cpu_use || !s->pages_used || !s->page_off ||
-        !s->set) {
+    if (!s->pinned || !s->mem_usage || !s->cpu_use || !s->pages_used || !s->page_off || !s->set) {
         scratch_free(s);
         return -ENOMEM;
     }
@@ -108,8 +107,7 @@ static int pin_conflict(numafit_error_t *err, const struct numafit__cell *c, con
     return rc;
 }
 
-static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign,
-                 numafit_error_t *err) {
+static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numafit_error_t *err) {
     struct scratch s;
     int rc = scratch_init(&s, h);
     if (rc < 0)
@@ -153,7 +151,8 @@ static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign,
                 if (!touch)
                     continue;
                 for (uint32_t t = c->sib_off[k]; t < c->sib_off[k + 1]; t++) {
-                    if (c->sib_cpu[t] >= h->nw * 64u || !numafit__bit_test(c->pcpuset, c->sib_cpu[t])) {
+                    if (c->sib_cpu[t] >= h->nw * 64u ||
+                        !numafit__bit_test(c->pcpuset, c->sib_cpu[t])) {
                         rc = pin_conflict(err, c,
                                           sign > 0 ? "CPUPinningUnknown" : "CPUUnpinningUnknown",
                                           "a thread sibling is not a dedicated CPU", -ENOENT);

@@ -31,7 +31,9 @@ static bool is_space(unsigned char c) {
     return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
 }
 
-static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static bool is_digit(unsigned char c) {
+    return c >= '0' && c <= '9';
+}
 
 /* A half-open byte range of the spec. */
 struct span {
@@ -297,7 +299,9 @@ NUMAFIT_EXPORT int numafit_cpuset_new(numafit_cpuset_t **ret_set) {
     return 0;
 }
 
-NUMAFIT_EXPORT void numafit_cpuset_free(numafit_cpuset_t *set) { numafit__free(set); }
+NUMAFIT_EXPORT void numafit_cpuset_free(numafit_cpuset_t *set) {
+    numafit__free(set);
+}
 
 NUMAFIT_EXPORT int numafit_cpuset_dup(const numafit_cpuset_t *set, numafit_cpuset_t **ret_set) {
     if (!set || !ret_set)

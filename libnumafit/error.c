@@ -92,14 +92,23 @@ NUMAFIT_EXPORT const char *numafit_strerror(int v) {
     if (v >= 0)
         return v < NUMAFIT_E__MAX ? code_texts[v] : "unknown error code";
     switch (-v) {
-        case EINVAL: return "invalid argument or request";
-        case ENOMEM: return "out of memory";
-        case EBADMSG: return "malformed input";
-        case ERANGE: return "value out of range";
-        case ENOENT: return "not found";
-        case EBUSY: return "CPU pinning conflict";
-        case E2BIG: return "too complex for the work budget";
-        case ENOSYS: return "not implemented";
-        default: return "unknown error";
+        case EINVAL:
+            return "invalid argument or request";
+        case ENOMEM:
+            return "out of memory";
+        case EBADMSG:
+            return "malformed input";
+        case ERANGE:
+            return "value out of range";
+        case ENOENT:
+            return "not found";
+        case EBUSY:
+            return "CPU pinning conflict";
+        case E2BIG:
+            return "too complex for the work budget";
+        case ENOSYS:
+            return "not implemented";
+        default:
+            return "unknown error";
     }
 }

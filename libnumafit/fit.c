@@ -37,11 +37,11 @@
 
 /* A cell check's outcome. */
 struct cellres {
-    int reason;             /* 0 fits, else NUMAFIT_E_NOFIT_* */
-    int64_t pagesize;       /* chosen page size, 0 for none */
-    uint32_t npin;          /* pins written to ctx->pin */
+    int reason;       /* 0 fits, else NUMAFIT_E_NOFIT_* */
+    int64_t pagesize; /* chosen page size, 0 for none */
+    uint32_t npin;    /* pins written to ctx->pin */
     bool has_reserved;
-    uint32_t reserved;      /* emulator pCPU */
+    uint32_t reserved; /* emulator pCPU */
 };
 
 struct fitctx {
@@ -55,17 +55,17 @@ struct fitctx {
     uint64_t steps;
     bool over_budget;
 
-    uint32_t n, k;      /* host cells, guest cells */
-    uint32_t *order;    /* host cell index at sorted position p */
-    uint8_t *memo;      /* [p * k + g] */
-    char (*why)[160];   /* optional per-pair text, [p * k + g] (explain) */
+    uint32_t n, k;    /* host cells, guest cells */
+    uint32_t *order;  /* host cell index at sorted position p */
+    uint8_t *memo;    /* [p * k + g] */
+    char (*why)[160]; /* optional per-pair text, [p * k + g] (explain) */
 
     /* scratch for the pack */
-    uint32_t *fcnt;     /* free threads per sibling set */
-    uint16_t *fthr;     /* free threads, CSR like sib_off */
-    uint16_t *single;   /* singleton siblings for cells without sibling info */
+    uint32_t *fcnt;   /* free threads per sibling set */
+    uint16_t *fthr;   /* free threads, CSR like sib_off */
+    uint16_t *single; /* singleton siblings for cells without sibling info */
     uint32_t *single_off;
-    uint32_t *pin;      /* pCPU per dedicated vCPU (ascending vCPU order) */
+    uint32_t *pin; /* pCPU per dedicated vCPU (ascending vCPU order) */
     uint32_t pin_cap;
     uint64_t *taken;    /* host->nw words: pCPUs used by the pinning being built */
     uint64_t *freebits; /* host->nw words: free dedicated CPUs of the cell being packed */
@@ -78,16 +78,16 @@ struct fitctx {
     struct cellres last;
 
     /* search state */
-    uint32_t *assign;   /* host position per guest cell */
-    uint8_t *used;      /* per host position */
-    int32_t *match_h;   /* matching: guest per host position or -1 */
+    uint32_t *assign; /* host position per guest cell */
+    uint8_t *used;    /* per host position */
+    int32_t *match_h; /* matching: guest per host position or -1 */
     uint8_t *seen;
     /* network coverage */
     bool net;
     uint64_t net_all;
     uint64_t *net_mask; /* per host position */
 
-    void *heap;         /* the scratch block when it did not fit the caller's stack buffer */
+    void *heap; /* the scratch block when it did not fit the caller's stack buffer */
 };
 
 /* Scratch for one fit comes from the caller's stack buffer when it is large
@@ -316,7 +316,7 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
     const uint32_t *off;
     const uint16_t *cpu;
     int tp = x->r->thread_policy;
-    bool have = false;     /* nova's "pinning is not None" */
+    bool have = false; /* nova's "pinning is not None" */
     bool reserved_ok = false;
     uint32_t reserved = 0;
 
@@ -463,8 +463,8 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         }
     } else if (!x->zed && pinned_policy(pol)) {
         if (avail_mem < (int64_t)mem) {
-            WHY("not enough free memory: need %llu MiB, %lld available",
-                (unsigned long long)mem, (long long)avail_mem);
+            WHY("not enough free memory: need %llu MiB, %lld available", (unsigned long long)mem,
+                (long long)avail_mem);
             return res->reason = NUMAFIT_E_NOFIT_MEM;
         }
     } else if (mem > c->memory) {
@@ -500,7 +500,7 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         if (!pack(x, c, npc, nres, res)) {
             if (r->thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE)
                 WHY("isolate: not enough fully free cores (or a hyper-threaded host with "
-                          "cpu_dedicated_set)");
+                    "cpu_dedicated_set)");
             else if (r->thread_policy == NUMAFIT_THREAD_POLICY_REQUIRE)
                 WHY("require: not enough free thread siblings");
             else if (npc == 0)
@@ -517,8 +517,8 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         double cpu_limit = (double)host_sc * x->cpu_ratio;
         double ram_limit = (double)c->memory * x->ram_ratio;
         if ((double)(c->cpu_usage + nsc) > cpu_limit) {
-            WHY("cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage,
-                nsc, cpu_limit);
+            WHY("cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage, nsc,
+                cpu_limit);
             return res->reason = NUMAFIT_E_NOFIT_LIMITS;
         }
         if ((double)(c->memory_usage + mem) > ram_limit) {
@@ -726,7 +726,9 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
 
 /* ------------------------------------------------------------------ setup */
 
-static void ctx_free(struct fitctx *x) { numafit__free(x->heap); }
+static void ctx_free(struct fitctx *x) {
+    numafit__free(x->heap);
+}
 
 static bool has_physnet(const struct numafit__cell *c, const char *name) {
     for (uint32_t i = 0; i < c->nphysnets; i++)
@@ -1036,8 +1038,7 @@ static int run(struct fitctx *x, numafit_error_t *err) {
 static int check_args(const numafit_host_t *h, const numafit_request_t *r, unsigned flags,
                       numafit_error_t *err) {
     if (!h || !r || flags) {
-        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL,
-                           "invalid argument or flags");
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument or flags");
         return -EINVAL;
     }
     return 0;
@@ -1071,8 +1072,8 @@ NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t 
 }
 
 NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_request_t *r,
-                                       const numafit_options_t *o, unsigned flags,
-                                       char **ret_json, numafit_error_t *err) {
+                                       const numafit_options_t *o, unsigned flags, char **ret_json,
+                                       numafit_error_t *err) {
     struct fitctx x;
     uint64_t stack[FIT_STACK_WORDS];
     numafit_error_t e2;

@@ -25,11 +25,11 @@
 #define NETMETA_MINOR  0
 
 /* Bounds not covered by the public limits. */
-#define SOCKET_MAX     65535
-#define CPU_USAGE_MAX  INT32_MAX
-#define PAGE_SIZE_MAX  (1ull << 30)           /* KiB: 1 TiB pages */
-#define PAGE_KB_MAX    (NUMAFIT_MEMORY_MB_MAX * 1024)
-#define PHYSNET_MAX    1024                   /* bytes in one physnet name */
+#define SOCKET_MAX    65535
+#define CPU_USAGE_MAX INT32_MAX
+#define PAGE_SIZE_MAX (1ull << 30) /* KiB: 1 TiB pages */
+#define PAGE_KB_MAX   (NUMAFIT_MEMORY_MB_MAX * 1024)
+#define PHYSNET_MAX   1024 /* bytes in one physnet name */
 
 #define KEY_NAME    "nova_object.name"
 #define KEY_NS      "nova_object.namespace"
@@ -40,10 +40,10 @@
 struct ctx {
     numafit_error_t *err;
     unsigned flags;
-    int cell;               /* id of the cell being read, -1 if not known */
-    int max_cpu;            /* highest CPU id seen */
+    int cell;    /* id of the cell being read, -1 if not known */
+    int max_cpu; /* highest CPU id seen */
     size_t plen;
-    char path[256];         /* JSON path of the value being read */
+    char path[256]; /* JSON path of the value being read */
 };
 
 /* ------------------------------------------------------------ paths and errors */
@@ -86,14 +86,21 @@ static int fail_nomem(struct ctx *c) {
 
 static const char *type_name(const json_t *v) {
     switch (json_typeof(v)) {
-        case JSON_OBJECT: return "an object";
-        case JSON_ARRAY: return "an array";
-        case JSON_STRING: return "a string";
-        case JSON_INTEGER: return "an integer";
-        case JSON_REAL: return "a real";
+        case JSON_OBJECT:
+            return "an object";
+        case JSON_ARRAY:
+            return "an array";
+        case JSON_STRING:
+            return "a string";
+        case JSON_INTEGER:
+            return "an integer";
+        case JSON_REAL:
+            return "a real";
         case JSON_TRUE:
-        case JSON_FALSE: return "a boolean";
-        case JSON_NULL: return "null";
+        case JSON_FALSE:
+            return "a boolean";
+        case JSON_NULL:
+            return "null";
     }
     return "?";
 }
@@ -103,8 +110,8 @@ static const char *type_name(const json_t *v) {
 /* Read obj[key] as an integer in [0, max]. Missing: -ENOENT if required
  * (reported), else 0 with *out untouched. The path is left pointing at the
  * value only while reporting. */
-static int read_uint(struct ctx *c, const json_t *obj, const char *key, bool required,
-                     uint64_t max, uint64_t *out) {
+static int read_uint(struct ctx *c, const json_t *obj, const char *key, bool required, uint64_t max,
+                     uint64_t *out) {
     json_t *v = json_object_get(obj, key);
     size_t old = path_push(c, key);
     int r = 0;
@@ -363,8 +370,7 @@ static int read_pages(struct ctx *c, const json_t *data, struct numafit__cell *c
     if (!v)
         goto out;
     if (!json_is_array(v)) {
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'mempages' must be an array, not %s",
-                 type_name(v));
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'mempages' must be an array, not %s", type_name(v));
         goto out;
     }
     n = json_array_size(v);
@@ -518,8 +524,8 @@ static int check_cell(struct ctx *c, struct numafit__cell *cell, uint64_t *seen,
             k = numafit__bits_next(cell->pinned, nw, k);
         while (k >= 0 && numafit__bit_test(cell->pcpuset, (unsigned)k));
         old = path_push(c, pinned_key);
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "cell %d: pinned CPU %d is not in pcpuset",
-                 cell->id, k);
+        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "cell %d: pinned CPU %d is not in pcpuset", cell->id,
+                 k);
         path_pop(c, old);
         return r;
     }
@@ -542,8 +548,7 @@ static int check_unique_id(struct ctx *c, const numafit_host_t *h, uint32_t upto
     for (uint32_t k = 0; k < upto; k++)
         if (h->cells[k].id == h->cells[upto].id) {
             size_t old = path_push(c, "id");
-            int r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "duplicate cell id %d",
-                         h->cells[upto].id);
+            int r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "duplicate cell id %d", h->cells[upto].id);
             path_pop(c, old);
             return r;
         }
@@ -638,8 +643,7 @@ static int read_legacy_cell(struct ctx *c, const json_t *v, numafit_host_t *h, u
     if (f) {
         old = path_push(c, "mem");
         if (!json_is_object(f))
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'mem' must be an object, not %s",
-                     type_name(f));
+            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'mem' must be an object, not %s", type_name(f));
         if (r == 0)
             r = read_uint(c, f, "total", false, NUMAFIT_MEMORY_MB_MAX, &cell->memory);
         if (r == 0)
@@ -732,8 +736,8 @@ static int parse_json(struct ctx *c, const char *buf, size_t len, json_t **ret) 
     if (!root) {
         if (json_error_code(&jerr) == json_error_out_of_memory)
             return fail_nomem(c);
-        return fail(c, -EBADMSG, NUMAFIT_E_PARSE, "line %d column %d: %s", jerr.line,
-                    jerr.column, jerr.text);
+        return fail(c, -EBADMSG, NUMAFIT_E_PARSE, "line %d column %d: %s", jerr.line, jerr.column,
+                    jerr.text);
     }
     *ret = root;
     return 0;
@@ -804,8 +808,8 @@ NUMAFIT_EXPORT int numafit_host_new_from_json(const char *buf, size_t len, unsig
         return -EINVAL;
     }
     if (len > NUMAFIT_INPUT_MAX)
-        return fail(&c, -ERANGE, NUMAFIT_E_RANGE, "input of %zu bytes exceeds the limit %u",
-                    len, NUMAFIT_INPUT_MAX);
+        return fail(&c, -ERANGE, NUMAFIT_E_RANGE, "input of %zu bytes exceeds the limit %u", len,
+                    NUMAFIT_INPUT_MAX);
     r = parse_json(&c, buf, len, &root);
     if (r < 0)
         return r;

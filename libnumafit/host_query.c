@@ -65,53 +65,53 @@ NUMAFIT_EXPORT int numafit_host_get_cell_stat(const numafit_host_t *h, unsigned 
     if (!(c = cell_at(h, index)))
         return -ENOENT;
     switch (stat) {
-    case NUMAFIT_CELL_SHARED_CPUS:
-        v = numafit__bits_count(c->cpuset, h->nw);
-        break;
-    case NUMAFIT_CELL_DEDICATED_CPUS:
-        v = numafit__bits_count(c->pcpuset, h->nw);
-        break;
-    case NUMAFIT_CELL_PINNED_CPUS:
-        v = numafit__bits_count(c->pinned, h->nw);
-        break;
-    case NUMAFIT_CELL_FREE_PCPUS:
-        for (uint32_t w = 0; w < h->nw; w++)
-            v += numafit__popcount64(c->pcpuset[w] & ~c->pinned[w]);
-        break;
-    case NUMAFIT_CELL_CORES:
-    case NUMAFIT_CELL_FREE_CORES:
-    case NUMAFIT_CELL_PARTIAL_CORES:
-    case NUMAFIT_CELL_PARTIAL_FREE_PCPUS:
-    case NUMAFIT_CELL_THREADS_PER_CORE:
-        count_cores(h, c, &cc);
-        v = stat == NUMAFIT_CELL_CORES           ? cc.cores
-            : stat == NUMAFIT_CELL_FREE_CORES    ? cc.free
-            : stat == NUMAFIT_CELL_PARTIAL_CORES ? cc.partial
-            : stat == NUMAFIT_CELL_PARTIAL_FREE_PCPUS ? cc.partial_free
-                                                      : cc.tpc;
-        break;
-    case NUMAFIT_CELL_CPU_USAGE:
-        v = c->cpu_usage;
-        break;
-    case NUMAFIT_CELL_MEMORY_MB:
-        v = c->memory;
-        break;
-    case NUMAFIT_CELL_MEMORY_USED_MB:
-        v = c->memory_usage;
-        break;
-    case NUMAFIT_CELL_SOCKET:
-        if (c->socket < 0)
-            return -ENOENT;
-        v = (uint64_t)c->socket;
-        break;
-    case NUMAFIT_CELL_PAGE_SIZES:
-        v = c->npages;
-        break;
-    case NUMAFIT_CELL_SIBLING_SETS:
-        v = c->nsib;
-        break;
-    default:
-        return -EINVAL;
+        case NUMAFIT_CELL_SHARED_CPUS:
+            v = numafit__bits_count(c->cpuset, h->nw);
+            break;
+        case NUMAFIT_CELL_DEDICATED_CPUS:
+            v = numafit__bits_count(c->pcpuset, h->nw);
+            break;
+        case NUMAFIT_CELL_PINNED_CPUS:
+            v = numafit__bits_count(c->pinned, h->nw);
+            break;
+        case NUMAFIT_CELL_FREE_PCPUS:
+            for (uint32_t w = 0; w < h->nw; w++)
+                v += numafit__popcount64(c->pcpuset[w] & ~c->pinned[w]);
+            break;
+        case NUMAFIT_CELL_CORES:
+        case NUMAFIT_CELL_FREE_CORES:
+        case NUMAFIT_CELL_PARTIAL_CORES:
+        case NUMAFIT_CELL_PARTIAL_FREE_PCPUS:
+        case NUMAFIT_CELL_THREADS_PER_CORE:
+            count_cores(h, c, &cc);
+            v = stat == NUMAFIT_CELL_CORES                ? cc.cores
+                : stat == NUMAFIT_CELL_FREE_CORES         ? cc.free
+                : stat == NUMAFIT_CELL_PARTIAL_CORES      ? cc.partial
+                : stat == NUMAFIT_CELL_PARTIAL_FREE_PCPUS ? cc.partial_free
+                                                          : cc.tpc;
+            break;
+        case NUMAFIT_CELL_CPU_USAGE:
+            v = c->cpu_usage;
+            break;
+        case NUMAFIT_CELL_MEMORY_MB:
+            v = c->memory;
+            break;
+        case NUMAFIT_CELL_MEMORY_USED_MB:
+            v = c->memory_usage;
+            break;
+        case NUMAFIT_CELL_SOCKET:
+            if (c->socket < 0)
+                return -ENOENT;
+            v = (uint64_t)c->socket;
+            break;
+        case NUMAFIT_CELL_PAGE_SIZES:
+            v = c->npages;
+            break;
+        case NUMAFIT_CELL_SIBLING_SETS:
+            v = c->nsib;
+            break;
+        default:
+            return -EINVAL;
     }
     *ret = v;
     return 0;
@@ -159,18 +159,18 @@ NUMAFIT_EXPORT int numafit_host_get_cell_cpus(const numafit_host_t *h, unsigned 
     if (!(c = cell_at(h, index)))
         return -ENOENT;
     switch (which) {
-    case NUMAFIT_CELL_CPUS_SHARED:
-        return set_from_bits(c->cpuset, h->nw, ret);
-    case NUMAFIT_CELL_CPUS_DEDICATED:
-        return set_from_bits(c->pcpuset, h->nw, ret);
-    case NUMAFIT_CELL_CPUS_PINNED:
-        return set_from_bits(c->pinned, h->nw, ret);
-    case NUMAFIT_CELL_CPUS_FREE:
-        for (uint32_t w = 0; w < h->nw; w++)
-            tmp[w] = c->pcpuset[w] & ~c->pinned[w];
-        return set_from_bits(tmp, h->nw, ret);
-    default:
-        return -EINVAL;
+        case NUMAFIT_CELL_CPUS_SHARED:
+            return set_from_bits(c->cpuset, h->nw, ret);
+        case NUMAFIT_CELL_CPUS_DEDICATED:
+            return set_from_bits(c->pcpuset, h->nw, ret);
+        case NUMAFIT_CELL_CPUS_PINNED:
+            return set_from_bits(c->pinned, h->nw, ret);
+        case NUMAFIT_CELL_CPUS_FREE:
+            for (uint32_t w = 0; w < h->nw; w++)
+                tmp[w] = c->pcpuset[w] & ~c->pinned[w];
+            return set_from_bits(tmp, h->nw, ret);
+        default:
+            return -EINVAL;
     }
 }
 

@@ -6,7 +6,9 @@
 
 #include "private.h"
 
-void *numafit__malloc(size_t size) { return malloc(size ? size : 1); }
+void *numafit__malloc(size_t size) {
+    return malloc(size ? size : 1);
+}
 
 void *numafit__calloc(size_t n, size_t size) {
     if (n == 0 || size == 0)
@@ -14,9 +16,13 @@ void *numafit__calloc(size_t n, size_t size) {
     return calloc(n, size);
 }
 
-void *numafit__realloc(void *p, size_t size) { return realloc(p, size ? size : 1); }
+void *numafit__realloc(void *p, size_t size) {
+    return realloc(p, size ? size : 1);
+}
 
-void numafit__free(void *p) { free(p); }
+void numafit__free(void *p) {
+    free(p);
+}
 
 char *numafit__strdup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -26,4 +32,6 @@ char *numafit__strdup(const char *s) {
     return d;
 }
 
-NUMAFIT_EXPORT void numafit_free(void *ptr) { numafit__free(ptr); }
+NUMAFIT_EXPORT void numafit_free(void *ptr) {
+    numafit__free(ptr);
+}

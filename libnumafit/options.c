@@ -51,7 +51,9 @@ NUMAFIT_EXPORT int numafit_options_set_strategy(numafit_options_t *o, int strate
     return 0;
 }
 
-static bool ratio_ok(double r) { return isfinite(r) && r > 0 && r <= 1e6; }
+static bool ratio_ok(double r) {
+    return isfinite(r) && r > 0 && r <= 1e6;
+}
 
 NUMAFIT_EXPORT int numafit_options_set_limits(numafit_options_t *o, double cpu, double ram) {
     if (!o || !ratio_ok(cpu) || !ratio_ok(ram))

@@ -12,9 +12,13 @@
 
 /* A placement is one heap block: the struct, its cells, their CPU bitmaps and
  * a pool of uint32_t for the pinnings and reserved CPUs. */
-NUMAFIT_EXPORT void numafit_placement_free(numafit_placement_t *p) { numafit__free(p); }
+NUMAFIT_EXPORT void numafit_placement_free(numafit_placement_t *p) {
+    numafit__free(p);
+}
 
-static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+static size_t align8(size_t n) {
+    return (n + 7) & ~(size_t)7;
+}
 
 int numafit__placement_alloc(uint32_t nw, uint32_t ncells, uint32_t pool,
                              numafit_placement_t **ret) {
@@ -150,7 +154,9 @@ static json_t *pinning_json(const struct numafit__pcell *c) {
     return pin ? pin : json_null();
 }
 
-static json_t *policy_json(const char *s) { return s ? json_string(s) : json_null(); }
+static json_t *policy_json(const char *s) {
+    return s ? json_string(s) : json_null();
+}
 
 static json_t *plain_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
     json_t *o = json_object();
@@ -213,10 +219,10 @@ static json_t *nova_cell(const numafit_placement_t *p, const struct numafit__pce
     json_object_set_new(d, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null());
     json_object_set_new(d, "cpu_topology", json_null());
     json_object_set_new(d, "cpu_pinning_raw", pinning_json(c));
-    json_object_set_new(d, "cpu_policy", policy_json(c->cpu_policy == NUMAFIT_CPU_POLICY_NONE
-                                                         ? NULL
-                                                         : numafit_cpu_policy_to_string(
-                                                               c->cpu_policy)));
+    json_object_set_new(d, "cpu_policy",
+                        policy_json(c->cpu_policy == NUMAFIT_CPU_POLICY_NONE
+                                        ? NULL
+                                        : numafit_cpu_policy_to_string(c->cpu_policy)));
     json_object_set_new(d, "cpu_thread_policy",
                         policy_json(c->thread_policy == NUMAFIT_THREAD_POLICY_NONE
                                         ? NULL
@@ -249,11 +255,11 @@ NUMAFIT_EXPORT int numafit_placement_to_json(const numafit_placement_t *p, unsig
             json_array_append_new(cells, nova_cell(p, &p->cells[i]));
         json_object_set_new(data, "cells", cells);
         json_object_set_new(data, "instance_uuid", json_string(uuid));
-        json_object_set_new(data, "emulator_threads_policy",
-                            p->emulator_policy == NUMAFIT_EMULATOR_THREADS_NONE
-                                ? json_null()
-                                : json_string(numafit_emulator_threads_policy_to_string(
-                                      p->emulator_policy)));
+        json_object_set_new(
+            data, "emulator_threads_policy",
+            p->emulator_policy == NUMAFIT_EMULATOR_THREADS_NONE
+                ? json_null()
+                : json_string(numafit_emulator_threads_policy_to_string(p->emulator_policy)));
         root = nova_obj("InstanceNUMATopology", "1.3", data);
     } else {
         root = json_array();
@@ -313,8 +319,7 @@ static json_t *unwrap(struct rd *r, json_t *v, const char *name, int max_minor, 
 }
 
 static int read_uint(struct rd *r, json_t *v, uint64_t max, uint64_t *out) {
-    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-        (uint64_t)json_integer_value(v) > max)
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
         return fail(r, -ERANGE, NUMAFIT_E_RANGE, "expected a non-negative integer in range");
     *out = (uint64_t)json_integer_value(v);
     return 0;
@@ -474,8 +479,8 @@ NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, 
         return -EINVAL;
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s (line %d, column %d)",
-                           jerr.text, jerr.line, jerr.column);
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s (line %d, column %d)", jerr.text,
+                           jerr.line, jerr.column);
         return -EBADMSG;
     }
     if (json_is_string(root)) { /* the instance_extra column form */
@@ -491,8 +496,7 @@ NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, 
         cells = root;
         d = NULL;
     } else {
-        d = json_is_object(root) ? unwrap(&r, root, "InstanceNUMATopology", 3, &minor, &rc)
-                                 : NULL;
+        d = json_is_object(root) ? unwrap(&r, root, "InstanceNUMATopology", 3, &minor, &rc) : NULL;
         if (!d) {
             if (!json_is_object(root))
                 fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "expected an InstanceNUMATopology");

@@ -37,14 +37,16 @@ void numafit__sb_pyrepr(struct numafit__sbuf *sb, const char *s, size_t n, size_
 /* ------------------------------------------------------------ CPU bitmaps
  * Bitmaps are arrays of uint64_t words; bit i is CPU i. Their width (in
  * words) is a property of the object holding them (host->nw, req->nw). */
-#define NUMAFIT__CPU_LIMIT (NUMAFIT_CPU_MAX + 1)
-#define NUMAFIT__CPU_WORDS (NUMAFIT__CPU_LIMIT / 64)
+#define NUMAFIT__CPU_LIMIT    (NUMAFIT_CPU_MAX + 1)
+#define NUMAFIT__CPU_WORDS    (NUMAFIT__CPU_LIMIT / 64)
 #define NUMAFIT__WORDS(nbits) (((nbits) + 63u) / 64u)
 
 static inline bool numafit__bit_test(const uint64_t *w, unsigned i) {
     return (w[i >> 6] >> (i & 63)) & 1u;
 }
-static inline void numafit__bit_set(uint64_t *w, unsigned i) { w[i >> 6] |= 1ull << (i & 63); }
+static inline void numafit__bit_set(uint64_t *w, unsigned i) {
+    w[i >> 6] |= 1ull << (i & 63);
+}
 static inline void numafit__bit_clear(uint64_t *w, unsigned i) {
     w[i >> 6] &= ~(1ull << (i & 63));
 }
@@ -94,31 +96,31 @@ struct numafit__pages {
 
 struct numafit__cell {
     int32_t id;
-    int32_t socket;          /* -1: null */
-    uint64_t memory;         /* MiB */
+    int32_t socket;  /* -1: null */
+    uint64_t memory; /* MiB */
     uint64_t cpu_usage;
-    uint64_t memory_usage;   /* MiB */
-    uint64_t *cpuset;        /* host->nw words: shared CPUs (VCPU) */
-    uint64_t *pcpuset;       /* dedicated CPUs (PCPU) */
-    uint64_t *pinned;        /* pinned_cpus */
+    uint64_t memory_usage; /* MiB */
+    uint64_t *cpuset;      /* host->nw words: shared CPUs (VCPU) */
+    uint64_t *pcpuset;     /* dedicated CPUs (PCPU) */
+    uint64_t *pinned;      /* pinned_cpus */
     /* siblings: an ordered list of thread-sibling sets, each sorted ascending;
      * set k holds sib_cpu[sib_off[k] .. sib_off[k+1]-1]. */
     uint32_t nsib;
-    uint32_t *sib_off;       /* nsib + 1 entries (NULL when nsib == 0) */
+    uint32_t *sib_off; /* nsib + 1 entries (NULL when nsib == 0) */
     uint16_t *sib_cpu;
-    uint32_t npages;         /* mempages, in input order */
+    uint32_t npages; /* mempages, in input order */
     struct numafit__pages *pages;
-    bool has_netmeta;        /* network_metadata present */
+    bool has_netmeta; /* network_metadata present */
     bool tunneled;
     uint32_t nphysnets;
     char **physnets;
 };
 
 struct numafit_host {
-    uint32_t nw;             /* words per CPU bitmap (covers the highest CPU id) */
-    uint32_t ncells;         /* 0 is allowed: a host without NUMA topology */
+    uint32_t nw;     /* words per CPU bitmap (covers the highest CPU id) */
+    uint32_t ncells; /* 0 is allowed: a host without NUMA topology */
     struct numafit__cell *cells;
-    uint64_t *bits;          /* one block holding every cell's three bitmaps */
+    uint64_t *bits; /* one block holding every cell's three bitmaps */
     /* NUMA distances (ACPI SLIT, /sys/.../nodeN/distance), ncells x ncells in
      * cell index order, or NULL when unknown. nova ignores them; nova's JSON
      * does not carry them. */
@@ -133,25 +135,25 @@ int numafit__host_cell_index(const numafit_host_t *h, int id);
 
 /* ------------------------------------------------------------ requests */
 struct numafit__rcell {
-    uint64_t *cpuset;        /* req->nw words: shared guest vCPUs */
-    uint64_t *pcpuset;       /* dedicated guest vCPUs */
-    uint64_t memory;         /* MiB */
+    uint64_t *cpuset;  /* req->nw words: shared guest vCPUs */
+    uint64_t *pcpuset; /* dedicated guest vCPUs */
+    uint64_t memory;   /* MiB */
 };
 
 struct numafit_request {
     uint32_t vcpus;
     uint64_t memory_mb;
-    uint32_t nw;             /* NUMAFIT__WORDS(vcpus), at least 1 */
-    uint32_t ncells;         /* 0: no NUMA topology (nova returns None) */
+    uint32_t nw;     /* NUMAFIT__WORDS(vcpus), at least 1 */
+    uint32_t ncells; /* 0: no NUMA topology (nova returns None) */
     struct numafit__rcell *cells;
-    int cpu_policy;          /* enum numafit_cpu_policy */
-    int thread_policy;       /* enum numafit_thread_policy */
-    int emulator_policy;     /* enum numafit_emulator_threads_policy */
-    int64_t pagesize;        /* NUMAFIT_PAGESIZE_* or KiB */
-    bool realtime;           /* hw:cpu_realtime on the flavor */
-    uint64_t *rt_mask;       /* nw words: the realtime vCPUs (NULL if not realtime) */
-    int locked_memory;       /* -1 unset, 0, 1 */
-    uint32_t npmem;          /* hw:pmem labels */
+    int cpu_policy;      /* enum numafit_cpu_policy */
+    int thread_policy;   /* enum numafit_thread_policy */
+    int emulator_policy; /* enum numafit_emulator_threads_policy */
+    int64_t pagesize;    /* NUMAFIT_PAGESIZE_* or KiB */
+    bool realtime;       /* hw:cpu_realtime on the flavor */
+    uint64_t *rt_mask;   /* nw words: the realtime vCPUs (NULL if not realtime) */
+    int locked_memory;   /* -1 unset, 0, 1 */
+    uint32_t npmem;      /* hw:pmem labels */
     char **pmem;
 };
 
@@ -164,29 +166,29 @@ struct numafit_options {
     bool has_limits;
     double cpu_ratio;
     double ram_ratio;
-    bool has_netmeta;        /* network_metadata requested */
+    bool has_netmeta; /* network_metadata requested */
     bool tunneled;
     uint32_t nphysnets;
     char **physnets;
-    uint64_t budget;         /* 0 = unlimited */
+    uint64_t budget; /* 0 = unlimited */
 };
 
 /* ------------------------------------------------------------ placements */
 struct numafit__pcell {
-    int32_t host_id;         /* host NUMA cell id */
-    uint64_t *cpuset;        /* p->nw words: guest vCPUs (shared) */
-    uint64_t *pcpuset;       /* p->nw words: guest vCPUs (dedicated) */
-    uint64_t memory;         /* MiB */
-    int64_t pagesize;        /* chosen page size KiB, 0 = null */
+    int32_t host_id;   /* host NUMA cell id */
+    uint64_t *cpuset;  /* p->nw words: guest vCPUs (shared) */
+    uint64_t *pcpuset; /* p->nw words: guest vCPUs (dedicated) */
+    uint64_t memory;   /* MiB */
+    int64_t pagesize;  /* chosen page size KiB, 0 = null */
     int cpu_policy;
     int thread_policy;
-    bool has_pinning;        /* cpu_pinning not null */
-    uint32_t npin;           /* cpu_pinning: pin_vcpu[k] -> pin_pcpu[k], vcpu ascending */
+    bool has_pinning; /* cpu_pinning not null */
+    uint32_t npin;    /* cpu_pinning: pin_vcpu[k] -> pin_pcpu[k], vcpu ascending */
     uint32_t *pin_vcpu;
     uint32_t *pin_pcpu;
-    bool has_reserved;       /* cpuset_reserved not null */
+    bool has_reserved; /* cpuset_reserved not null */
     uint32_t nreserved;
-    uint32_t *reserved;      /* host CPUs for emulator threads */
+    uint32_t *reserved; /* host CPUs for emulator threads */
 };
 
 struct numafit_placement {
@@ -194,8 +196,8 @@ struct numafit_placement {
     uint32_t ncells;
     struct numafit__pcell *cells;
     int emulator_policy;
-    char uuid[37];           /* "" = generate when written */
-    uint32_t *pool;          /* storage of the cells' pin and reserved arrays */
+    char uuid[37];  /* "" = generate when written */
+    uint32_t *pool; /* storage of the cells' pin and reserved arrays */
     uint32_t pool_cap, pool_used;
 };
 

@@ -37,11 +37,28 @@ static int parse_size_kib(const char *s, size_t n, uint64_t default_unit_kib, ui
         n--;
     if (n) {
         switch (s[n - 1]) {
-            case 'K': case 'k': mul = 1; n--; break;
-            case 'M': case 'm': mul = 1024; n--; break;
-            case 'G': case 'g': mul = 1024 * 1024; n--; break;
-            case 'T': case 't': mul = 1024ull * 1024 * 1024; n--; break;
-            default: break;
+            case 'K':
+            case 'k':
+                mul = 1;
+                n--;
+                break;
+            case 'M':
+            case 'm':
+                mul = 1024;
+                n--;
+                break;
+            case 'G':
+            case 'g':
+                mul = 1024 * 1024;
+                n--;
+                break;
+            case 'T':
+            case 't':
+                mul = 1024ull * 1024 * 1024;
+                n--;
+                break;
+            default:
+                break;
         }
     }
     if (parse_num(s, n, &v) < 0 || v > (1ull << 50) / mul)
@@ -99,12 +116,12 @@ static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
                 const char *e = comma ? comma : end;
                 uint64_t size, count;
                 eq = memchr(q, '=', (size_t)(e - q));
-                if (!eq || s->npages == 8 ||
-                    parse_size_kib(q, (size_t)(eq - q), 1, &size) < 0 ||
+                if (!eq || s->npages == 8 || parse_size_kib(q, (size_t)(eq - q), 1, &size) < 0 ||
                     parse_num(eq + 1, (size_t)(e - eq - 1), &count) < 0 || size < 8 ||
                     (size & (size - 1)))
-                    return bad(err, "pages", "pages must be SIZE=COUNT[,SIZE=COUNT...] with "
-                                             "power-of-two sizes above 4K");
+                    return bad(err, "pages",
+                               "pages must be SIZE=COUNT[,SIZE=COUNT...] with "
+                               "power-of-two sizes above 4K");
                 s->psize[s->npages] = size;
                 s->pcount[s->npages++] = count;
                 q = comma ? comma + 1 : end;
@@ -116,8 +133,9 @@ static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
             s->shared = val;
             s->shared_len = vlen;
         } else {
-            return bad(err, "", "unknown key (cells, sockets, cores, threads, mem, pages, "
-                                "dedicated, shared)");
+            return bad(err, "",
+                       "unknown key (cells, sockets, cores, threads, mem, pages, "
+                       "dedicated, shared)");
         }
 #undef KEY
     }

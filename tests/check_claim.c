@@ -129,9 +129,9 @@ END_TEST
 
 START_TEST(nova_json_roundtrip_and_unknown_cell) {
     numafit_host_t *h = host(HT2), *one = NULL;
-    numafit_placement_t *p =
-        fit(h, 2, 1024, "{\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":"
-                        "\"isolate\"}"),
+    numafit_placement_t *p = fit(h, 2, 1024,
+                                 "{\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":"
+                                 "\"isolate\"}"),
                         *q = NULL;
     numafit_error_t e;
     char *s = NULL;

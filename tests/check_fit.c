@@ -55,8 +55,8 @@ static char *fit_json(const numafit_host_t *h, const numafit_request_t *r,
     return s;
 }
 
-static void expect_fit(const char *hspec, int vcpus, int mem, const char *specs,
-                       const char *limits, const char *expected) {
+static void expect_fit(const char *hspec, int vcpus, int mem, const char *specs, const char *limits,
+                       const char *expected) {
     numafit_host_t *h = host(hspec), *copy = NULL;
     numafit_options_t *o = NULL;
     numafit_error_t e;
@@ -74,8 +74,8 @@ static void expect_fit(const char *hspec, int vcpus, int mem, const char *specs,
             ck_assert_msg(got != NULL, "%s on %s: no fit (%s)", specs, hspec, e.text);
             json_t *a = json_loads(got, 0, NULL), *b = json_loads(expected, 0, NULL);
             ck_assert_ptr_nonnull(b);
-            ck_assert_msg(json_equal(a, b), "%s on %s (zed=%d):\n got %s\nwant %s", specs,
-                          hspec, zed, got, expected);
+            ck_assert_msg(json_equal(a, b), "%s on %s (zed=%d):\n got %s\nwant %s", specs, hspec,
+                          zed, got, expected);
             json_decref(a);
             json_decref(b);
         } else {
@@ -126,8 +126,7 @@ END_TEST
 START_TEST(emulator_isolate_reserves_next_free_cpu) {
     /* vCPUs on core {0,8}; the emulator pCPU is the first free CPU left: 1 */
     expect_fit(HT2, 2, 1024,
-               "{\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"isolate\"}",
-               NULL,
+               "{\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"isolate\"}", NULL,
                "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0,1],\"memory\":1024,"
                "\"pagesize\":null,\"cpu_pinning\":{\"0\":0,\"1\":8},"
                "\"cpuset_reserved\":[1]}]");
@@ -375,7 +374,8 @@ START_TEST(budget_too_complex) {
     numafit_placement_t *p = NULL;
     numafit_error_t e;
     char lim[1024];
-    size_t n = (size_t)snprintf(lim, sizeof(lim), "{\"cpu_allocation_ratio\":16,"
+    size_t n = (size_t)snprintf(lim, sizeof(lim),
+                                "{\"cpu_allocation_ratio\":16,"
                                 "\"ram_allocation_ratio\":1.5,\"network_metadata\":"
                                 "{\"tunneled\":false,\"physnets\":[");
     for (int i = 0; i < 15; i++) {
@@ -424,7 +424,6 @@ START_TEST(explain_json) {
     numafit_host_free(h);
 }
 END_TEST
-
 
 /* ------------------------------------------------------------ properties */
 

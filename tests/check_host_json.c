@@ -22,9 +22,9 @@
 #define PAGES(data)        PAGES_V("1.1", data)
 #define NETMETA(data)      ENV("NetworkMetadata", "1.0", data)
 
-#define C0   "/nova_object.data/cells/0"
-#define C0D  C0 "/nova_object.data"
-#define C1D  "/nova_object.data/cells/1/nova_object.data"
+#define C0  "/nova_object.data/cells/0"
+#define C0D C0 "/nova_object.data"
+#define C1D "/nova_object.data/cells/1/nova_object.data"
 
 /* ------------------------------------------------------------ helpers */
 static char *slurp(const char *name, size_t *len) {
@@ -77,16 +77,14 @@ struct fixture {
     const char *file;
     unsigned ncells;
     unsigned nw;
-    unsigned cpus0;      /* |cpuset| + |pcpuset| of the first cell (legacy: counted twice) */
+    unsigned cpus0; /* |cpuset| + |pcpuset| of the first cell (legacy: counted twice) */
     unsigned nsib0;
     unsigned npages0;
 };
 
 static const struct fixture fixtures[] = {
-    {"rh2288h-v3.json", 2, 1, 8, 8, 3},
-    {"sugon-i620-g30.json", 2, 2, 40, 20, 3},
-    {"e5-2620-ht.json", 2, 1, 24, 6, 3},
-    {"epyc-24node.json", 24, 6, 16, 8, 3},
+    {"rh2288h-v3.json", 2, 1, 8, 8, 3},   {"sugon-i620-g30.json", 2, 2, 40, 20, 3},
+    {"e5-2620-ht.json", 2, 1, 24, 6, 3},  {"epyc-24node.json", 24, 6, 16, 8, 3},
     {"legacy-dict.json", 2, 1, 12, 0, 0},
 };
 
@@ -101,9 +99,8 @@ START_TEST(test_fixture) {
     ck_assert_int_eq(numafit_host_get_cell_count(h), (int)fx->ncells);
     ck_assert_uint_eq(h->nw, fx->nw);
     const struct numafit__cell *c = &h->cells[0];
-    ck_assert_uint_eq(numafit__bits_count(c->cpuset, h->nw) +
-                          numafit__bits_count(c->pcpuset, h->nw),
-                      fx->cpus0);
+    ck_assert_uint_eq(
+        numafit__bits_count(c->cpuset, h->nw) + numafit__bits_count(c->pcpuset, h->nw), fx->cpus0);
     ck_assert_uint_eq(c->nsib, fx->nsib0);
     ck_assert_uint_eq(c->npages, fx->npages0);
     for (unsigned i = 0; i < fx->ncells; i++)
@@ -173,10 +170,10 @@ END_TEST
 /* ------------------------------------------------------------ older versions */
 START_TEST(test_old_versions) {
     /* NUMATopology 1.0 / NUMACell 1.0: no pcpuset, socket, siblings, mempages... */
-    numafit_host_t *h = load_ok(
-        TOPO_V("1.0", CELL_V("1.0", "\"id\":0,\"cpuset\":[0,1,2,3],\"memory\":1024,"
-                                    "\"cpu_usage\":1,\"memory_usage\":512")),
-        0);
+    numafit_host_t *h =
+        load_ok(TOPO_V("1.0", CELL_V("1.0", "\"id\":0,\"cpuset\":[0,1,2,3],\"memory\":1024,"
+                                            "\"cpu_usage\":1,\"memory_usage\":512")),
+                0);
     const struct numafit__cell *c = &h->cells[0];
     ck_assert_uint_eq(numafit__bits_count(c->cpuset, h->nw), 4);
     ck_assert(numafit__bits_empty(c->pcpuset, h->nw));
@@ -224,10 +221,10 @@ END_TEST
 
 /* Sibling list order is kept (it matters for pinning). */
 START_TEST(test_siblings_order) {
-    numafit_host_t *h = load_ok(
-        TOPO(CELL("\"id\":0,\"cpuset\":[],\"pcpuset\":[0,1,2,3,4,5,6,7],\"memory\":1,"
-                  "\"siblings\":[[7,3],[2,6],[],[1,5],[0,4]]")),
-        0);
+    numafit_host_t *h =
+        load_ok(TOPO(CELL("\"id\":0,\"cpuset\":[],\"pcpuset\":[0,1,2,3,4,5,6,7],\"memory\":1,"
+                          "\"siblings\":[[7,3],[2,6],[],[1,5],[0,4]]")),
+                0);
     static const uint16_t want[] = {3, 7, 2, 6, 1, 5, 0, 4};
     static const uint32_t off[] = {0, 2, 4, 4, 6, 8};
     const struct numafit__cell *c = &h->cells[0];
@@ -245,30 +242,31 @@ END_TEST
 START_TEST(test_output_exact) {
     numafit_host_t *h = load_ok(
         TOPO(CELL("\"id\":1,\"cpuset\":[1,0],\"memory\":64,\"siblings\":[[1,0]],"
-                  "\"mempages\":[" PAGES("\"size_kb\":4,\"total\":16384") "],"
-                  "\"network_metadata\":" NETMETA("\"physnets\":[\"b\",\"a\",\"b\"],"
-                                                  "\"tunneled\":true"))),
+                  "\"mempages\":[" PAGES(
+                      "\"size_kb\":4,\"total\":16384") "],"
+                                                       "\"network_metadata\":" NETMETA(
+                                                           "\"physnets\":[\"b\",\"a\",\"b\"],"
+                                                           "\"tunneled\":true"))),
         0);
     char *out = NULL;
     ck_assert_int_eq(numafit_host_to_json(h, 0, &out, NULL), 0);
     ck_assert_str_eq(
-        out,
-        "{\"nova_object.name\":\"NUMATopology\",\"nova_object.namespace\":\"nova\","
-        "\"nova_object.version\":\"1.2\",\"nova_object.data\":{\"cells\":[{"
-        "\"nova_object.name\":\"NUMACell\",\"nova_object.namespace\":\"nova\","
-        "\"nova_object.version\":\"1.5\",\"nova_object.data\":{\"id\":1,\"cpuset\":[0,1],"
-        "\"pcpuset\":[],\"memory\":64,\"cpu_usage\":0,\"memory_usage\":0,\"pinned_cpus\":[],"
-        "\"siblings\":[[0,1]],\"mempages\":[{\"nova_object.name\":\"NUMAPagesTopology\","
-        "\"nova_object.namespace\":\"nova\",\"nova_object.version\":\"1.1\","
-        "\"nova_object.data\":{\"size_kb\":4,\"total\":16384,\"used\":0,\"reserved\":0},"
-        "\"nova_object.changes\":[\"reserved\",\"size_kb\",\"total\",\"used\"]}],"
-        "\"network_metadata\":{\"nova_object.name\":\"NetworkMetadata\","
-        "\"nova_object.namespace\":\"nova\",\"nova_object.version\":\"1.0\","
-        "\"nova_object.data\":{\"physnets\":[\"a\",\"b\"],\"tunneled\":true},"
-        "\"nova_object.changes\":[\"physnets\",\"tunneled\"]},\"socket\":null},"
-        "\"nova_object.changes\":[\"cpu_usage\",\"cpuset\",\"id\",\"memory\",\"memory_usage\","
-        "\"mempages\",\"network_metadata\",\"pcpuset\",\"pinned_cpus\",\"siblings\","
-        "\"socket\"]}]},\"nova_object.changes\":[\"cells\"]}");
+        out, "{\"nova_object.name\":\"NUMATopology\",\"nova_object.namespace\":\"nova\","
+             "\"nova_object.version\":\"1.2\",\"nova_object.data\":{\"cells\":[{"
+             "\"nova_object.name\":\"NUMACell\",\"nova_object.namespace\":\"nova\","
+             "\"nova_object.version\":\"1.5\",\"nova_object.data\":{\"id\":1,\"cpuset\":[0,1],"
+             "\"pcpuset\":[],\"memory\":64,\"cpu_usage\":0,\"memory_usage\":0,\"pinned_cpus\":[],"
+             "\"siblings\":[[0,1]],\"mempages\":[{\"nova_object.name\":\"NUMAPagesTopology\","
+             "\"nova_object.namespace\":\"nova\",\"nova_object.version\":\"1.1\","
+             "\"nova_object.data\":{\"size_kb\":4,\"total\":16384,\"used\":0,\"reserved\":0},"
+             "\"nova_object.changes\":[\"reserved\",\"size_kb\",\"total\",\"used\"]}],"
+             "\"network_metadata\":{\"nova_object.name\":\"NetworkMetadata\","
+             "\"nova_object.namespace\":\"nova\",\"nova_object.version\":\"1.0\","
+             "\"nova_object.data\":{\"physnets\":[\"a\",\"b\"],\"tunneled\":true},"
+             "\"nova_object.changes\":[\"physnets\",\"tunneled\"]},\"socket\":null},"
+             "\"nova_object.changes\":[\"cpu_usage\",\"cpuset\",\"id\",\"memory\",\"memory_usage\","
+             "\"mempages\",\"network_metadata\",\"pcpuset\",\"pinned_cpus\",\"siblings\","
+             "\"socket\"]}]},\"nova_object.changes\":[\"cells\"]}");
     numafit_free(out);
 
     /* the DB-column form is a JSON string of the same text */
@@ -290,13 +288,15 @@ END_TEST
 
 /* ------------------------------------------------------------ string form, legacy */
 START_TEST(test_string_form) {
-    const char *s = "\"" "{\\\"nova_object.name\\\":\\\"NUMATopology\\\","
+    const char *s = "\""
+                    "{\\\"nova_object.name\\\":\\\"NUMATopology\\\","
                     "\\\"nova_object.namespace\\\":\\\"nova\\\","
                     "\\\"nova_object.version\\\":\\\"1.2\\\",\\\"nova_object.data\\\":"
                     "{\\\"cells\\\":[{\\\"nova_object.name\\\":\\\"NUMACell\\\","
                     "\\\"nova_object.namespace\\\":\\\"nova\\\",\\\"nova_object.version\\\":"
                     "\\\"1.4\\\",\\\"nova_object.data\\\":{\\\"id\\\":0,\\\"cpuset\\\":[0],"
-                    "\\\"pcpuset\\\":[1],\\\"memory\\\":10}}]}}" "\"";
+                    "\\\"pcpuset\\\":[1],\\\"memory\\\":10}}]}}"
+                    "\"";
     numafit_host_t *h = load_ok(s, 0);
     numafit_host_t *h2 = load_ok(TOPO(CELL_V("1.4", "\"id\":0,\"cpuset\":[0],\"pcpuset\":[1],"
                                                     "\"memory\":10")),
@@ -314,11 +314,11 @@ START_TEST(test_string_form) {
 END_TEST
 
 START_TEST(test_legacy) {
-    numafit_host_t *h = load_ok(
-        "{\"cells\":[{\"id\":0,\"cpus\":\"0-3,^2\",\"mem\":{\"total\":2048,\"used\":512},"
-        "\"cpu_usage\":2},{\"id\":1,\"cpus\":\"4-7\",\"mem\":{\"total\":1024}},"
-        "{\"id\":2}]}",
-        0);
+    numafit_host_t *h =
+        load_ok("{\"cells\":[{\"id\":0,\"cpus\":\"0-3,^2\",\"mem\":{\"total\":2048,\"used\":512},"
+                "\"cpu_usage\":2},{\"id\":1,\"cpus\":\"4-7\",\"mem\":{\"total\":1024}},"
+                "{\"id\":2}]}",
+                0);
     const struct numafit__cell *c = &h->cells[0];
     ck_assert_uint_eq(numafit__bits_count(c->cpuset, h->nw), 3);
     ck_assert(!has_cpu(c->cpuset, h->nw, 2));
@@ -350,9 +350,8 @@ START_TEST(test_overlap_flag) {
     ck_assert_int_eq(numafit_host_to_json(h, 0, &out, NULL), 0);
     /* the output keeps the overlap: refused again without the flag */
     ck_assert_int_eq(numafit_host_new_from_json(out, strlen(out), 0, &h2, NULL), -EINVAL);
-    ck_assert_int_eq(numafit_host_new_from_json(out, strlen(out), NUMAFIT_HOST_ALLOW_OVERLAP, &h2,
-                                                NULL),
-                     0);
+    ck_assert_int_eq(
+        numafit_host_new_from_json(out, strlen(out), NUMAFIT_HOST_ALLOW_OVERLAP, &h2, NULL), 0);
     ck_assert_int_eq(numafit_host_equal(h, h2), 1);
     numafit_free(out);
     numafit_host_free(h2);
@@ -384,19 +383,19 @@ static const struct bad bads[] = {
      C0D "/memory", 0},
     {"null memory", TOPO(CELL("\"id\":0,\"memory\":null")), 0, -EINVAL, NUMAFIT_E_SCHEMA,
      C0D "/memory", 0},
-    {"huge memory", TOPO(CELL("\"id\":0,\"memory\":1099511627777")), 0, -ERANGE,
-     NUMAFIT_E_RANGE, C0D "/memory", 0},
+    {"huge memory", TOPO(CELL("\"id\":0,\"memory\":1099511627777")), 0, -ERANGE, NUMAFIT_E_RANGE,
+     C0D "/memory", 0},
     {"too big integer", TOPO(CELL("\"id\":0,\"memory\":9223372036854775808")), 0, -EBADMSG,
      NUMAFIT_E_PARSE, "", -1},
     {"missing memory", TOPO(CELL("\"id\":0")), 0, -EINVAL, NUMAFIT_E_SCHEMA, C0D "/memory", 0},
     {"missing id", TOPO(CELL("\"memory\":1")), 0, -EINVAL, NUMAFIT_E_SCHEMA, C0D "/id", -1},
-    {"duplicate cell ids", TOPO(OKCELL(0) "," OKCELL(0)), 0, -EINVAL, NUMAFIT_E_SCHEMA,
-     C1D "/id", 0},
+    {"duplicate cell ids", TOPO(OKCELL(0) "," OKCELL(0)), 0, -EINVAL, NUMAFIT_E_SCHEMA, C1D "/id",
+     0},
     {"cell id 5000", TOPO(OKCELL(5000)), 0, -ERANGE, NUMAFIT_E_RANGE, C0D "/id", -1},
     {"cpu 20000", TOPO(CELL("\"id\":2,\"cpuset\":[0,20000],\"memory\":1")), 0, -ERANGE,
      NUMAFIT_E_RANGE, C0D "/cpuset/1", 2},
-    {"cpu -1", TOPO(CELL("\"id\":0,\"pcpuset\":[-1],\"memory\":1")), 0, -ERANGE,
-     NUMAFIT_E_RANGE, C0D "/pcpuset/0", 0},
+    {"cpu -1", TOPO(CELL("\"id\":0,\"pcpuset\":[-1],\"memory\":1")), 0, -ERANGE, NUMAFIT_E_RANGE,
+     C0D "/pcpuset/0", 0},
     {"cpu as string", TOPO(CELL("\"id\":0,\"cpuset\":[\"8\"],\"memory\":1")), 0, -EINVAL,
      NUMAFIT_E_SCHEMA, C0D "/cpuset/0", 0},
     {"cpuset as string", TOPO(CELL("\"id\":0,\"cpuset\":\"0-3\",\"memory\":1")), 0, -EINVAL,
@@ -409,8 +408,8 @@ static const struct bad bads[] = {
      "/nova_object.version", -1},
     {"topology 2.0", TOPO_V("2.0", OKCELL(0)), 0, -EINVAL, NUMAFIT_E_VERSION,
      "/nova_object.version", -1},
-    {"topology 1.x", TOPO_V("1.x", OKCELL(0)), 0, -EINVAL, NUMAFIT_E_SCHEMA,
-     "/nova_object.version", -1},
+    {"topology 1.x", TOPO_V("1.x", OKCELL(0)), 0, -EINVAL, NUMAFIT_E_SCHEMA, "/nova_object.version",
+     -1},
     {"cell 1.99", TOPO(CELL_V("1.99", "\"id\":0,\"memory\":1")), 0, -EINVAL, NUMAFIT_E_VERSION,
      C0 "/nova_object.version", -1},
     {"cell 1.6", TOPO(CELL_V("1.6", "\"id\":0,\"memory\":1")), 0, -EINVAL, NUMAFIT_E_VERSION,
@@ -423,10 +422,10 @@ static const struct bad bads[] = {
      "{\"nova_object.name\":\"NUMATopology\",\"nova_object.namespace\":\"os_vif\","
      "\"nova_object.version\":\"1.2\",\"nova_object.data\":{\"cells\":[]}}",
      0, -EINVAL, NUMAFIT_E_SCHEMA, "/nova_object.namespace", -1},
-    {"wrong name", ENV("NUMACell", "1.5", "\"id\":0,\"memory\":1"), 0, -EINVAL,
-     NUMAFIT_E_SCHEMA, "/nova_object.name", -1},
-    {"wrong cell name", TOPO(ENV("InstanceNUMACell", "1.5", "\"id\":0,\"memory\":1")), 0,
-     -EINVAL, NUMAFIT_E_SCHEMA, C0 "/nova_object.name", -1},
+    {"wrong name", ENV("NUMACell", "1.5", "\"id\":0,\"memory\":1"), 0, -EINVAL, NUMAFIT_E_SCHEMA,
+     "/nova_object.name", -1},
+    {"wrong cell name", TOPO(ENV("InstanceNUMACell", "1.5", "\"id\":0,\"memory\":1")), 0, -EINVAL,
+     NUMAFIT_E_SCHEMA, C0 "/nova_object.name", -1},
     {"missing data",
      "{\"nova_object.name\":\"NUMATopology\",\"nova_object.namespace\":\"nova\","
      "\"nova_object.version\":\"1.2\"}",
@@ -447,25 +446,25 @@ static const struct bad bads[] = {
     {"a number", "42", 0, -EINVAL, NUMAFIT_E_SCHEMA, "", -1},
     {"string of garbage", "\"{not json\"", 0, -EBADMSG, NUMAFIT_E_PARSE, "", -1},
     {"string in a string", "\"\\\"x\\\"\"", 0, -EINVAL, NUMAFIT_E_SCHEMA, "", -1},
-    {"overlap", TOPO(CELL("\"id\":0,\"cpuset\":[0,1],\"pcpuset\":[1,2],\"memory\":1")), 0,
-     -EINVAL, NUMAFIT_E_SCHEMA, C0D "/pcpuset", 0},
+    {"overlap", TOPO(CELL("\"id\":0,\"cpuset\":[0,1],\"pcpuset\":[1,2],\"memory\":1")), 0, -EINVAL,
+     NUMAFIT_E_SCHEMA, C0D "/pcpuset", 0},
     {"pinned not in pcpuset",
      TOPO(CELL("\"id\":0,\"cpuset\":[0],\"pcpuset\":[1],\"pinned_cpus\":[0],\"memory\":1")), 0,
      -EINVAL, NUMAFIT_E_SCHEMA, C0D "/pinned_cpus", 0},
     {"pinned in legacy mode without pcpuset",
-     TOPO(CELL_V("1.1", "\"id\":0,\"cpuset\":[0],\"pinned_cpus\":[0],\"memory\":1")), 0,
-     -EINVAL, NUMAFIT_E_SCHEMA, C0D "/pinned_cpus", 0},
+     TOPO(CELL_V("1.1", "\"id\":0,\"cpuset\":[0],\"pinned_cpus\":[0],\"memory\":1")), 0, -EINVAL,
+     NUMAFIT_E_SCHEMA, C0D "/pinned_cpus", 0},
     {"siblings cpu out of range",
-     TOPO(CELL("\"id\":0,\"cpuset\":[0],\"siblings\":[[0],[0,16384]],\"memory\":1")), 0,
-     -ERANGE, NUMAFIT_E_RANGE, C0D "/siblings/1/1", 0},
+     TOPO(CELL("\"id\":0,\"cpuset\":[0],\"siblings\":[[0],[0,16384]],\"memory\":1")), 0, -ERANGE,
+     NUMAFIT_E_RANGE, C0D "/siblings/1/1", 0},
     {"siblings not nested", TOPO(CELL("\"id\":0,\"siblings\":[0,1],\"memory\":1")), 0, -EINVAL,
      NUMAFIT_E_SCHEMA, C0D "/siblings/0", 0},
     {"page size 3",
-     TOPO(CELL("\"id\":0,\"memory\":1,\"mempages\":[" PAGES("\"size_kb\":3,\"total\":1") "]")),
-     0, -ERANGE, NUMAFIT_E_RANGE, C0D "/mempages/0/nova_object.data/size_kb", 0},
+     TOPO(CELL("\"id\":0,\"memory\":1,\"mempages\":[" PAGES("\"size_kb\":3,\"total\":1") "]")), 0,
+     -ERANGE, NUMAFIT_E_RANGE, C0D "/mempages/0/nova_object.data/size_kb", 0},
     {"page size 0",
-     TOPO(CELL("\"id\":0,\"memory\":1,\"mempages\":[" PAGES("\"size_kb\":0,\"total\":1") "]")),
-     0, -ERANGE, NUMAFIT_E_RANGE, C0D "/mempages/0/nova_object.data/size_kb", 0},
+     TOPO(CELL("\"id\":0,\"memory\":1,\"mempages\":[" PAGES("\"size_kb\":0,\"total\":1") "]")), 0,
+     -ERANGE, NUMAFIT_E_RANGE, C0D "/mempages/0/nova_object.data/size_kb", 0},
     {"page size twice",
      TOPO(CELL("\"id\":0,\"memory\":1,\"mempages\":[" PAGES("\"size_kb\":4,\"total\":1") "," PAGES(
          "\"size_kb\":4,\"total\":2") "]")),
@@ -485,11 +484,11 @@ static const struct bad bads[] = {
      TOPO(CELL("\"id\":0,\"memory\":1,\"network_metadata\":" NETMETA("\"tunneled\":1"))), 0,
      -EINVAL, NUMAFIT_E_SCHEMA, C0D "/network_metadata/nova_object.data/tunneled", 0},
     {"physnet not string",
-     TOPO(CELL("\"id\":0,\"memory\":1,\"network_metadata\":" NETMETA("\"physnets\":[\"a\",1]"))),
-     0, -EINVAL, NUMAFIT_E_SCHEMA, C0D "/network_metadata/nova_object.data/physnets/1", 0},
+     TOPO(CELL("\"id\":0,\"memory\":1,\"network_metadata\":" NETMETA("\"physnets\":[\"a\",1]"))), 0,
+     -EINVAL, NUMAFIT_E_SCHEMA, C0D "/network_metadata/nova_object.data/physnets/1", 0},
     {"unknown flag", TOPO(OKCELL(0)), 1u << 9, -EINVAL, NUMAFIT_E_INVALID_ARG, "", -1},
-    {"legacy negative memory", "{\"cells\":[{\"id\":1,\"cpus\":\"0\",\"mem\":{\"total\":-5}}]}",
-     0, -ERANGE, NUMAFIT_E_RANGE, "/cells/0/mem/total", 1},
+    {"legacy negative memory", "{\"cells\":[{\"id\":1,\"cpus\":\"0\",\"mem\":{\"total\":-5}}]}", 0,
+     -ERANGE, NUMAFIT_E_RANGE, "/cells/0/mem/total", 1},
     {"legacy cpus not a string", "{\"cells\":[{\"id\":0,\"cpus\":[0]}]}", 0, -EINVAL,
      NUMAFIT_E_SCHEMA, "/cells/0/cpus", 0},
     {"legacy bad cpu spec", "{\"cells\":[{\"id\":0,\"cpus\":\"3-1\"}]}", 0, -EBADMSG,
@@ -498,8 +497,8 @@ static const struct bad bads[] = {
      NUMAFIT_E_RANGE, "/cells/0/cpus", 0},
     {"legacy missing id", "{\"cells\":[{\"cpus\":\"0\"}]}", 0, -EINVAL, NUMAFIT_E_SCHEMA,
      "/cells/0/id", -1},
-    {"legacy duplicate id", "{\"cells\":[{\"id\":0},{\"id\":0}]}", 0, -EINVAL,
-     NUMAFIT_E_SCHEMA, "/cells/1/id", 0},
+    {"legacy duplicate id", "{\"cells\":[{\"id\":0},{\"id\":0}]}", 0, -EINVAL, NUMAFIT_E_SCHEMA,
+     "/cells/1/id", 0},
     {"neither form", "{\"cels\":[]}", 0, -EINVAL, NUMAFIT_E_SCHEMA, "", -1},
 };
 

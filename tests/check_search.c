@@ -37,7 +37,7 @@ struct walk {
     int8_t memo[64][16]; /* -1 unknown, 0 no, 1 fits */
     uint32_t perm[16];
     bool used[64];
-    uint64_t visited;    /* permutations looked at */
+    uint64_t visited; /* permutations looked at */
 };
 
 static bool pair(struct walk *w, uint32_t pos, uint32_t g) {
@@ -120,8 +120,8 @@ static bool reference(const numafit_host_t *h, const numafit_request_t *r,
     return true;
 }
 
-static void compare(const numafit_host_t *h, const numafit_request_t *r,
-                    const numafit_options_t *o, const char *what, unsigned *fits) {
+static void compare(const numafit_host_t *h, const numafit_request_t *r, const numafit_options_t *o,
+                    const char *what, unsigned *fits) {
     int32_t ids[16];
     numafit_placement_t *p = NULL;
     numafit_error_t e;

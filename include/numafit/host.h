@@ -92,21 +92,21 @@ NUMAFIT_EXPORT int numafit_host_get_memory_size(const numafit_host_t *host, size
  * dedicated CPU (a cell without sibling information: one core per dedicated
  * CPU). */
 enum numafit_cell_stat {
-    NUMAFIT_CELL_SHARED_CPUS = 0,   /**< CPUs in cpuset (nova's VCPU pool) */
-    NUMAFIT_CELL_DEDICATED_CPUS,    /**< CPUs in pcpuset (nova's PCPU pool) */
-    NUMAFIT_CELL_PINNED_CPUS,       /**< pinned_cpus */
-    NUMAFIT_CELL_FREE_PCPUS,        /**< dedicated CPUs not pinned */
-    NUMAFIT_CELL_CORES,             /**< cores with a dedicated CPU */
-    NUMAFIT_CELL_FREE_CORES,        /**< cores whose dedicated CPUs are all free */
-    NUMAFIT_CELL_PARTIAL_CORES,     /**< cores with both pinned and free dedicated CPUs */
-    NUMAFIT_CELL_PARTIAL_FREE_PCPUS,/**< free dedicated CPUs on partial cores */
-    NUMAFIT_CELL_THREADS_PER_CORE,  /**< the largest sibling set (1 without siblings) */
-    NUMAFIT_CELL_CPU_USAGE,         /**< cpu_usage (shared vCPUs placed) */
-    NUMAFIT_CELL_MEMORY_MB,         /**< memory */
-    NUMAFIT_CELL_MEMORY_USED_MB,    /**< memory_usage */
-    NUMAFIT_CELL_SOCKET,            /**< socket (-ENOENT when unknown) */
-    NUMAFIT_CELL_PAGE_SIZES,        /**< number of mempages entries */
-    NUMAFIT_CELL_SIBLING_SETS,      /**< number of sibling sets as given */
+    NUMAFIT_CELL_SHARED_CPUS = 0,    /**< CPUs in cpuset (nova's VCPU pool) */
+    NUMAFIT_CELL_DEDICATED_CPUS,     /**< CPUs in pcpuset (nova's PCPU pool) */
+    NUMAFIT_CELL_PINNED_CPUS,        /**< pinned_cpus */
+    NUMAFIT_CELL_FREE_PCPUS,         /**< dedicated CPUs not pinned */
+    NUMAFIT_CELL_CORES,              /**< cores with a dedicated CPU */
+    NUMAFIT_CELL_FREE_CORES,         /**< cores whose dedicated CPUs are all free */
+    NUMAFIT_CELL_PARTIAL_CORES,      /**< cores with both pinned and free dedicated CPUs */
+    NUMAFIT_CELL_PARTIAL_FREE_PCPUS, /**< free dedicated CPUs on partial cores */
+    NUMAFIT_CELL_THREADS_PER_CORE,   /**< the largest sibling set (1 without siblings) */
+    NUMAFIT_CELL_CPU_USAGE,          /**< cpu_usage (shared vCPUs placed) */
+    NUMAFIT_CELL_MEMORY_MB,          /**< memory */
+    NUMAFIT_CELL_MEMORY_USED_MB,     /**< memory_usage */
+    NUMAFIT_CELL_SOCKET,             /**< socket (-ENOENT when unknown) */
+    NUMAFIT_CELL_PAGE_SIZES,         /**< number of mempages entries */
+    NUMAFIT_CELL_SIBLING_SETS,       /**< number of sibling sets as given */
     NUMAFIT_CELL__STAT_MAX
 };
 
@@ -115,8 +115,8 @@ enum numafit_cell_stat {
  * capacity reports without going through JSON. O(CPUs of the cell).
  * \return 0, -ENOENT (no such cell; a socket that is unknown), -EINVAL.
  */
-NUMAFIT_EXPORT int numafit_host_get_cell_stat(const numafit_host_t *host, unsigned index,
-                                              int stat, unsigned flags, uint64_t *ret_value);
+NUMAFIT_EXPORT int numafit_host_get_cell_stat(const numafit_host_t *host, unsigned index, int stat,
+                                              unsigned flags, uint64_t *ret_value);
 /**
  * \brief The page_index-th mempages entry of the cell at index (input order).
  * Any of the ret_ pointers may be NULL. \return 0, -ENOENT, -EINVAL.
@@ -143,8 +143,8 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_get_cell_cpus(const numafit_ho
  * NUMAFIT_CELL_SIBLING_SETS). \return 0, -ENOENT, -EINVAL, -ENOMEM.
  * \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_get_cell_siblings(const numafit_host_t *host,
-                                                                    unsigned index,
-                                                                    unsigned sib, unsigned flags,
+                                                                    unsigned index, unsigned sib,
+                                                                    unsigned flags,
                                                                     numafit_cpuset_t **ret_set);
 
 /** \return 1 if the two hosts hold the same model and usage, 0 if not. */
