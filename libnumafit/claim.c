@@ -180,6 +180,7 @@ static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numa
         }
     }
     scratch_commit(&s, h);
+    numafit__host_derive(h);
     rc = 0;
 out:
     scratch_free(&s);

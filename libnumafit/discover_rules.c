@@ -688,7 +688,7 @@ static int build_siblings(const struct numafit__dhost *d, const struct numafit__
     }
     qsort(g, k, sizeof(*g), grp_cmp);
     if (k) {
-        c->sib_off = numafit__calloc(k + 1, sizeof(uint32_t));
+        c->sib_off = numafit__calloc(NUMAFIT__SIB_OFF_LEN(k), sizeof(uint32_t));
         c->sib_cpu = numafit__calloc(w, sizeof(uint16_t));
         if (!c->sib_off || !c->sib_cpu)
             goto out;
@@ -883,6 +883,7 @@ out:
             numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         return rc;
     }
+    numafit__host_derive(h);
     *ret = h;
     return 0;
 }

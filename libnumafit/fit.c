@@ -37,11 +37,11 @@
 
 /* A cell check's outcome. */
 struct cellres {
-    int reason;       /* 0 fits, else NUMAFIT_E_NOFIT_* */
-    int64_t pagesize; /* chosen page size, 0 for none */
-    uint32_t npin;    /* pins written to ctx->pin */
+    int reason;             /* 0 fits, else NUMAFIT_E_NOFIT_* */
+    int64_t pagesize;       /* chosen page size, 0 for none */
+    uint32_t npin;          /* pins written to ctx->pin */
     bool has_reserved;
-    uint32_t reserved; /* emulator pCPU */
+    uint32_t reserved;      /* emulator pCPU */
 };
 
 struct fitctx {
@@ -55,39 +55,36 @@ struct fitctx {
     uint64_t steps;
     bool over_budget;
 
-    uint32_t n, k;    /* host cells, guest cells */
-    uint32_t *order;  /* host cell index at sorted position p */
-    uint8_t *memo;    /* [p * k + g] */
-    char (*why)[160]; /* optional per-pair text, [p * k + g] (explain) */
+    uint32_t n, k;      /* host cells, guest cells */
+    uint32_t *order;    /* host cell index at sorted position p */
+    uint8_t *memo;      /* [p * k + g] */
+    char (*why)[160];   /* optional per-pair text, [p * k + g] (explain) */
 
     /* scratch for the pack */
-    uint32_t *fcnt;   /* free threads per sibling set */
-    uint16_t *fthr;   /* free threads, CSR like sib_off */
-    uint16_t *single; /* singleton siblings for cells without sibling info */
+    uint32_t *fcnt;     /* free threads per singleton (cells without sibling information) */
+    uint16_t *single;   /* singleton siblings for cells without sibling info */
     uint32_t *single_off;
-    uint32_t *pin; /* pCPU per dedicated vCPU (ascending vCPU order) */
+    uint32_t *pin;      /* pCPU per dedicated vCPU (ascending vCPU order) */
     uint32_t pin_cap;
     uint64_t *taken;    /* host->nw words: pCPUs used by the pinning being built */
     uint64_t *freebits; /* host->nw words: free dedicated CPUs of the cell being packed */
-    bool overlap;       /* the cell being packed has sibling sets sharing CPUs */
     uint32_t *gcount;   /* per guest cell: dedicated, shared vCPU counts */
-    uint32_t *hcount;   /* per host cell index: dedicated, shared, free, computed */
     /* the last cell check, whose pinning is still in pin[] */
     bool last_valid;
     uint32_t last_p, last_g;
     struct cellres last;
 
     /* search state */
-    uint32_t *assign; /* host position per guest cell */
-    uint8_t *used;    /* per host position */
-    int32_t *match_h; /* matching: guest per host position or -1 */
+    uint32_t *assign;   /* host position per guest cell */
+    uint8_t *used;      /* per host position */
+    int32_t *match_h;   /* matching: guest per host position or -1 */
     uint8_t *seen;
     /* network coverage */
     bool net;
     uint64_t net_all;
     uint64_t *net_mask; /* per host position */
 
-    void *heap; /* the scratch block when it did not fit the caller's stack buffer */
+    void *heap;         /* the scratch block when it did not fit the caller's stack buffer */
 };
 
 /* Scratch for one fit comes from the caller's stack buffer when it is large
@@ -105,52 +102,62 @@ static bool shared_policy(int p) {
 
 /* ------------------------------------------------------------------ memory */
 
+/* Do mem_kib fit in the pages pg (all of them, or the free ones)? nova's
+ * NUMACell.can_fit_pagesize for one size: a whole number of pages, no more
+ * than there are. */
+static bool pages_hold(const struct numafit__pages *pg, uint64_t mem_kib, bool use_free) {
+    uint64_t n = pg->total, need;
+    if (use_free) {
+        uint64_t taken = pg->used + pg->reserved;
+        if (taken < pg->used || taken >= n) /* overflow, or nothing free */
+            return mem_kib == 0;
+        n -= taken;
+    }
+    if (mem_kib % pg->size_kb)
+        return false;
+    need = mem_kib / pg->size_kb;
+    return need <= n;
+}
+
 /* nova's NUMACell.can_fit_pagesize: 1 fits, 0 does not, -1 size unknown. */
 static int can_fit_pagesize(const struct numafit__cell *c, uint64_t size_kb, uint64_t mem_kib,
                             bool use_free) {
-    for (uint32_t i = 0; i < c->npages; i++) {
-        const struct numafit__pages *pg = &c->pages[i];
-        if (pg->size_kb != size_kb)
-            continue;
-        __int128 avail;
-        if (use_free)
-            avail = ((__int128)pg->total - (__int128)pg->used - (__int128)pg->reserved) *
-                    (__int128)pg->size_kb;
-        else
-            avail = (__int128)pg->total * (__int128)pg->size_kb;
-        return (__int128)mem_kib <= avail && mem_kib % size_kb == 0;
-    }
+    for (uint32_t i = 0; i < c->npages; i++)
+        if (c->pages[i].size_kb == size_kb)
+            return pages_hold(&c->pages[i], mem_kib, use_free);
     return -1;
 }
 
 /* nova's _numa_cell_supports_pagesize_request. Returns the size, 0 when
- * nothing fits, -1 when an explicit size is not offered by the cell. */
+ * nothing fits, -1 when an explicit size is not offered by the cell.
+ * Sizes are tried from the largest down (the smallest only for "small",
+ * all but the smallest for "large"); page sizes are distinct in a cell
+ * (the loaders refuse duplicates), so the order is a strict one. */
 static int64_t pick_pagesize(const struct numafit__cell *c, int64_t want, uint64_t mem_kib) {
-    uint64_t sizes[64];
-    uint32_t ns = 0, from, to;
+    uint64_t below = UINT64_MAX, smallest = UINT64_MAX;
     if (want > 0) {
         int f = can_fit_pagesize(c, (uint64_t)want, mem_kib, true);
         return f < 0 ? -1 : f ? want : 0;
     }
-    for (uint32_t i = 0; i < c->npages && ns < 64; i++)
-        sizes[ns++] = c->pages[i].size_kb;
-    /* descending; a cell offers a handful of sizes */
-    for (uint32_t i = 1; i < ns; i++)
-        for (uint32_t j = i; j > 0 && sizes[j - 1] < sizes[j]; j--) {
-            uint64_t t = sizes[j];
-            sizes[j] = sizes[j - 1];
-            sizes[j - 1] = t;
-        }
-    from = 0;
-    to = ns;
+    if (!c->npages)
+        return 0;
+    for (uint32_t i = 0; i < c->npages; i++)
+        if (c->pages[i].size_kb < smallest)
+            smallest = c->pages[i].size_kb;
     if (want == NUMAFIT_PAGESIZE_SMALL)
-        from = ns ? ns - 1 : 0;
-    else if (want == NUMAFIT_PAGESIZE_LARGE)
-        to = ns ? ns - 1 : 0;
-    for (uint32_t i = from; i < to; i++)
-        if (can_fit_pagesize(c, sizes[i], mem_kib, true) == 1)
-            return (int64_t)sizes[i];
-    return 0;
+        return can_fit_pagesize(c, smallest, mem_kib, true) == 1 ? (int64_t)smallest : 0;
+    /* descending walk: the largest size below the previous one, each time */
+    for (;;) {
+        const struct numafit__pages *best = NULL;
+        for (uint32_t i = 0; i < c->npages; i++)
+            if (c->pages[i].size_kb < below && (!best || c->pages[i].size_kb > best->size_kb))
+                best = &c->pages[i];
+        if (!best || (want == NUMAFIT_PAGESIZE_LARGE && best->size_kb == smallest))
+            return 0;
+        if (pages_hold(best, mem_kib, true))
+            return (int64_t)best->size_kb;
+        below = best->size_kb;
+    }
 }
 
 static uint64_t smallest_pagesize(const struct numafit__cell *c) {
@@ -163,26 +170,53 @@ static uint64_t smallest_pagesize(const struct numafit__cell *c) {
 
 /* ------------------------------------------------------------------ pack */
 
-/* Sibling sets of a cell as (count, offsets, cpus); cells without sibling
- * information get one singleton per dedicated CPU. */
-static void cell_siblings(struct fitctx *x, const struct numafit__cell *c, uint32_t *nsib,
-                          const uint32_t **off, const uint16_t **cpu) {
+/*
+ * The sibling sets of the cell being packed, as (count, offsets, cpus), and
+ * the free dedicated threads of each set (fcnt). The host keeps the counts
+ * for its sibling sets (numafit__host_derive); cells without sibling
+ * information get one singleton per dedicated CPU, counted here. The free
+ * threads of a set are read on the fly from x->freebits, in set order.
+ */
+struct sibs {
+    uint32_t n;
+    const uint32_t *off;
+    const uint16_t *cpu;
+    const uint32_t *fcnt;
+};
+
+static void cell_siblings(struct fitctx *x, const struct numafit__cell *c, struct sibs *sb) {
     if (c->nsib) {
-        *nsib = c->nsib;
-        *off = c->sib_off;
-        *cpu = c->sib_cpu;
+        sb->n = c->nsib;
+        sb->off = c->sib_off;
+        sb->cpu = c->sib_cpu;
+        sb->fcnt = numafit__sib_free(c);
         return;
     }
     uint32_t n = 0;
     for (int b = numafit__bits_next(c->pcpuset, x->h->nw, -1); b >= 0;
          b = numafit__bits_next(c->pcpuset, x->h->nw, b)) {
         x->single_off[n] = n;
+        x->fcnt[n] = numafit__bit_test(x->freebits, (unsigned)b);
         x->single[n++] = (uint16_t)b;
     }
     x->single_off[n] = n;
-    *nsib = n;
-    *off = x->single_off;
-    *cpu = x->single;
+    sb->n = n;
+    sb->off = x->single_off;
+    sb->cpu = x->single;
+    sb->fcnt = x->fcnt;
+}
+
+/* The free threads of set s, in order: for (FOR_FREE(x, sb, s, i)) uses
+ * sb->cpu[i]. */
+#define FOR_FREE(x, sb, s, i)                                                                      \
+    uint32_t i = (sb)->off[s]; i < (sb)->off[(s) + 1]; i++)                                        \
+        if (numafit__bit_test((x)->freebits, (sb)->cpu[i])
+
+static bool pinned_by_vcpu(const struct fitctx *x, uint32_t npin, uint32_t cpu) {
+    for (uint32_t j = 0; j < npin; j++)
+        if (x->pin[j] == cpu)
+            return true;
+    return false;
 }
 
 /*
@@ -191,23 +225,14 @@ static void cell_siblings(struct fitctx *x, const struct numafit__cell *c, uint3
  * vCPUs got, and take the first one. Returns true and *out when found.
  * Only one reserved pCPU is ever asked.
  */
-static bool get_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t npin,
-                         uint32_t *out) {
-    for (uint32_t s = 0; s < nsib; s++) {
-        const uint16_t *t = x->fthr + off[s];
-        for (uint32_t i = 0; i < x->fcnt[s]; i++) {
-            bool pinned = false;
-            for (uint32_t j = 0; j < npin; j++)
-                if (x->pin[j] == t[i]) {
-                    pinned = true;
-                    break;
-                }
-            if (!pinned) {
-                *out = t[i];
+static bool get_reserved(struct fitctx *x, const struct sibs *sb, uint32_t npin, uint32_t *out) {
+    for (uint32_t s = 0; s < sb->n; s++)
+        for (FOR_FREE(x, sb, s, i)) {
+            if (!pinned_by_vcpu(x, npin, sb->cpu[i])) {
+                *out = sb->cpu[i];
                 return true;
             }
         }
-    }
     return false;
 }
 
@@ -219,31 +244,39 @@ static void take(struct fitctx *x, uint32_t *j, uint16_t cpu) {
     x->pin[(*j)++] = cpu;
 }
 
-static bool get_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t t,
-                        uint32_t minfree, uint32_t n) {
+static bool get_pinning(struct fitctx *x, const struct sibs *sb, uint32_t t, uint32_t minfree,
+                        uint32_t n) {
     uint32_t sets = 0, j = 0;
-    for (uint32_t s = 0; s < nsib; s++)
-        if (x->fcnt[s] >= minfree && x->fcnt[s] >= 1)
+    for (uint32_t s = 0; s < sb->n; s++)
+        if (sb->fcnt[s] >= minfree && sb->fcnt[s] >= 1)
             sets++;
     if ((uint64_t)t * sets < n)
         return false;
     memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
-    for (uint32_t s = 0; s < nsib && j < n; s++) {
-        if (x->fcnt[s] < minfree || x->fcnt[s] < 1)
+    for (uint32_t s = 0; s < sb->n && j < n; s++) {
+        uint32_t got = 0;
+        if (sb->fcnt[s] < minfree || sb->fcnt[s] < 1)
             continue;
-        for (uint32_t i = 0; i < t && j < n; i++)
-            take(x, &j, x->fthr[off[s] + i]);
+        for (FOR_FREE(x, sb, s, i)) {
+            if (got == t || j == n)
+                break;
+            take(x, &j, sb->cpu[i]);
+            got++;
+        }
     }
     return j == n;
 }
 
 /* Flat fallback: every free thread as its own core, in sibling order. */
-static bool get_pinning_flat(struct fitctx *x, uint32_t nsib, const uint32_t *off, uint32_t n) {
+static bool get_pinning_flat(struct fitctx *x, const struct sibs *sb, uint32_t n) {
     uint32_t j = 0;
     memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
-    for (uint32_t s = 0; s < nsib && j < n; s++)
-        for (uint32_t i = 0; i < x->fcnt[s] && j < n; i++)
-            take(x, &j, x->fthr[off[s] + i]);
+    for (uint32_t s = 0; s < sb->n && j < n; s++)
+        for (FOR_FREE(x, sb, s, i)) {
+            if (j == n)
+                break;
+            take(x, &j, sb->cpu[i]);
+        }
     return j == n;
 }
 
@@ -254,28 +287,27 @@ static bool get_pinning_flat(struct fitctx *x, uint32_t nsib, const uint32_t *of
  * placement its own claim refuses (nova does: it takes the emulator pCPU
  * from a partly used core, and with overlapping sibling sets a vCPU too).
  */
-static bool closure_free(const struct fitctx *x, uint32_t nsib, const uint32_t *off,
-                         const uint16_t *cpu, uint32_t s, uint16_t t) {
-    if (!x->overlap)
-        return x->fcnt[s] == off[s + 1] - off[s];
-    for (uint32_t q = 0; q < nsib; q++)
-        for (uint32_t i = off[q]; i < off[q + 1]; i++)
-            if (cpu[i] == t && x->fcnt[q] != off[q + 1] - off[q])
+static bool closure_free(const struct sibs *sb, bool overlap, uint32_t s, uint16_t t) {
+    if (!overlap)
+        return sb->fcnt[s] == sb->off[s + 1] - sb->off[s];
+    for (uint32_t q = 0; q < sb->n; q++)
+        for (uint32_t i = sb->off[q]; i < sb->off[q + 1]; i++)
+            if (sb->cpu[i] == t && sb->fcnt[q] != sb->off[q + 1] - sb->off[q])
                 return false;
     return true;
 }
 
 /* isolate: the first free thread of each fully free core of full size. */
-static bool isolate_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off,
-                            const uint16_t *cpu, uint32_t tpc, uint32_t n) {
+static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overlap, uint32_t tpc,
+                            uint32_t n) {
     uint32_t j = 0;
     memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
-    for (uint32_t s = 0; s < nsib && j < n; s++) {
-        if (x->fcnt[s] < tpc)
+    for (uint32_t s = 0; s < sb->n && j < n; s++) {
+        if (sb->fcnt[s] < tpc)
             continue;
-        for (uint32_t i = 0; i < x->fcnt[s]; i++) {
-            uint16_t t = x->fthr[off[s] + i];
-            if (numafit__bit_test(x->taken, t) || !closure_free(x, nsib, off, cpu, s, t))
+        for (FOR_FREE(x, sb, s, i)) {
+            uint16_t t = sb->cpu[i];
+            if (numafit__bit_test(x->taken, t) || !closure_free(sb, overlap, s, t))
                 continue;
             take(x, &j, t);
             break;
@@ -286,24 +318,25 @@ static bool isolate_pinning(struct fitctx *x, uint32_t nsib, const uint32_t *off
 
 /* isolate: the emulator pCPU, from the sibling sets holding no vCPU (nova's
  * _get_reserved), on a core that is entirely free. */
-static bool isolate_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *off,
-                             const uint16_t *cpu, uint32_t npin, uint32_t *out) {
-    for (uint32_t s = 0; s < nsib; s++) {
-        const uint16_t *t = x->fthr + off[s];
+static bool isolate_reserved(struct fitctx *x, const struct sibs *sb, bool overlap, uint32_t npin,
+                             uint32_t *out) {
+    for (uint32_t s = 0; s < sb->n; s++) {
         bool has_pinned = false;
-        for (uint32_t i = 0; i < x->fcnt[s] && !has_pinned; i++)
-            for (uint32_t j = 0; j < npin; j++)
-                if (x->pin[j] == t[i]) {
-                    has_pinned = true;
-                    break;
-                }
+        for (FOR_FREE(x, sb, s, i)) {
+            if (pinned_by_vcpu(x, npin, sb->cpu[i])) {
+                has_pinned = true;
+                break;
+            }
+        }
         if (has_pinned)
             continue;
-        for (uint32_t i = 0; i < x->fcnt[s]; i++)
-            if (!numafit__bit_test(x->taken, t[i]) && closure_free(x, nsib, off, cpu, s, t[i])) {
-                *out = t[i];
+        for (FOR_FREE(x, sb, s, i)) {
+            if (!numafit__bit_test(x->taken, sb->cpu[i]) &&
+                closure_free(sb, overlap, s, sb->cpu[i])) {
+                *out = sb->cpu[i];
                 return true;
             }
+        }
     }
     return false;
 }
@@ -312,51 +345,37 @@ static bool isolate_reserved(struct fitctx *x, uint32_t nsib, const uint32_t *of
 static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, uint32_t nres,
                  struct cellres *res) {
     const uint64_t *pc = c->pcpuset, *pin = c->pinned;
-    uint32_t nsib, tpc = 0, maxfree = 0;
-    const uint32_t *off;
-    const uint16_t *cpu;
+    struct sibs sb;
+    uint32_t tpc, maxfree;
     int tp = x->r->thread_policy;
     bool have = false; /* nova's "pinning is not None" */
-    bool reserved_ok = false;
+    bool reserved_ok = false, overlap;
     uint32_t reserved = 0;
 
-    cell_siblings(x, c, &nsib, &off, &cpu);
     /* free dedicated CPUs; sibling CPU ids are below the host's width (the
      * loaders guarantee it) */
     for (uint32_t w = 0; w < x->h->nw; w++)
         x->freebits[w] = pc[w] & ~pin[w];
-    x->overlap = false;
-    if (tp == NUMAFIT_THREAD_POLICY_ISOLATE) {
-        /* do sibling sets share CPUs (odd hosts: an offline CPU listed twice)? */
-        memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
-        for (uint32_t i = 0; i < off[nsib] && !x->overlap; i++) {
-            x->overlap = numafit__bit_test(x->taken, cpu[i]);
-            numafit__bit_set(x->taken, cpu[i]);
-        }
-    }
-    for (uint32_t s = 0; s < nsib; s++) {
-        uint32_t len = off[s + 1] - off[s], f = 0;
-        if (len > tpc)
-            tpc = len;
-        for (uint32_t i = off[s]; i < off[s + 1]; i++)
-            if (numafit__bit_test(x->freebits, cpu[i]))
-                x->fthr[off[s] + f++] = cpu[i];
-        x->fcnt[s] = f;
-        if (f > maxfree)
-            maxfree = f;
-    }
-    if (tpc == 0)
+    cell_siblings(x, c, &sb);
+    if (c->nsib) {
+        tpc = c->tpc;
+        maxfree = c->maxfree;
+        overlap = c->sib_overlap;
+    } else {
         tpc = 1;
+        maxfree = c->count[2] ? 1 : 0;
+        overlap = false;
+    }
 
     if (tp == NUMAFIT_THREAD_POLICY_ISOLATE) {
         if (maxfree < tpc)
             return false; /* no fully free core */
         if (tpc != 1 && !numafit__bits_equal(c->pcpuset, c->cpuset, x->h->nw))
             return false; /* bug #1889633: isolate needs a non-HT host */
-        if (!isolate_pinning(x, nsib, off, cpu, tpc, n))
+        if (!isolate_pinning(x, &sb, overlap, tpc, n))
             return false;
         if (nres)
-            reserved_ok = isolate_reserved(x, nsib, off, cpu, n, &reserved);
+            reserved_ok = isolate_reserved(x, &sb, overlap, n, &reserved);
         /* nova: "if not pinning" here in every release */
         if (n == 0 || (nres && !reserved_ok))
             return false;
@@ -367,19 +386,19 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
         for (uint32_t t = maxfree; t >= 1; t--) {
             if (require && t <= 1)
                 continue;
-            have = get_pinning(x, nsib, off, t, t, n);
+            have = get_pinning(x, &sb, t, t, n);
             reserved_ok = false;
             if (have && n && nres)
-                reserved_ok = get_reserved(x, nsib, off, n, &reserved);
+                reserved_ok = get_reserved(x, &sb, n, &reserved);
             if (!have || (x->zed && n == 0) || (nres && !reserved_ok))
                 continue;
             break;
         }
         if (!require && (!have || n == 0)) {
-            have = get_pinning_flat(x, nsib, off, n);
+            have = get_pinning_flat(x, &sb, n);
             reserved_ok = false;
             if (have && n && nres)
-                reserved_ok = get_reserved(x, nsib, off, n, &reserved);
+                reserved_ok = get_reserved(x, &sb, n, &reserved);
         }
         if (!have || (x->zed && n == 0) || (nres && !reserved_ok))
             return false;
@@ -392,31 +411,11 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
 
 /* ------------------------------------------------------------------ cell */
 
-/* Dedicated, shared and free dedicated CPU counts of a host cell, computed
- * once per fit. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__POPCNT__)
-/* the popcnt instruction where the CPU has it, chosen once at load (ifunc) */
-#define NUMAFIT_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define NUMAFIT_POPCNT_CLONES
-#endif
-
-NUMAFIT_POPCNT_CLONES
-static const uint32_t *host_counts(struct fitctx *x, const struct numafit__cell *c) {
-    uint32_t i = (uint32_t)(c - x->h->cells), *hc = &x->hcount[4 * i];
-    if (!hc[3]) {
-        uint32_t pc = 0, sc = 0, fr = 0;
-        for (uint32_t w = 0; w < x->h->nw; w++) {
-            pc += (uint32_t)__builtin_popcountll(c->pcpuset[w]);
-            sc += (uint32_t)__builtin_popcountll(c->cpuset[w]);
-            fr += (uint32_t)__builtin_popcountll(c->pcpuset[w] & ~c->pinned[w]);
-        }
-        hc[0] = pc;
-        hc[1] = sc;
-        hc[2] = fr;
-        hc[3] = 1;
-    }
-    return hc;
+/* Dedicated, shared and free dedicated CPU counts of a host cell, kept in
+ * the host (numafit__host_derive). */
+static inline const uint32_t *host_counts(const struct fitctx *x, const struct numafit__cell *c) {
+    (void)x;
+    return c->count;
 }
 
 /* The refusal text of a cell check, formatted only when asked (explain). */
@@ -463,8 +462,8 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         }
     } else if (!x->zed && pinned_policy(pol)) {
         if (avail_mem < (int64_t)mem) {
-            WHY("not enough free memory: need %llu MiB, %lld available", (unsigned long long)mem,
-                (long long)avail_mem);
+            WHY("not enough free memory: need %llu MiB, %lld available",
+                (unsigned long long)mem, (long long)avail_mem);
             return res->reason = NUMAFIT_E_NOFIT_MEM;
         }
     } else if (mem > c->memory) {
@@ -500,7 +499,7 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         if (!pack(x, c, npc, nres, res)) {
             if (r->thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE)
                 WHY("isolate: not enough fully free cores (or a hyper-threaded host with "
-                    "cpu_dedicated_set)");
+                          "cpu_dedicated_set)");
             else if (r->thread_policy == NUMAFIT_THREAD_POLICY_REQUIRE)
                 WHY("require: not enough free thread siblings");
             else if (npc == 0)
@@ -517,8 +516,8 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         double cpu_limit = (double)host_sc * x->cpu_ratio;
         double ram_limit = (double)c->memory * x->ram_ratio;
         if ((double)(c->cpu_usage + nsc) > cpu_limit) {
-            WHY("cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage, nsc,
-                cpu_limit);
+            WHY("cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage,
+                nsc, cpu_limit);
             return res->reason = NUMAFIT_E_NOFIT_LIMITS;
         }
         if ((double)(c->memory_usage + mem) > ram_limit) {
@@ -660,8 +659,9 @@ static bool search(struct fitctx *x, uint32_t g, uint64_t covered) {
         if (g + 1 == x->k) {
             if (!x->net || (cov & x->net_all) == x->net_all)
                 return true;
-        } else if ((!x->net || net_coverable(x, g + 1, cov)) && matchable(x, g + 1) &&
-                   search(x, g + 1, cov)) {
+        } else if ((!x->net || net_coverable(x, g + 1, cov)) &&
+                   /* with one guest cell left, the next level is the test */
+                   (g + 2 == x->k || matchable(x, g + 1)) && search(x, g + 1, cov)) {
             return true;
         }
         x->used[p] = 0;
@@ -726,9 +726,7 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
 
 /* ------------------------------------------------------------------ setup */
 
-static void ctx_free(struct fitctx *x) {
-    numafit__free(x->heap);
-}
+static void ctx_free(struct fitctx *x) { numafit__free(x->heap); }
 
 static bool has_physnet(const struct numafit__cell *c, const char *name) {
     for (uint32_t i = 0; i < c->nphysnets; i++)
@@ -791,22 +789,21 @@ static void *carve(char *base, size_t *used, size_t n) {
     return base ? base + off : NULL;
 }
 
-static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxsib, uint32_t maxthr,
-                         uint32_t maxpc, bool explain, bool net, struct sortkey **keys) {
+static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxpc, bool explain, bool net,
+                         struct sortkey **keys) {
     size_t u = 0;
     x->order = carve(base, &u, (x->n + 1) * sizeof(uint32_t));
-    x->memo = carve(base, &u, (size_t)x->n * x->k + 1);
-    x->fcnt = carve(base, &u, (maxsib + 1) * sizeof(uint32_t));
-    x->fthr = carve(base, &u, (maxthr + 1) * sizeof(uint16_t));
+    /* memo and used are adjacent: one memset clears both */
+    x->memo = carve(base, &u, (size_t)x->n * x->k + x->n + 2);
+    x->used = x->memo ? x->memo + (size_t)x->n * x->k + 1 : NULL;
+    x->fcnt = carve(base, &u, (maxpc + 1) * sizeof(uint32_t));
     x->single = carve(base, &u, (maxpc + 1) * sizeof(uint16_t));
     x->single_off = carve(base, &u, (maxpc + 2) * sizeof(uint32_t));
     x->pin = carve(base, &u, x->pin_cap * sizeof(uint32_t));
     x->taken = carve(base, &u, x->h->nw * sizeof(uint64_t));
     x->freebits = carve(base, &u, x->h->nw * sizeof(uint64_t));
     x->gcount = carve(base, &u, (2 * (size_t)x->k + 1) * sizeof(uint32_t));
-    x->hcount = carve(base, &u, (4 * (size_t)x->n + 1) * sizeof(uint32_t));
     x->assign = carve(base, &u, (x->k + 1) * sizeof(uint32_t));
-    x->used = carve(base, &u, x->n + 1);
     x->match_h = carve(base, &u, (x->n + 1) * sizeof(int32_t));
     x->seen = carve(base, &u, x->n + 1);
     *keys = carve(base, &u, (x->n + 1) * sizeof(**keys));
@@ -817,7 +814,7 @@ static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxsib, uint32_t
 
 static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_request_t *r,
                     const numafit_options_t *o, bool explain, uint64_t *stack) {
-    uint32_t maxsib = 0, maxthr = 0, maxpc = 0;
+    uint32_t maxpc = 0;
     struct sortkey *keys;
     bool net = o && o->has_netmeta;
     char *base;
@@ -831,7 +828,6 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->net = false;
     x->net_all = 0;
     x->last_valid = false;
-    x->overlap = false;
     x->h = h;
     x->r = r;
     x->profile = o ? o->profile : NUMAFIT_PROFILE_LATEST;
@@ -842,41 +838,35 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->budget = o ? o->budget : 0;
     x->n = h->ncells;
     x->k = r->ncells;
-    for (uint32_t i = 0; i < h->ncells && h->nw > 4; i++) {
-        /* small hosts (<= 256 CPU ids) use the CPU-id bound below instead */
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        /* singletons are built for cells without sibling information only */
         const struct numafit__cell *c = &h->cells[i];
-        uint32_t pc = c->nsib ? 0 : numafit__bits_count(c->pcpuset, h->nw);
-        uint32_t ns = c->nsib ? c->nsib : pc;
-        uint32_t nt = c->nsib ? c->sib_off[c->nsib] : pc;
-        if (ns > maxsib)
-            maxsib = ns;
-        if (nt > maxthr)
-            maxthr = nt;
-        if (pc > maxpc)
-            maxpc = pc;
+        if (!c->nsib && c->count[0] > maxpc)
+            maxpc = c->count[0];
     }
-    if (h->nw <= 4)
-        maxsib = maxthr = maxpc = h->nw * 64;
     x->pin_cap = r->vcpus + 1;
     /* lay the scratch out on the stack buffer; redo it on the heap when it
      * turns out too large (hosts of hundreds of cells, explain) */
     base = (char *)stack;
-    size = ctx_layout(x, base, maxsib, maxthr, maxpc, explain, net, &keys);
+    size = ctx_layout(x, base, maxpc, explain, net, &keys);
     if (size > FIT_STACK_WORDS * sizeof(uint64_t)) {
         base = x->heap = numafit__malloc(size);
         if (!base)
             return -ENOMEM;
-        ctx_layout(x, base, maxsib, maxthr, maxpc, explain, net, &keys);
+        ctx_layout(x, base, maxpc, explain, net, &keys);
     }
     /* only these must start zeroed; the rest is written before it is read */
-    memset(x->memo, 0, (size_t)x->n * x->k + 1);
-    memset(x->used, 0, x->n + 1);
-    memset(x->hcount, 0, (4 * (size_t)x->n + 1) * sizeof(uint32_t));
+    memset(x->memo, 0, (size_t)x->n * x->k + x->n + 2);
     if (x->net_mask)
         memset(x->net_mask, 0, (x->n + 1) * sizeof(uint64_t));
     for (uint32_t g = 0; g < x->k; g++) {
-        x->gcount[2 * g] = numafit__bits_count(r->cells[g].pcpuset, r->nw);
-        x->gcount[2 * g + 1] = numafit__bits_count(r->cells[g].cpuset, r->nw);
+        uint32_t pc = 0, sc = 0;
+        for (uint32_t w = 0; w < r->nw; w++) {
+            pc += numafit__popcount64(r->cells[g].pcpuset[w]);
+            sc += numafit__popcount64(r->cells[g].cpuset[w]);
+        }
+        x->gcount[2 * g] = pc;
+        x->gcount[2 * g + 1] = sc;
     }
     order_cells(x, o ? o->strategy : NUMAFIT_STRATEGY_SPREAD, keys);
     rc = net_setup(x, o);
@@ -1038,7 +1028,8 @@ static int run(struct fitctx *x, numafit_error_t *err) {
 static int check_args(const numafit_host_t *h, const numafit_request_t *r, unsigned flags,
                       numafit_error_t *err) {
     if (!h || !r || flags) {
-        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument or flags");
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL,
+                           "invalid argument or flags");
         return -EINVAL;
     }
     return 0;
@@ -1072,8 +1063,8 @@ NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t 
 }
 
 NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_request_t *r,
-                                       const numafit_options_t *o, unsigned flags, char **ret_json,
-                                       numafit_error_t *err) {
+                                       const numafit_options_t *o, unsigned flags,
+                                       char **ret_json, numafit_error_t *err) {
     struct fitctx x;
     uint64_t stack[FIT_STACK_WORDS];
     numafit_error_t e2;

@@ -57,6 +57,78 @@ int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret) {
     return 0;
 }
 
+static void cell_counts(const numafit_host_t *h, const struct numafit__cell *c, uint32_t out[3]) {
+    out[0] = out[1] = out[2] = 0;
+    for (uint32_t w = 0; w < h->nw; w++) {
+        out[0] += numafit__popcount64(c->pcpuset[w]);
+        out[1] += numafit__popcount64(c->cpuset[w]);
+        out[2] += numafit__popcount64(c->pcpuset[w] & ~c->pinned[w]);
+    }
+}
+
+/* Free dedicated threads per sibling set, the most in one set, the largest
+ * set, and whether sets share CPUs. */
+static void sib_counts(const numafit_host_t *h, const struct numafit__cell *c, uint32_t *free,
+                       uint32_t *maxfree, uint32_t *tpc, bool *overlap) {
+    uint64_t seen[NUMAFIT__CPU_WORDS];
+    *maxfree = *tpc = 0;
+    *overlap = false;
+    memset(seen, 0, h->nw * sizeof(uint64_t));
+    for (uint32_t s = 0; s < c->nsib; s++) {
+        uint32_t f = 0, len = c->sib_off[s + 1] - c->sib_off[s];
+        for (uint32_t i = c->sib_off[s]; i < c->sib_off[s + 1]; i++) {
+            unsigned cpu = c->sib_cpu[i];
+            f += numafit__bit_test(c->pcpuset, cpu) && !numafit__bit_test(c->pinned, cpu);
+            if (numafit__bit_test(seen, cpu))
+                *overlap = true;
+            numafit__bit_set(seen, cpu);
+        }
+        free[s] = f;
+        if (f > *maxfree)
+            *maxfree = f;
+        if (len > *tpc)
+            *tpc = len;
+    }
+    if (!*tpc)
+        *tpc = 1;
+}
+
+void numafit__host_derive(numafit_host_t *h) {
+    for (uint32_t i = 0; h && i < h->ncells; i++) {
+        struct numafit__cell *c = &h->cells[i];
+        cell_counts(h, c, c->count);
+        c->maxfree = 0;
+        c->tpc = 1;
+        c->sib_overlap = false;
+        if (c->nsib)
+            sib_counts(h, c, numafit__sib_free(c), &c->maxfree, &c->tpc, &c->sib_overlap);
+    }
+}
+
+bool numafit__host_derived_ok(const numafit_host_t *h) {
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *c = &h->cells[i];
+        uint32_t n[3], maxfree = 0, tpc = 1;
+        bool overlap = false;
+        cell_counts(h, c, n);
+        if (memcmp(n, c->count, sizeof(n)))
+            return false;
+        if (c->nsib) {
+            uint32_t *all = numafit__malloc(c->nsib * sizeof(uint32_t));
+            if (!all)
+                return false;
+            sib_counts(h, c, all, &maxfree, &tpc, &overlap);
+            bool same = !memcmp(all, numafit__sib_free(c), c->nsib * sizeof(uint32_t));
+            numafit__free(all);
+            if (!same)
+                return false;
+        }
+        if (maxfree != c->maxfree || tpc != c->tpc || overlap != c->sib_overlap)
+            return false;
+    }
+    return true;
+}
+
 static void *memdup(const void *src, size_t n) {
     void *d = numafit__malloc(n);
     if (d && n)
@@ -89,7 +161,7 @@ NUMAFIT_EXPORT int numafit_host_dup(const numafit_host_t *h, numafit_host_t **re
         c->has_netmeta = s->has_netmeta;
         c->tunneled = s->tunneled;
         if (s->nsib) {
-            c->sib_off = memdup(s->sib_off, (s->nsib + 1) * sizeof(uint32_t));
+            c->sib_off = memdup(s->sib_off, NUMAFIT__SIB_OFF_LEN(s->nsib) * sizeof(uint32_t));
             c->sib_cpu = memdup(s->sib_cpu, s->sib_off[s->nsib] * sizeof(uint16_t));
             if (!c->sib_off || !c->sib_cpu)
                 goto nomem;
@@ -115,6 +187,7 @@ NUMAFIT_EXPORT int numafit_host_dup(const numafit_host_t *h, numafit_host_t **re
             c->nphysnets = s->nphysnets;
         }
     }
+    numafit__host_derive(d);
     *ret = d;
     return 0;
 nomem:
@@ -204,7 +277,7 @@ NUMAFIT_EXPORT int numafit_host_get_memory_size(const numafit_host_t *h, size_t 
     for (uint32_t i = 0; i < h->ncells; i++) {
         const struct numafit__cell *c = &h->cells[i];
         if (c->nsib)
-            n += (c->nsib + 1) * sizeof(uint32_t) + c->sib_off[c->nsib] * sizeof(uint16_t);
+            n += NUMAFIT__SIB_OFF_LEN(c->nsib) * sizeof(uint32_t) + c->sib_off[c->nsib] * sizeof(uint16_t);
         n += c->npages * sizeof(*c->pages);
         n += c->nphysnets * sizeof(char *);
         for (uint32_t k = 0; k < c->nphysnets; k++)

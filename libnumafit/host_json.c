@@ -220,7 +220,7 @@ static int read_siblings(struct ctx *c, const json_t *obj, struct numafit__cell 
         r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "too many sibling entries");
         goto out;
     }
-    cell->sib_off = numafit__calloc(n + 1, sizeof(uint32_t));
+    cell->sib_off = numafit__calloc(NUMAFIT__SIB_OFF_LEN(n), sizeof(uint32_t));
     cell->sib_cpu = numafit__calloc(total ? total : 1, sizeof(uint16_t));
     if (!cell->sib_off || !cell->sib_cpu) {
         r = fail_nomem(c);
@@ -722,6 +722,7 @@ static int read_cells(struct ctx *c, const json_t *cells, bool legacy, numafit_h
     if ((r = shrink(c, h)) < 0)
         goto fail;
     numafit__free(seen);
+    numafit__host_derive(h);
     *ret = h;
     return 0;
 fail:

@@ -106,7 +106,9 @@ struct numafit__cell {
     /* siblings: an ordered list of thread-sibling sets, each sorted ascending;
      * set k holds sib_cpu[sib_off[k] .. sib_off[k+1]-1]. */
     uint32_t nsib;
-    uint32_t *sib_off; /* nsib + 1 entries (NULL when nsib == 0) */
+    /* nsib + 1 offsets, then nsib derived counts (NUMAFIT__SIB_OFF_LEN;
+     * NULL when nsib == 0) */
+    uint32_t *sib_off;
     uint16_t *sib_cpu;
     uint32_t npages; /* mempages, in input order */
     struct numafit__pages *pages;
@@ -114,7 +116,20 @@ struct numafit__cell {
     bool tunneled;
     uint32_t nphysnets;
     char **physnets;
+    /* derived, kept by numafit__host_derive(): CPUs in pcpuset, in cpuset,
+     * and in pcpuset but not pinned */
+    uint32_t count[3];
+    uint32_t maxfree;        /* most free dedicated threads in one sibling set */
+    uint32_t tpc;            /* threads per core: the largest sibling set (>= 1) */
+    bool sib_overlap;        /* sibling sets share CPUs (odd hosts) */
 };
+
+/* Length of a cell's sib_off block for n sibling sets: the offsets, then
+ * the free dedicated threads of each set (numafit__sib_free). */
+#define NUMAFIT__SIB_OFF_LEN(n) (2 * (size_t)(n) + 1)
+static inline uint32_t *numafit__sib_free(const struct numafit__cell *c) {
+    return c->sib_off + c->nsib + 1;
+}
 
 struct numafit_host {
     uint32_t nw;     /* words per CPU bitmap (covers the highest CPU id) */
@@ -130,6 +145,12 @@ struct numafit_host {
 /* Allocate a host with ncells zeroed cells and zeroed bitmaps of nw words.
  * Siblings, pages and physnets are left empty (NULL). */
 int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret);
+/* Recompute the cells' derived fields (numafit__cell.count). Every code
+ * path that builds a host or changes its CPU sets or pinned CPUs calls it
+ * before handing the host out. */
+void numafit__host_derive(numafit_host_t *h);
+/* Are the derived fields up to date? (tests) */
+bool numafit__host_derived_ok(const numafit_host_t *h);
 /* Index of the cell with this id, or -1. */
 int numafit__host_cell_index(const numafit_host_t *h, int id);
 

@@ -208,7 +208,7 @@ NUMAFIT_EXPORT int numafit_host_new_synthetic(const char *spec, unsigned flags,
         c->socket = (int32_t)(n / (s.cells / s.sockets));
         c->memory = s.mem;
         c->nsib = (uint32_t)s.cores;
-        c->sib_off = numafit__calloc(s.cores + 1, sizeof(uint32_t));
+        c->sib_off = numafit__calloc(NUMAFIT__SIB_OFF_LEN(s.cores), sizeof(uint32_t));
         c->sib_cpu = numafit__calloc(s.cores * s.threads + 1, sizeof(uint16_t));
         c->pages = numafit__calloc(s.npages + 1, sizeof(*c->pages));
         if (!c->sib_off || !c->sib_cpu || !c->pages) {
@@ -268,6 +268,7 @@ NUMAFIT_EXPORT int numafit_host_new_synthetic(const char *spec, unsigned flags,
         }
         c->npages = s.npages + 1;
     }
+    numafit__host_derive(h);
     *ret = h;
     h = NULL;
     rc = 0;

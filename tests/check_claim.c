@@ -46,6 +46,9 @@ START_TEST(claim_release_roundtrip) {
     ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
     ck_assert_int_eq(pinned_count(h, 0), 4);
     ck_assert(numafit__bit_test(h->cells[0].pinned, 0) && numafit__bit_test(h->cells[0].pinned, 8));
+    /* the cached counts follow the claim: 4 fewer free dedicated CPUs */
+    ck_assert(numafit__host_derived_ok(h));
+    ck_assert_uint_eq(h->cells[0].count[2], orig->cells[0].count[2] - 4);
     ck_assert_uint_eq(h->cells[0].memory_usage, 2048);
     ck_assert_uint_eq(h->cells[0].cpu_usage, 0); /* dedicated vCPUs are not cpu_usage */
     /* no page size requested: the smallest pages (4K) are counted */
@@ -53,6 +56,7 @@ START_TEST(claim_release_roundtrip) {
     ck_assert_int_eq(numafit_host_equal(h, orig), 0);
     ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
     ck_assert_int_eq(numafit_host_equal(h, orig), 1);
+    ck_assert(numafit__host_derived_ok(h));
     numafit_placement_free(p);
     numafit_host_free(orig);
     numafit_host_free(h);
@@ -102,6 +106,7 @@ START_TEST(multi_cell_claim_is_atomic) {
         fit(h, 4, 2048, "{\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\"}");
     numafit_error_t e;
     numafit__bit_set(h->cells[1].pinned, (unsigned)numafit_placement_get_pin(p, 3));
+    numafit__host_derive(h);
     ck_assert_int_eq(numafit_host_dup(h, &snap), 0);
     ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), -EBUSY);
     ck_assert_int_eq(e.cell, 1);
@@ -181,6 +186,80 @@ START_TEST(unknown_pcpu_refused) {
 }
 END_TEST
 
+/* The cell queries a capacity report reads after claims: counts of free
+ * and partly used cores, pages, CPU sets and sibling sets. */
+START_TEST(cell_queries_follow_claims) {
+    numafit_host_t *h = host(HT2);
+    /* 3 dedicated vCPUs, prefer: both threads of core (0,8), then 1 of (1,9) */
+    numafit_placement_t *p = fit(h, 3, 2048, "{\"hw:cpu_policy\":\"dedicated\"}");
+    numafit_cpuset_t *set = NULL;
+    numafit_error_t e;
+    uint64_t v, size, total, used, reserved;
+    char *txt = NULL;
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    static const struct {
+        int stat;
+        uint64_t want;
+    } want[] = {
+        {NUMAFIT_CELL_SHARED_CPUS, 8},      {NUMAFIT_CELL_DEDICATED_CPUS, 8},
+        {NUMAFIT_CELL_PINNED_CPUS, 3},      {NUMAFIT_CELL_FREE_PCPUS, 5},
+        {NUMAFIT_CELL_CORES, 4},            {NUMAFIT_CELL_FREE_CORES, 2},
+        {NUMAFIT_CELL_PARTIAL_CORES, 1},    {NUMAFIT_CELL_PARTIAL_FREE_PCPUS, 1},
+        {NUMAFIT_CELL_THREADS_PER_CORE, 2}, {NUMAFIT_CELL_CPU_USAGE, 0},
+        {NUMAFIT_CELL_MEMORY_MB, 16384},    {NUMAFIT_CELL_MEMORY_USED_MB, 2048},
+        {NUMAFIT_CELL_SOCKET, 0},           {NUMAFIT_CELL_PAGE_SIZES, 2},
+        {NUMAFIT_CELL_SIBLING_SETS, 4},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        ck_assert_int_eq(numafit_host_get_cell_stat(h, 0, want[i].stat, 0, &v), 0);
+        ck_assert_msg(v == want[i].want, "stat %d: %llu, want %llu", want[i].stat,
+                      (unsigned long long)v, (unsigned long long)want[i].want);
+    }
+    /* the other cell is untouched */
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 1, NUMAFIT_CELL_FREE_CORES, 0, &v), 0);
+    ck_assert_uint_eq(v, 4);
+    /* 2M pages come second (4K first); 2048 MiB went to the 4K pages */
+    ck_assert_int_eq(numafit_host_get_cell_pages(h, 0, 1, 0, &size, &total, &used, &reserved), 0);
+    ck_assert_uint_eq(size, 2048);
+    ck_assert_uint_eq(total, 1024);
+    ck_assert_uint_eq(used, 0);
+    ck_assert_uint_eq(reserved, 0);
+    ck_assert_int_eq(numafit_host_get_cell_pages(h, 0, 0, 0, &size, NULL, &used, NULL), 0);
+    ck_assert_uint_eq(size, 4);
+    ck_assert_uint_eq(used, 2048u * 256u);
+    ck_assert_int_eq(numafit_host_get_cell_cpus(h, 0, NUMAFIT_CELL_CPUS_PINNED, 0, &set), 0);
+    ck_assert_int_eq(numafit_cpuset_format(set, 0, &txt), 0);
+    ck_assert_str_eq(txt, "0-1,8");
+    numafit_free(txt);
+    numafit_cpuset_free(set);
+    ck_assert_int_eq(numafit_host_get_cell_cpus(h, 0, NUMAFIT_CELL_CPUS_FREE, 0, &set), 0);
+    ck_assert_int_eq(numafit_cpuset_format(set, 0, &txt), 0);
+    ck_assert_str_eq(txt, "2-3,9-11");
+    numafit_free(txt);
+    numafit_cpuset_free(set);
+    ck_assert_int_eq(numafit_host_get_cell_siblings(h, 0, 1, 0, &set), 0);
+    ck_assert_int_eq(numafit_cpuset_format(set, 0, &txt), 0);
+    ck_assert_str_eq(txt, "1,9");
+    numafit_free(txt);
+    numafit_cpuset_free(set);
+    /* bad arguments */
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 2, NUMAFIT_CELL_CORES, 0, &v), -ENOENT);
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 0, NUMAFIT_CELL__STAT_MAX, 0, &v), -EINVAL);
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 0, NUMAFIT_CELL_CORES, 1, &v), -EINVAL);
+    ck_assert_int_eq(numafit_host_get_cell_pages(h, 0, 2, 0, NULL, NULL, NULL, NULL), -ENOENT);
+    ck_assert_int_eq(numafit_host_get_cell_siblings(h, 0, 4, 0, &set), -ENOENT);
+    ck_assert_int_eq(numafit_host_get_cell_cpus(h, 0, 9, 0, &set), -EINVAL);
+    /* release: everything free again */
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 0, NUMAFIT_CELL_FREE_CORES, 0, &v), 0);
+    ck_assert_uint_eq(v, 4);
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 0, NUMAFIT_CELL_PARTIAL_CORES, 0, &v), 0);
+    ck_assert_uint_eq(v, 0);
+    numafit_placement_free(p);
+    numafit_host_free(h);
+}
+END_TEST
+
 static Suite *claim_suite(void) {
     Suite *s = suite_create("claim");
     TCase *tc = tcase_create("claim");
@@ -191,6 +270,7 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, hugepage_accounting);
     tcase_add_test(tc, nova_json_roundtrip_and_unknown_cell);
     tcase_add_test(tc, unknown_pcpu_refused);
+    tcase_add_test(tc, cell_queries_follow_claims);
     suite_add_tcase(s, tc);
     return s;
 }

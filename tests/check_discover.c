@@ -139,6 +139,7 @@ static void strip_usage(numafit_host_t *h) {
             c->pages[k].used = 0;
         c->has_netmeta = true;
     }
+    numafit__host_derive(h);
 }
 
 static numafit_host_t *json_fixture(const char *name) {
