@@ -180,7 +180,8 @@ static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numa
         }
     }
     scratch_commit(&s, h);
-    numafit__host_derive(h);
+    for (uint32_t g = 0; g < p->ncells; g++) /* the cells the placement touched */
+        numafit__cell_derive(h, (uint32_t)numafit__host_cell_index(h, p->cells[g].host_id));
     rc = 0;
 out:
     scratch_free(&s);

@@ -93,16 +93,19 @@ static void sib_counts(const numafit_host_t *h, const struct numafit__cell *c, u
         *tpc = 1;
 }
 
+void numafit__cell_derive(numafit_host_t *h, uint32_t index) {
+    struct numafit__cell *c = &h->cells[index];
+    cell_counts(h, c, c->count);
+    c->maxfree = 0;
+    c->tpc = 1;
+    c->sib_overlap = false;
+    if (c->nsib)
+        sib_counts(h, c, numafit__sib_free(c), &c->maxfree, &c->tpc, &c->sib_overlap);
+}
+
 void numafit__host_derive(numafit_host_t *h) {
-    for (uint32_t i = 0; h && i < h->ncells; i++) {
-        struct numafit__cell *c = &h->cells[i];
-        cell_counts(h, c, c->count);
-        c->maxfree = 0;
-        c->tpc = 1;
-        c->sib_overlap = false;
-        if (c->nsib)
-            sib_counts(h, c, numafit__sib_free(c), &c->maxfree, &c->tpc, &c->sib_overlap);
-    }
+    for (uint32_t i = 0; h && i < h->ncells; i++)
+        numafit__cell_derive(h, i);
 }
 
 bool numafit__host_derived_ok(const numafit_host_t *h) {

@@ -149,6 +149,7 @@ int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret);
  * path that builds a host or changes its CPU sets or pinned CPUs calls it
  * before handing the host out. */
 void numafit__host_derive(numafit_host_t *h);
+void numafit__cell_derive(numafit_host_t *h, uint32_t index);
 /* Are the derived fields up to date? (tests) */
 bool numafit__host_derived_ok(const numafit_host_t *h);
 /* Index of the cell with this id, or -1. */

@@ -260,6 +260,61 @@ START_TEST(cell_queries_follow_claims) {
 }
 END_TEST
 
+/* Fill a host with mixed flavors until nothing fits, then release all in
+ * another order: the cached counts follow every claim and release, and the
+ * host ends where it started. */
+START_TEST(fill_and_drain_keeps_derived_counts) {
+    static const char *const flavors[] = {
+        "{\"vcpus\":3,\"memory_mb\":1024,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\"}}",
+        "{\"vcpus\":2,\"memory_mb\":1024,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+        "\"hw:cpu_thread_policy\":\"isolate\",\"hw:emulator_threads_policy\":\"isolate\"}}",
+        "{\"vcpus\":4,\"memory_mb\":2048,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+        "\"hw:cpu_thread_policy\":\"require\",\"hw:numa_nodes\":\"2\"}}",
+        "{\"vcpus\":1,\"memory_mb\":512,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+        "\"hw:mem_page_size\":\"2MB\"}}",
+    };
+    numafit_host_t *h = NULL, *orig = NULL;
+    numafit_placement_t *placed[64];
+    unsigned n = 0, misses = 0;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_new_synthetic("cells:2 cores:6 threads:2 mem:16G "
+                                                "pages:2M=512 dedicated:2-11,14-23 shared:0-1,12-13",
+                                                0, &h, &e),
+                     0);
+    ck_assert(numafit__host_derived_ok(h));
+    ck_assert_int_eq(numafit_host_dup(h, &orig), 0);
+    for (unsigned i = 0; misses < 4 && n < 64; i++) {
+        const char *f = flavors[i % 4];
+        numafit_request_t *r = NULL;
+        numafit_placement_t *p = NULL;
+        ck_assert_int_eq(numafit_request_new(f, strlen(f), NULL, 0, 0, &r, &e), 1);
+        int rc = numafit_fit(h, r, NULL, 0, &p, &e);
+        numafit_request_free(r);
+        ck_assert_int_ge(rc, 0);
+        if (rc == 0) {
+            misses++;
+            continue;
+        }
+        misses = 0;
+        ck_assert_msg(numafit_host_claim(h, p, 0, &e) == 0, "claim %u: %s", n, e.text);
+        ck_assert_msg(numafit__host_derived_ok(h), "stale counts after claim %u", n);
+        placed[n++] = p;
+    }
+    ck_assert_uint_ge(n, 4);
+    /* release odd indexes first, then even ones */
+    for (unsigned pass = 0; pass < 2; pass++)
+        for (unsigned i = 1 - pass; i < n; i += 2) {
+            ck_assert_msg(numafit_host_release(h, placed[i], 0, &e) == 0, "release %u: %s", i,
+                          e.text);
+            ck_assert_msg(numafit__host_derived_ok(h), "stale counts after release %u", i);
+            numafit_placement_free(placed[i]);
+        }
+    ck_assert_int_eq(numafit_host_equal(h, orig), 1);
+    numafit_host_free(orig);
+    numafit_host_free(h);
+}
+END_TEST
+
 static Suite *claim_suite(void) {
     Suite *s = suite_create("claim");
     TCase *tc = tcase_create("claim");
@@ -271,6 +326,7 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, nova_json_roundtrip_and_unknown_cell);
     tcase_add_test(tc, unknown_pcpu_refused);
     tcase_add_test(tc, cell_queries_follow_claims);
+    tcase_add_test(tc, fill_and_drain_keeps_derived_counts);
     suite_add_tcase(s, tc);
     return s;
 }
