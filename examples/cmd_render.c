@@ -1,12 +1,224 @@
-/* numafit render: draw a saved plan (stub). */
+/*
+ * numafit render: draw a saved fleet plan (the output of `numafit plan
+ * --json`, doc/plan-json.md) as SVG and/or HTML (doc/plan-pictures.md).
+ *
+ *   numafit render PLAN.json [--svg FILE] [--html FILE] [--strategy S]
+ *
+ * Exit status: 0 written, 1 write error, 2 usage or a bad plan.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "plan_render.h"
+
+#define RENDER_EXIT_IO    1
+#define RENDER_EXIT_USAGE 2
+#define RENDER_INPUT_MAX  (256u << 20) /* bytes of plan read at most */
 
 int numafit_cli_render(int argc, char **argv);
 
+static void render_usage(FILE *o) {
+    fprintf(o, "usage: numafit render PLAN.json [--svg FILE] [--html FILE] [--strategy S]\n"
+               "\n"
+               "Draw a saved fleet plan (`numafit plan ... --json > PLAN.json`; - reads\n"
+               "standard input): each drawn host's NUMA cells, cores and threads with the\n"
+               "instances pinned on them, and a chart of used, stranded and free capacity.\n"
+               "\n"
+               "  --svg FILE       one strategy as an SVG picture (- = standard output)\n"
+               "  --html FILE      every strategy on one self-contained HTML page\n"
+               "  --strategy S     the strategy the SVG shows (default: the plan's first)\n"
+               "\n"
+               "At least one of --svg and --html is needed. Nothing is written when the plan\n"
+               "is refused; the message names the JSON path at fault.\n"
+               "Exit status: 0 written, 1 write error, 2 usage or a bad plan.\n");
+}
+
+/* The whole of path ("-": stdin), NUL-terminated; NULL with a message. */
+static char *render_read(const char *path, size_t *ret_len) {
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = NULL, *nbuf;
+
+    if (!f) {
+        fprintf(stderr, "numafit render: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        size_t got;
+        if (!buf || n == cap) {
+            if (buf)
+                cap *= 2;
+            if (cap > (size_t)RENDER_INPUT_MAX + 1)
+                cap = (size_t)RENDER_INPUT_MAX + 1;
+            nbuf = realloc(buf, cap + 1);
+            if (!nbuf) {
+                fprintf(stderr, "numafit render: %s: out of memory\n", path);
+                goto fail;
+            }
+            buf = nbuf;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n > RENDER_INPUT_MAX) {
+            fprintf(stderr, "numafit render: %s: larger than %u MiB\n", path,
+                    RENDER_INPUT_MAX >> 20);
+            goto fail;
+        }
+        if (!got)
+            break;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "numafit render: %s: read error\n", path);
+        goto fail;
+    }
+    if (f != stdin)
+        fclose(f);
+    buf[n] = '\0';
+    *ret_len = n;
+    return buf;
+fail:
+    if (f != stdin)
+        fclose(f);
+    free(buf);
+    return NULL;
+}
+
+/* Write the n bytes of data to path ("-": stdout). Returns 0 or -1. */
+static int render_write(const char *path, const char *data, size_t n) {
+    FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+    bool bad;
+
+    if (!f) {
+        fprintf(stderr, "numafit render: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    bad = fwrite(data, 1, n, f) != n;
+    bad |= fflush(f) != 0;
+    if (f != stdout)
+        bad |= fclose(f) != 0;
+    if (bad) {
+        fprintf(stderr, "numafit render: %s: write error\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Render into memory with svg (or html when svg is false), then write the
+ * file: a refused plan leaves no file behind. */
+static int render_one(const json_t *plan, const char *strategy, bool svg, const char *path,
+                      const char *input) {
+    char err[256] = "", *data = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&data, &n);
+    int rc;
+
+    if (!mem) {
+        fprintf(stderr, "numafit render: out of memory\n");
+        return RENDER_EXIT_IO;
+    }
+    rc = svg ? plan_render_svg(plan, strategy, mem, err, sizeof(err))
+             : plan_render_html(plan, mem, err, sizeof(err));
+    if (fclose(mem) != 0 && rc == 0) {
+        snprintf(err, sizeof(err), "out of memory");
+        rc = -1;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "numafit render: %s: %s\n", input, err);
+        free(data);
+        return strcmp(err, "out of memory") && strcmp(err, "write error") ? RENDER_EXIT_USAGE
+                                                                          : RENDER_EXIT_IO;
+    }
+    rc = render_write(path, data, n) ? RENDER_EXIT_IO : 0;
+    free(data);
+    return rc;
+}
+
 int numafit_cli_render(int argc, char **argv) {
-    (void)argc, (void)argv;
-    fprintf(stderr, "numafit render: not implemented\n");
-    return 2;
+    const char *input = NULL, *svg = NULL, *html = NULL, *strategy = NULL;
+    json_error_t jerr;
+    json_t *plan;
+    char *text;
+    size_t len;
+    int i, rc = 0;
+
+    for (i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char **dst = NULL;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            render_usage(stdout);
+            return 0;
+        }
+        if (!strcmp(o, "--svg"))
+            dst = &svg;
+        else if (!strcmp(o, "--html"))
+            dst = &html;
+        else if (!strcmp(o, "--strategy"))
+            dst = &strategy;
+        if (dst) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "numafit render: %s needs a value\n", o);
+                goto usage;
+            }
+            *dst = argv[++i];
+            continue;
+        }
+        if (o[0] == '-' && o[1]) {
+            fprintf(stderr, "numafit render: unknown option '%s'\n", o);
+            goto usage;
+        }
+        if (input) {
+            fprintf(stderr, "numafit render: one plan only ('%s' and '%s')\n", input, o);
+            goto usage;
+        }
+        input = o;
+    }
+    if (!input) {
+        fprintf(stderr, "numafit render: no plan given\n");
+        goto usage;
+    }
+    if (!svg && !html) {
+        fprintf(stderr, "numafit render: nothing to write: give --svg FILE and/or --html FILE\n");
+        goto usage;
+    }
+    if (strategy && !svg) {
+        fprintf(stderr, "numafit render: --strategy chooses the SVG's strategy: give --svg "
+                        "(the HTML page shows every strategy)\n");
+        goto usage;
+    }
+    if (svg && html && !strcmp(svg, html) && strcmp(svg, "-")) {
+        fprintf(stderr, "numafit render: --svg and --html name the same file '%s'\n", svg);
+        goto usage;
+    }
+    if (svg && html && !strcmp(svg, "-") && !strcmp(html, "-")) {
+        fprintf(stderr, "numafit render: --svg and --html cannot both be standard output\n");
+        goto usage;
+    }
+
+    text = render_read(input, &len);
+    if (!text)
+        return RENDER_EXIT_USAGE;
+    plan = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    if (!plan) {
+        fprintf(stderr, "numafit render: %s: line %d column %d: %s\n", input, jerr.line,
+                jerr.column, jerr.text);
+        return RENDER_EXIT_USAGE;
+    }
+    if (svg)
+        rc = render_one(plan, strategy, true, svg, input);
+    if (!rc && html)
+        rc = render_one(plan, NULL, false, html, input);
+    json_decref(plan);
+    return rc;
+
+usage:
+    fprintf(stderr, "Try 'numafit render --help'.\n");
+    return RENDER_EXIT_USAGE;
 }

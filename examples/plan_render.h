@@ -10,8 +10,7 @@
 
 /* Draw strategy `strategy` ("spread", "pack"; NULL: the first one in the
  * plan) of plan as SVG on out. Returns 0, or -1 with a message in err. */
-int plan_render_svg(const json_t *plan, const char *strategy, FILE *out, char *err,
-                    size_t errlen);
+int plan_render_svg(const json_t *plan, const char *strategy, FILE *out, char *err, size_t errlen);
 /* Every strategy of plan as one HTML page on out. Returns 0, or -1 with a
  * message in err. */
 int plan_render_html(const json_t *plan, FILE *out, char *err, size_t errlen);
