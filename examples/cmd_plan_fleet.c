@@ -1,19 +1,724 @@
-/* numafit plan over a fleet (stub). */
+/*
+ * numafit plan over a fleet: capacity planning what-ifs.
+ *
+ *   numafit plan SOURCES... (--flavors FILE | --flavor F.json...) [OPTIONS]
+ *
+ * Hosts from nova JSON files, a compute_nodes dump, sysfs captures, libvirt
+ * URIs or synthetic specs, with the existing instances claimed; how many of
+ * each flavor fit alone and as a mix, where, what is stranded afterwards
+ * and why a flavor fits nowhere, for the spread and pack host cell orders
+ * side by side. See numafit(1), doc/plan-json.md and plan_fleet.h.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <numafit.h>
+
+#include "plan_fleet.h"
+#include "plan_render.h"
 
 int numafit_cli_plan_fleet(int argc, char **argv);
 bool numafit_cli_plan_is_fleet(int argc, char **argv);
 
+#define DEFAULT_DRAW          8
+#define DEFAULT_TOP           10
+#define DEFAULT_MAX_INSTANCES 10000
+
+static void usage(FILE *o) {
+    fprintf(
+        o,
+        "usage: numafit plan SOURCES... (--flavors FILE | --flavor F.json...) [OPTIONS]\n"
+        "\n"
+        "Capacity planning over a fleet: how many instances of each flavor fit, alone and\n"
+        "as a mix, where they go, what is stranded afterwards and why a flavor fits\n"
+        "nowhere; host cell orders spread and pack side by side.\n"
+        "\n"
+        "Hosts (any number of sources, in this order in the fleet):\n"
+        "  --hosts-dir DIR        every DIR/*.json: a nova NUMATopology (name: file stem)\n"
+        "  --db FILE              compute_nodes rows: JSON lines, a JSON list, CSV or mysql\n"
+        "                         batch (tab) output with hypervisor_hostname, numa_topology\n"
+        "                         [, cpu_allocation_ratio, ram_allocation_ratio, deleted]\n"
+        "  --host FILE            one nova NUMATopology JSON file (repeatable)\n"
+        "  --sysfs DIR            a captured sysfs tree (DIR/sys/devices/system/...)\n"
+        "  --uri URI              a libvirt connection, read-only (repeatable)\n"
+        "  --add-hosts N SPEC     N new hosts, e.g. \"2x32c2t 4cells 1G:64 2M:4096\"\n"
+        "                         [mem:512G] [dedicated:SPEC] [shared:SPEC] (repeatable)\n"
+        "  --instances FILE       existing instances: rows with host (or node) and\n"
+        "                         numa_topology (instance_extra), claimed on their hosts\n"
+        "nova.conf for --sysfs and --uri (as for `numafit host`):\n"
+        "  --cpu-dedicated-set S  --cpu-shared-set S  --vcpu-pin-set S\n"
+        "  --reserved-huge-pages node:N,size:S,count:C  --physnet NAME:NODES\n"
+        "  --tunnel NODES  --all-online  --any-arch\n"
+        "Flavors:\n"
+        "  --flavors FILE         a JSON list (or JSON lines) of {\"name\",\"vcpus\",\n"
+        "                         \"memory_mb\",\"extra_specs\",\"image_properties\",\"weight\"}\n"
+        "  --flavor FILE          one flavor (named after the file; repeatable)\n"
+        "The fill:\n"
+        "  --mix round-robin|weights  one of each in turn (default), or always the flavor\n"
+        "                         furthest behind its weight\n"
+        "  --strategy spread|pack|both  host cell order(s) (default both)\n"
+        "  --nova-release latest|zed    nova rules (default latest)\n"
+        "  --limits FILE|none     NUMATopologyLimits (default: cpu_allocation_ratio 4,\n"
+        "                         ram_allocation_ratio 1, nova's initial ratios, as the\n"
+        "                         scheduler passes them); none: no limits\n"
+        "  --max-instances N      at most N instances on one host per fill (default %d)\n"
+        "Output:\n"
+        "  --json                 the plan as JSON (doc/plan-json.md)\n"
+        "  --svg FILE, --html FILE  pictures of the drawn hosts and a summary chart\n"
+        "  --draw N               hosts drawn and detailed (the first N; default %d)\n"
+        "  --detail               the drawn hosts in the report / JSON\n"
+        "  --placements           every host with its instances in the JSON\n"
+        "  --top N                hosts stranding most, listed (default %d)\n"
+        "  --no-progress          no progress bar (it shows on a terminal only)\n"
+        "  --fleet                fleet mode with a single --host and --flavor (without\n"
+        "                         a fleet option, that is the one-host `numafit plan`)\n"
+        "\n"
+        "Exit status: 0 done, 1 failure, 2 usage or bad input.\n",
+        DEFAULT_MAX_INSTANCES, DEFAULT_DRAW, DEFAULT_TOP);
+}
+
+/* Options that only fleet mode knows; with any of them, `plan` is fleet mode. */
+static const char fleet_only[] =
+    " --hosts-dir --db --uri --sysfs --add-hosts --fleet --flavors --instances --mix --svg"
+    " --html --draw --detail --top --placements --no-progress --max-instances"
+    " --cpu-dedicated-set --cpu-shared-set --vcpu-pin-set --reserved-huge-pages --physnet"
+    " --tunnel --all-online --any-arch ";
+
 bool numafit_cli_plan_is_fleet(int argc, char **argv) {
-    (void)argc, (void)argv;
-    return false;
+    int hosts = 0, flavors = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        size_t n = strcspn(a, "=");
+        char opt[32];
+        if (strcmp(a, "--") == 0)
+            break;
+        if (n > 2 && n < sizeof(opt) - 2 && a[0] == '-' && a[1] == '-') {
+            snprintf(opt, sizeof(opt), " %.*s ", (int)n, a);
+            if (strstr(fleet_only, opt))
+                return true;
+        }
+        if (n == 6 && strncmp(a, "--host", 6) == 0)
+            hosts++;
+        if (n == 8 && strncmp(a, "--flavor", 8) == 0)
+            flavors++;
+        if (strcmp(a, "--strategy=both") == 0 ||
+            (strcmp(a, "--strategy") == 0 && i + 1 < argc && strcmp(argv[i + 1], "both") == 0))
+            return true;
+    }
+    return hosts > 1 || flavors > 1;
+}
+
+/* A host source, loaded after every option is known. */
+struct src_arg {
+    int kind;
+    const char *a, *b;
+};
+
+static int parse_uint(const char *opt, const char *s, unsigned long long max,
+                      unsigned long long *ret) {
+    char *end;
+    unsigned long long v;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        goto bad;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        goto bad;
+    *ret = v;
+    return 0;
+bad:
+    plan_err("%s wants an integer from 0 to %llu", opt, max);
+    return -1;
+}
+
+/* Read a --limits file: checked with the library; ratios kept for the
+ * report and the shared room. */
+static int load_limits(struct plan *pl, const char *path) {
+    json_error_t jerr;
+    json_t *root, *d;
+    numafit_options_t *o = NULL;
+    numafit_error_t e;
+    char *txt;
+    int rc;
+
+    root = json_load_file(path, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!root) {
+        if (jerr.line < 1)
+            plan_err("--limits %s: %s", path, jerr.text);
+        else
+            plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
+        return PLAN_EXIT_INPUT;
+    }
+    txt = json_dumps(root, JSON_COMPACT | JSON_ENCODE_ANY);
+    memset(&e, 0, sizeof(e));
+    rc = txt && numafit_options_new(&o) == 0
+             ? numafit_options_set_limits_json(o, txt, strlen(txt), &e)
+             : -ENOMEM;
+    numafit_options_free(o);
+    free(txt);
+    if (rc < 0) {
+        char prefix[4200];
+        snprintf(prefix, sizeof(prefix), "--limits %s", path);
+        plan_lib_err(prefix, rc, &e);
+        json_decref(root);
+        return rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
+    }
+    if (json_is_null(root)) {
+        json_decref(root);
+        pl->no_limits = true;
+        return 0;
+    }
+    d = json_object_get(root, "nova_object.data");
+    if (!d)
+        d = root;
+    pl->limits[0].cpu_ratio = json_number_value(json_object_get(d, "cpu_allocation_ratio"));
+    pl->limits[0].ram_ratio = json_number_value(json_object_get(d, "ram_allocation_ratio"));
+    pl->limits_json = root;
+    return 0;
+}
+
+/* The fit options of each (per-host limits, strategy). */
+static int make_options(struct plan *pl) {
+    char *txt = NULL;
+    if (pl->limits_json) {
+        txt = json_dumps(pl->limits_json, JSON_COMPACT);
+        if (!txt) {
+            plan_err("out of memory");
+            return PLAN_EXIT_FAIL;
+        }
+    }
+    for (unsigned i = 0; i < pl->nlimits; i++) {
+        for (int s = 0; s < 2; s++) {
+            numafit_options_t *o = NULL;
+            int rc = numafit_options_new(&o);
+            if (rc == 0)
+                rc = numafit_options_set_profile(o, pl->profile);
+            if (rc == 0)
+                rc = numafit_options_set_strategy(o, s);
+            if (rc == 0 && txt)
+                rc = numafit_options_set_limits_json(o, txt, strlen(txt), NULL);
+            if (rc == 0 && !pl->no_limits && pl->limits[i].cpu_ratio > 0)
+                rc =
+                    numafit_options_set_limits(o, pl->limits[i].cpu_ratio, pl->limits[i].ram_ratio);
+            if (rc < 0) {
+                numafit_options_free(o);
+                free(txt);
+                plan_err("fit options: %s", numafit_strerror(rc));
+                return rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
+            }
+            pl->limits[i].opt[s] = o;
+        }
+    }
+    free(txt);
+    return 0;
+}
+
+/* The fleet before the plan. */
+static void fleet_stats(struct plan *pl) {
+    for (size_t hi = 0; hi < pl->nhosts; hi++) {
+        const numafit_host_t *h = pl->hosts[hi].h;
+        int n = numafit_host_get_cell_count(h);
+        for (int c = 0; c < n; c++) {
+            unsigned ui = (unsigned)c;
+            uint64_t v, npg = 0;
+            pl->st_cells++;
+            if (numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_DEDICATED_CPUS, 0, &v) == 0)
+                pl->st_pcpus += v;
+            if (numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_SHARED_CPUS, 0, &v) == 0)
+                pl->st_shared_cpus += v;
+            if (numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_MEMORY_MB, 0, &v) == 0)
+                pl->st_memory_mb += v;
+            numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_PAGE_SIZES, 0, &npg);
+            for (unsigned k = 0; k < npg; k++) {
+                uint64_t size, total, used, resv;
+                int idx;
+                if (numafit_host_get_cell_pages(h, ui, k, 0, &size, &total, &used, &resv) < 0 ||
+                    size <= 4 || (idx = plan_page_size_index(pl, size)) < 0)
+                    continue;
+                pl->st_pages_total[idx] += total;
+                pl->st_pages_used[idx] += used;
+                pl->st_pages_reserved[idx] += resv;
+            }
+        }
+    }
+}
+
+static double mono_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Write a picture; returns 0 or PLAN_EXIT_FAIL. */
+static int picture(const json_t *plan, const char *opt, const char *path, FILE *f, bool html) {
+    char err[512] = "";
+    int rc = html ? plan_render_html(plan, f, err, sizeof(err))
+                  : plan_render_svg(plan, NULL, f, err, sizeof(err));
+    if (fclose(f) != 0 && rc == 0) {
+        snprintf(err, sizeof(err), "%s", strerror(errno));
+        rc = -1;
+    }
+    if (rc < 0) {
+        plan_err("%s %s: %s", opt, path, err[0] ? err : "cannot draw the plan");
+        unlink(path);
+        return PLAN_EXIT_FAIL;
+    }
+    return 0;
 }
 
 int numafit_cli_plan_fleet(int argc, char **argv) {
-    (void)argc, (void)argv;
-    fprintf(stderr, "numafit plan: fleet mode not implemented\n");
-    return 2;
+    enum {
+        O_HOSTS_DIR = 256,
+        O_DB,
+        O_HOST,
+        O_SYSFS,
+        O_URI,
+        O_ADD_HOSTS,
+        O_INSTANCES,
+        O_DED,
+        O_SHARED,
+        O_PIN,
+        O_RESV,
+        O_PHYSNET,
+        O_TUNNEL,
+        O_ALL_ONLINE,
+        O_ANY_ARCH,
+        O_FLAVORS,
+        O_FLAVOR,
+        O_MIX,
+        O_STRATEGY,
+        O_RELEASE,
+        O_LIMITS,
+        O_MAX_INSTANCES,
+        O_JSON,
+        O_SVG,
+        O_HTML,
+        O_DRAW,
+        O_DETAIL,
+        O_TOP,
+        O_PLACEMENTS,
+        O_NO_PROGRESS,
+        O_FLEET,
+    };
+    static const struct option longopts[] = {
+        {"hosts-dir", required_argument, NULL, O_HOSTS_DIR},
+        {"db", required_argument, NULL, O_DB},
+        {"host", required_argument, NULL, O_HOST},
+        {"sysfs", required_argument, NULL, O_SYSFS},
+        {"uri", required_argument, NULL, O_URI},
+        {"add-hosts", required_argument, NULL, O_ADD_HOSTS},
+        {"instances", required_argument, NULL, O_INSTANCES},
+        {"cpu-dedicated-set", required_argument, NULL, O_DED},
+        {"cpu-shared-set", required_argument, NULL, O_SHARED},
+        {"vcpu-pin-set", required_argument, NULL, O_PIN},
+        {"reserved-huge-pages", required_argument, NULL, O_RESV},
+        {"physnet", required_argument, NULL, O_PHYSNET},
+        {"tunnel", required_argument, NULL, O_TUNNEL},
+        {"all-online", no_argument, NULL, O_ALL_ONLINE},
+        {"any-arch", no_argument, NULL, O_ANY_ARCH},
+        {"flavors", required_argument, NULL, O_FLAVORS},
+        {"flavor", required_argument, NULL, O_FLAVOR},
+        {"mix", required_argument, NULL, O_MIX},
+        {"strategy", required_argument, NULL, O_STRATEGY},
+        {"nova-release", required_argument, NULL, O_RELEASE},
+        {"limits", required_argument, NULL, O_LIMITS},
+        {"max-instances", required_argument, NULL, O_MAX_INSTANCES},
+        {"json", no_argument, NULL, O_JSON},
+        {"svg", required_argument, NULL, O_SVG},
+        {"html", required_argument, NULL, O_HTML},
+        {"draw", required_argument, NULL, O_DRAW},
+        {"detail", no_argument, NULL, O_DETAIL},
+        {"top", required_argument, NULL, O_TOP},
+        {"placements", no_argument, NULL, O_PLACEMENTS},
+        {"no-progress", no_argument, NULL, O_NO_PROGRESS},
+        {"fleet", no_argument, NULL, O_FLEET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct plan *pl = NULL;
+    struct src_arg *srcs = NULL;
+    const char **inst = NULL, **flav = NULL;
+    bool *flav_single = NULL;
+    size_t nsrcs = 0, ninst = 0, nflav = 0;
+    numafit_hostconf_t *conf = NULL;
+    numafit_error_t e;
+    unsigned disc_flags = 0;
+    FILE *svg = NULL, *html = NULL;
+    json_t *plan_json = NULL;
+    double t0 = mono_now();
+    bool in_options = true;
+    int opt, rc, ret = PLAN_EXIT_INPUT;
+
+    pl = calloc(1, sizeof(*pl));
+    srcs = calloc((size_t)argc + 1, sizeof(*srcs));
+    inst = calloc((size_t)argc + 1, sizeof(*inst));
+    flav = calloc((size_t)argc + 1, sizeof(*flav));
+    flav_single = calloc((size_t)argc + 1, sizeof(*flav_single));
+    if (!pl || !srcs || !inst || !flav || !flav_single || numafit_hostconf_new(&conf) < 0) {
+        plan_err("out of memory");
+        ret = PLAN_EXIT_FAIL;
+        goto out;
+    }
+    pl->profile = NUMAFIT_PROFILE_LATEST;
+    pl->strategies[0] = pl->strategies[1] = true;
+    pl->draw = DEFAULT_DRAW;
+    pl->top = DEFAULT_TOP;
+    pl->max_instances = DEFAULT_MAX_INSTANCES;
+    pl->nlimits = 1;
+    pl->limits[0].cpu_ratio = PLAN_DEFAULT_CPU_RATIO;
+    pl->limits[0].ram_ratio = PLAN_DEFAULT_RAM_RATIO;
+
+    memset(&e, 0, sizeof(e));
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        unsigned long long v;
+        rc = 0;
+        switch (opt) {
+            case O_HOSTS_DIR:
+                srcs[nsrcs++] = (struct src_arg){SRC_DIR, optarg, NULL};
+                break;
+            case O_DB:
+                srcs[nsrcs++] = (struct src_arg){SRC_DB, optarg, NULL};
+                break;
+            case O_HOST:
+                srcs[nsrcs++] = (struct src_arg){SRC_JSON, optarg, NULL};
+                break;
+            case O_SYSFS:
+                srcs[nsrcs++] = (struct src_arg){SRC_SYSFS, optarg, NULL};
+                break;
+            case O_URI:
+#ifndef HAVE_LIBVIRT
+                plan_err("--uri %s: numafit was built without libvirt", optarg);
+                goto out;
+#endif
+                srcs[nsrcs++] = (struct src_arg){SRC_URI, optarg, NULL};
+                break;
+            case O_ADD_HOSTS:
+                if (optind >= argc) {
+                    plan_err("--add-hosts wants N and SPEC, e.g. --add-hosts 100 \"2x32c2t "
+                             "4cells 1G:64\"");
+                    goto out;
+                }
+                srcs[nsrcs++] = (struct src_arg){SRC_SYNTHETIC, optarg, argv[optind++]};
+                break;
+            case O_INSTANCES:
+                inst[ninst++] = optarg;
+                break;
+            case O_DED:
+                rc = numafit_hostconf_set_cpu_dedicated_set(conf, optarg, &e);
+                break;
+            case O_SHARED:
+                rc = numafit_hostconf_set_cpu_shared_set(conf, optarg, &e);
+                break;
+            case O_PIN:
+                rc = numafit_hostconf_set_vcpu_pin_set(conf, optarg, &e);
+                break;
+            case O_RESV:
+                rc = numafit_hostconf_add_reserved_huge_pages(conf, optarg, &e);
+                break;
+            case O_PHYSNET: {
+                const char *colon = strchr(optarg, ':');
+                char name[256];
+                if (!colon || (size_t)(colon - optarg) >= sizeof(name)) {
+                    plan_err("--physnet wants NAME:NODES, e.g. physnet1:0,1");
+                    goto out;
+                }
+                memcpy(name, optarg, (size_t)(colon - optarg));
+                name[colon - optarg] = '\0';
+                rc = numafit_hostconf_add_physnet(conf, name, colon + 1, &e);
+                break;
+            }
+            case O_TUNNEL:
+                rc = numafit_hostconf_set_tunnel_numa_nodes(conf, optarg, &e);
+                break;
+            case O_ALL_ONLINE:
+                disc_flags |= NUMAFIT_DISCOVER_ALL_ONLINE;
+                break;
+            case O_ANY_ARCH:
+                disc_flags |= NUMAFIT_DISCOVER_ANY_ARCH;
+                break;
+            case O_FLAVORS:
+                flav[nflav++] = optarg;
+                break;
+            case O_FLAVOR:
+                flav_single[nflav] = true;
+                flav[nflav++] = optarg;
+                break;
+            case O_MIX:
+                if (strcmp(optarg, "round-robin") == 0) {
+                    pl->weights = false;
+                } else if (strcmp(optarg, "weights") == 0) {
+                    pl->weights = true;
+                } else {
+                    plan_err("--mix must be round-robin or weights");
+                    goto out;
+                }
+                break;
+            case O_STRATEGY:
+                if (strcmp(optarg, "both") == 0) {
+                    pl->strategies[0] = pl->strategies[1] = true;
+                } else if (strcmp(optarg, "spread") == 0 || strcmp(optarg, "pack") == 0) {
+                    pl->strategies[0] = optarg[0] == 's';
+                    pl->strategies[1] = optarg[0] == 'p';
+                } else {
+                    plan_err("--strategy must be spread, pack or both");
+                    goto out;
+                }
+                break;
+            case O_RELEASE:
+                if (strcmp(optarg, "latest") == 0) {
+                    pl->profile = NUMAFIT_PROFILE_LATEST;
+                    pl->req_flags = 0;
+                } else if (strcmp(optarg, "zed") == 0) {
+                    pl->profile = NUMAFIT_PROFILE_ZED;
+                    pl->req_flags = NUMAFIT_REQUEST_ZED;
+                } else {
+                    plan_err("--nova-release must be latest or zed");
+                    goto out;
+                }
+                break;
+            case O_LIMITS:
+                if (pl->limits_json || pl->no_limits || pl->limits_path) {
+                    plan_err("--limits given twice");
+                    goto out;
+                }
+                if (strcmp(optarg, "none") == 0) {
+                    pl->no_limits = true;
+                    pl->limits[0].cpu_ratio = pl->limits[0].ram_ratio = 0;
+                } else {
+                    pl->limits_path = optarg;
+                    if ((ret = load_limits(pl, optarg)) != 0)
+                        goto out;
+                    ret = PLAN_EXIT_INPUT;
+                }
+                break;
+            case O_MAX_INSTANCES:
+                if (parse_uint("--max-instances", optarg, 1000000000ull, &v) < 0 || v == 0) {
+                    if (v == 0)
+                        plan_err("--max-instances must be at least 1");
+                    goto out;
+                }
+                pl->max_instances = v;
+                break;
+            case O_JSON:
+                pl->json = true;
+                break;
+            case O_SVG:
+                pl->svg_path = optarg;
+                break;
+            case O_HTML:
+                pl->html_path = optarg;
+                break;
+            case O_DRAW:
+                if (parse_uint("--draw", optarg, 10000, &v) < 0)
+                    goto out;
+                pl->draw = (uint32_t)v;
+                break;
+            case O_DETAIL:
+                pl->detail = true;
+                break;
+            case O_TOP:
+                if (parse_uint("--top", optarg, 10000, &v) < 0)
+                    goto out;
+                pl->top = (uint32_t)v;
+                break;
+            case O_PLACEMENTS:
+                pl->placements = true;
+                break;
+            case O_NO_PROGRESS:
+                pl->no_progress = true;
+                break;
+            case O_FLEET:
+                break; /* fleet mode, even with one --host and one --flavor */
+            case 'h':
+                usage(stdout);
+                ret = 0;
+                goto out;
+            case ':':
+                plan_err("option %s needs a value", argv[optind - 1]);
+                goto out;
+            default:
+                plan_err("unknown option %s", argv[optind - 1]);
+                goto out;
+        }
+        if (rc < 0) {
+            char what[64];
+            for (unsigned k = 0; longopts[k].name; k++)
+                if (longopts[k].val == opt)
+                    snprintf(what, sizeof(what), "--%s", longopts[k].name);
+            plan_lib_err(what, rc, &e);
+            goto out;
+        }
+    }
+    if (optind < argc) {
+        plan_err("unexpected argument %s", argv[optind]);
+        goto out;
+    }
+    if (!nsrcs) {
+        plan_err("no hosts: give --hosts-dir, --db, --host, --sysfs, --uri or --add-hosts");
+        goto out;
+    }
+    if (!nflav) {
+        plan_err("no flavors: give --flavors FILE or --flavor FILE");
+        goto out;
+    }
+    in_options = false;
+    pl->tty = isatty(STDERR_FILENO) && !pl->no_progress;
+    if (pl->limits_path && pl->no_limits) {
+        /* a file holding null */
+        pl->limits[0].cpu_ratio = pl->limits[0].ram_ratio = 0;
+    }
+    if (pl->svg_path && !(svg = fopen(pl->svg_path, "w"))) {
+        plan_err("--svg %s: %s", pl->svg_path, strerror(errno));
+        goto out;
+    }
+    if (pl->html_path && !(html = fopen(pl->html_path, "w"))) {
+        plan_err("--html %s: %s", pl->html_path, strerror(errno));
+        goto out;
+    }
+
+    /* flavors first: a bad one is found before the hosts are loaded */
+    for (size_t i = 0; i < nflav; i++)
+        if ((ret = plan_load_flavors(pl, flav[i], flav_single[i])) != 0)
+            goto out;
+    {
+        unsigned planned = 0;
+        for (unsigned f = 0; f < pl->nflavors; f++)
+            planned += pl->flavors[f].req != NULL;
+        if (!planned) {
+            plan_err("no flavor with a NUMA topology to plan");
+            ret = PLAN_EXIT_INPUT;
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < nsrcs; i++) {
+        switch (srcs[i].kind) {
+            case SRC_DIR:
+                ret = plan_load_dir(pl, srcs[i].a);
+                break;
+            case SRC_DB:
+                ret = plan_load_db(pl, srcs[i].a);
+                break;
+            case SRC_JSON:
+                ret = plan_load_json_host(pl, srcs[i].a);
+                break;
+            case SRC_SYSFS:
+                ret = plan_load_sysfs(pl, srcs[i].a, conf, disc_flags);
+                break;
+            case SRC_URI:
+                ret = plan_load_uri(pl, srcs[i].a, conf, disc_flags);
+                break;
+            default:
+                ret = plan_add_hosts(pl, srcs[i].a, srcs[i].b);
+                break;
+        }
+        if (ret)
+            goto out;
+    }
+    if (!pl->nhosts) {
+        plan_err("the fleet has no hosts");
+        ret = PLAN_EXIT_INPUT;
+        goto out;
+    }
+    if (pl->placements)
+        pl->keep = (uint32_t)pl->nhosts;
+    else if (pl->detail || svg || html)
+        pl->keep = pl->draw < pl->nhosts ? pl->draw : (uint32_t)pl->nhosts;
+    for (size_t i = 0; i < ninst; i++)
+        if ((ret = plan_load_instances(pl, inst[i])) != 0)
+            goto out;
+    if ((ret = make_options(pl)) != 0)
+        goto out;
+    fleet_stats(pl);
+    pl->load_seconds = mono_now() - t0;
+
+    /* the fills */
+    {
+        unsigned nstrat = pl->strategies[0] + pl->strategies[1], done = 0;
+        pl->progress =
+            plan_progress_new(pl->tty, (uint64_t)nstrat * pl->nhosts * (pl->nflavors + 2u));
+        for (int s = 0; s < 2; s++) {
+            struct plan_result *r;
+            if (!pl->strategies[s])
+                continue;
+            r = &pl->results[pl->nresults++];
+            r->in_place = ++done == nstrat;
+            plan_progress_phase(pl->progress, s ? "pack" : "spread");
+            if (plan_run_strategy(pl, s, r) < 0) {
+                plan_progress_end(pl->progress);
+                pl->progress = NULL;
+                ret = PLAN_EXIT_FAIL;
+                goto out;
+            }
+        }
+        plan_progress_end(pl->progress);
+        pl->progress = NULL;
+    }
+
+    /* output */
+    ret = PLAN_EXIT_FAIL;
+    if (pl->json || svg || html) {
+        plan_json = plan_to_json(pl);
+        if (!plan_json) {
+            plan_err("out of memory");
+            goto out;
+        }
+    }
+    if (pl->json) {
+        if (json_dumpf(plan_json, stdout, JSON_COMPACT) < 0 || fputc('\n', stdout) == EOF) {
+            plan_err("cannot write the plan: %s", strerror(errno));
+            goto out;
+        }
+    } else {
+        plan_report(stdout, pl);
+    }
+    if (fflush(stdout) != 0) {
+        plan_err("cannot write the plan: %s", strerror(errno));
+        goto out;
+    }
+    ret = 0;
+    if (svg) {
+        rc = picture(plan_json, "--svg", pl->svg_path, svg, false);
+        svg = NULL;
+        if (rc)
+            ret = rc;
+    }
+    if (html) {
+        rc = picture(plan_json, "--html", pl->html_path, html, true);
+        html = NULL;
+        if (rc)
+            ret = rc;
+    }
+out:
+    if (ret == PLAN_EXIT_INPUT && in_options)
+        fprintf(stderr, "Try 'numafit plan --help'.\n");
+    if (svg) {
+        fclose(svg);
+        unlink(pl->svg_path);
+    }
+    if (html) {
+        fclose(html);
+        unlink(pl->html_path);
+    }
+    json_decref(plan_json);
+    if (pl)
+        plan_free(pl);
+    free(pl);
+    free(srcs);
+    free(inst);
+    free(flav);
+    free(flav_single);
+    numafit_hostconf_free(conf);
+    return ret;
 }

@@ -1,0 +1,239 @@
+/* numafit plan over a fleet: shared declarations of cmd_plan_fleet.c,
+ * plan_load.c (inputs), plan_fill.c (the fills and what they leave) and
+ * plan_report.c (terminal report, progress bar). Output format:
+ * doc/plan-json.md. */
+#ifndef NUMAFIT_PLAN_FLEET_H
+#define NUMAFIT_PLAN_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include <numafit.h>
+
+#define PLAN_EXIT_FAIL         1       /* run-time failure (I/O, library error) */
+#define PLAN_EXIT_INPUT        2       /* usage or bad input */
+#define PLAN_MAX_HOSTS         1000000 /* most hosts in a fleet */
+#define PLAN_MAX_FLAVORS       64
+#define PLAN_MAX_PAGE_SIZES    16   /* distinct huge page sizes in a fleet */
+#define PLAN_MAX_LIMITS        255  /* distinct per-host allocation ratio pairs */
+#define PLAN_EXPLAIN_SAMPLE    1000 /* hosts explained per flavor and strategy */
+#define PLAN_DEFAULT_CPU_RATIO 4.0  /* nova's initial_cpu_allocation_ratio */
+#define PLAN_DEFAULT_RAM_RATIO 1.0  /* nova's initial_ram_allocation_ratio */
+
+/* Where hosts come from (one entry per command-line source). */
+enum plan_source_kind { SRC_DIR, SRC_DB, SRC_URI, SRC_SYSFS, SRC_SYNTHETIC, SRC_JSON };
+
+struct plan_source {
+    int kind;         /* enum plan_source_kind */
+    const char *what; /* path, URI or spec (argv, not owned) */
+    uint32_t hosts;   /* hosts it gave */
+    uint32_t skipped; /* rows without a topology, deleted rows */
+    int32_t group;    /* synthetic: the identical-host group of its hosts */
+};
+
+/* One host of the fleet, as loaded (existing instances claimed). */
+struct plan_host {
+    numafit_host_t *h;
+    uint32_t name;   /* offset in plan.names */
+    uint16_t source; /* index in plan.sources */
+    uint8_t limits;  /* index in plan.limits (per-host allocation ratios) */
+    uint8_t pad;
+    int32_t group;           /* hosts of a group are identical (alone counts shared); -1 */
+    uint32_t unknown_pinned; /* pinned CPUs in the host JSON (owner unknown) */
+    uint32_t known_pins;     /* vCPU and emulator pins of the --instances claimed here */
+    uint32_t existing;       /* --instances claimed here */
+};
+
+/* A distinct host JSON text seen while loading (128-bit hash): hosts with
+ * the same text are copies of the first one and share its group. */
+struct plan_text {
+    uint64_t h1, h2;
+    uint32_t host; /* index + 1; 0: empty slot */
+    int32_t group;
+};
+
+/* An existing instance kept for the host detail (drawn hosts only). */
+struct plan_existing {
+    uint32_t host;
+    char *flavor;  /* the row's flavor name, or NULL */
+    json_t *cells; /* the placement, plain form (numafit_placement_to_json) */
+};
+
+struct plan_flavor {
+    char *name;
+    json_t *given;          /* the flavor object as given (owned) */
+    json_t *lib_flavor;     /* {"vcpus","memory_mb","extra_specs"} (owned) */
+    json_t *image;          /* {"properties":{...}} or NULL (owned) */
+    numafit_request_t *req; /* NULL: no NUMA topology, left out of the plan */
+    double weight;
+    int vcpus, cells, cpu_policy, thread_policy, emulator_policy;
+    uint64_t memory_mb;
+    int pagesize_kb;    /* > 0 when a page size is requested, else 0 */
+    const char *origin; /* file it came from (argv) */
+    unsigned long line; /* line or entry number there */
+};
+
+/* Per-host allocation ratios (index 0: the fleet's limits). */
+struct plan_limits {
+    double cpu_ratio, ram_ratio; /* 0: no limits */
+    numafit_options_t *opt[2];   /* spread, pack */
+};
+
+/* Capacity left after a fill (doc/plan-json.md <capacity>). */
+struct plan_cap {
+    uint64_t free_pcpus, free_shared_vcpus, lost_siblings, orphan_threads, free_memory_mb,
+        memory_without_cpus_mb, cpus_without_memory;
+    uint64_t pages_free[PLAN_MAX_PAGE_SIZES], pages_without_cpus[PLAN_MAX_PAGE_SIZES];
+};
+
+/* Why-not tally of one flavor. */
+enum plan_reason {
+    R_PAGES,
+    R_DEDICATED_CPUS,
+    R_SHARED_CPUS,
+    R_FULL_CORES,
+    R_MEMORY,
+    R_LIMITS,
+    R_NETWORK,
+    R_CELLS,
+    R_JOINT,
+    R_OTHER,
+    R__MAX
+};
+
+struct plan_whynot {
+    bool asked;       /* the flavor fits nowhere: explained */
+    bool before_fill; /* explained on the fleet before the fill (alone count 0) */
+    uint32_t hosts_checked;
+    uint64_t host_cells; /* (host cell, guest cell) checks refused + host-level refusals */
+    uint64_t count[R__MAX];
+};
+
+/* A host in the --top list. */
+struct plan_top {
+    uint32_t host;
+    uint64_t stranded_pcpus, stranded_memory_mb;
+    uint32_t mixed[PLAN_MAX_FLAVORS]; /* its instances by flavor */
+};
+
+/* A plan instance kept for the host detail. */
+struct plan_kept {
+    uint32_t flavor;
+    numafit_placement_t *p;
+};
+
+/* What one strategy gave. */
+struct plan_result {
+    int strategy;  /* enum numafit_strategy */
+    bool in_place; /* fill the fleet's own hosts (the last strategy run) */
+    uint64_t alone[PLAN_MAX_FLAVORS];
+    uint64_t mixed[PLAN_MAX_FLAVORS];
+    uint64_t mixed_total;
+    uint32_t hosts_used;
+    uint32_t capped_hosts; /* hosts that reached --max-instances (mixed) */
+    uint64_t alone_capped; /* (host, flavor) alone fills stopped at --max-instances */
+    struct plan_cap stranded;
+    struct plan_whynot whynot[PLAN_MAX_FLAVORS];
+    struct plan_top *top; /* ntop entries, most stranding first */
+    uint32_t ntop;
+    json_t *hosts;  /* <host> objects of the kept hosts (owned) */
+    double seconds; /* wall time of this strategy */
+};
+
+struct plan_progress;
+
+struct plan {
+    /* options */
+    int profile;
+    unsigned req_flags;
+    bool strategies[2]; /* spread, pack */
+    bool weights;       /* --mix weights */
+    bool json, detail, placements, no_progress;
+    bool tty; /* stderr is a terminal and no --no-progress */
+    const char *svg_path, *html_path;
+    uint32_t draw, top;
+    uint64_t max_instances; /* per host and fill */
+    bool no_limits;         /* --limits none */
+    json_t *limits_json;    /* --limits FILE (owned) */
+    const char *limits_path;
+
+    /* fleet */
+    struct plan_source *sources;
+    size_t nsources, sources_cap;
+    struct plan_host *hosts;
+    size_t nhosts, hosts_cap;
+    char *names;
+    size_t names_len, names_cap;
+    uint32_t *name_index; /* open addressing: host index + 1, 0 empty */
+    size_t name_index_cap;
+    int32_t ngroups;
+    unsigned nadd;           /* --add-hosts options loaded (host names newK-...) */
+    struct plan_text *texts; /* distinct host JSON texts: open addressing */
+    size_t ntexts, texts_cap;
+    unsigned long instances_loaded, instances_skipped;
+    struct plan_existing *existing;
+    size_t nexisting, existing_cap;
+    uint64_t page_sizes[PLAN_MAX_PAGE_SIZES]; /* huge page sizes in the fleet, KiB */
+    unsigned npage_sizes;
+    struct plan_limits limits[PLAN_MAX_LIMITS + 1];
+    unsigned nlimits;
+
+    /* the fleet before the plan (existing instances claimed) */
+    uint64_t st_cells, st_pcpus, st_shared_cpus, st_memory_mb;
+    uint64_t st_pages_total[PLAN_MAX_PAGE_SIZES], st_pages_used[PLAN_MAX_PAGE_SIZES],
+        st_pages_reserved[PLAN_MAX_PAGE_SIZES];
+
+    /* flavors */
+    struct plan_flavor flavors[PLAN_MAX_FLAVORS];
+    unsigned nflavors;
+
+    /* results */
+    struct plan_result results[2];
+    unsigned nresults;
+    uint32_t keep; /* hosts [0, keep) keep their placements */
+    double load_seconds;
+    struct plan_progress *progress;
+};
+
+/* ---- plan_load.c */
+void plan_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void plan_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void plan_lib_err(const char *prefix, int rc, const numafit_error_t *e);
+const char *plan_host_name(const struct plan *pl, size_t i);
+const char *plan_source_kind_name(int kind);
+/* The loaders return 0, or PLAN_EXIT_INPUT / PLAN_EXIT_FAIL after printing why. */
+int plan_load_dir(struct plan *pl, const char *dir);
+int plan_load_db(struct plan *pl, const char *path);
+int plan_load_json_host(struct plan *pl, const char *path);
+int plan_load_sysfs(struct plan *pl, const char *root, const numafit_hostconf_t *conf,
+                    unsigned flags);
+int plan_load_uri(struct plan *pl, const char *uri, const numafit_hostconf_t *conf, unsigned flags);
+int plan_add_hosts(struct plan *pl, const char *count, const char *spec);
+int plan_load_instances(struct plan *pl, const char *path);
+int plan_load_flavors(struct plan *pl, const char *path, bool single);
+int plan_limits_index(struct plan *pl, double cpu, double ram, uint8_t *ret);
+int plan_page_size_index(struct plan *pl, uint64_t size_kb);
+int plan_page_size_find(const struct plan *pl, uint64_t size_kb);
+/* Translate the short synthetic form; out gets the library's long form. */
+int plan_synthetic_spec(const char *spec, char *out, size_t outlen, char *why, size_t whylen);
+void plan_free(struct plan *pl);
+
+/* ---- plan_fill.c */
+int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res);
+json_t *plan_cap_json(const struct plan *pl, const struct plan_cap *c);
+const char *plan_reason_name(int reason);
+double plan_host_cpu_ratio(const struct plan *pl, size_t host);
+
+/* ---- plan_report.c */
+struct plan_progress *plan_progress_new(bool enabled, uint64_t total);
+void plan_progress_phase(struct plan_progress *p, const char *phase);
+void plan_progress_step(struct plan_progress *p, uint64_t units, const char *what);
+void plan_progress_end(struct plan_progress *p);
+void plan_report(FILE *o, const struct plan *pl);
+json_t *plan_to_json(const struct plan *pl);
+
+#endif

@@ -1,0 +1,598 @@
+/*
+ * numafit plan over a fleet: what comes out. The JSON object of
+ * doc/plan-json.md, the terminal report (strategies side by side), the text
+ * picture of the drawn hosts (--detail) and the progress bar (stderr, on a
+ * terminal, for runs longer than half a second).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include <numafit.h>
+
+#include "plan_fleet.h"
+
+static const char *const strategy_names[2] = {"spread", "pack"};
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------------ progress bar */
+
+struct plan_progress {
+    uint64_t total, done;
+    double start, last;
+    const char *phase;
+    bool drawn;
+};
+
+struct plan_progress *plan_progress_new(bool enabled, uint64_t total) {
+    struct plan_progress *p;
+    if (!enabled || !total)
+        return NULL;
+    p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->total = total;
+    p->start = p->last = mono_s();
+    p->phase = "";
+    return p;
+}
+
+void plan_progress_phase(struct plan_progress *p, const char *phase) {
+    if (p)
+        p->phase = phase;
+}
+
+void plan_progress_step(struct plan_progress *p, uint64_t units, const char *what) {
+    double now, frac, eta;
+    char bar[41];
+    int filled;
+
+    if (!p)
+        return;
+    p->done += units;
+    if (p->done > p->total)
+        p->done = p->total;
+    now = mono_s();
+    /* only for long runs, at most 10 times a second */
+    if (now - p->start < 0.5 || now - p->last < 0.1)
+        return;
+    p->last = now;
+    frac = (double)p->done / (double)p->total;
+    filled = (int)(frac * 40);
+    memset(bar, '#', (size_t)filled);
+    memset(bar + filled, '-', (size_t)(40 - filled));
+    bar[40] = '\0';
+    eta = frac > 0.01 ? (now - p->start) * (1 - frac) / frac : -1;
+    fprintf(stderr, "\rnumafit plan [%s] %3d%% %-6s %-8s", bar, (int)(frac * 100), p->phase, what);
+    if (eta >= 0)
+        fprintf(stderr, " ~%.0fs left ", eta);
+    fflush(stderr);
+    p->drawn = true;
+}
+
+void plan_progress_end(struct plan_progress *p) {
+    if (!p)
+        return;
+    if (p->drawn) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    free(p);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static json_t *flavor_counts(const struct plan *pl, const uint64_t *v) {
+    json_t *o = json_object();
+    for (unsigned f = 0; o && f < pl->nflavors; f++)
+        if (pl->flavors[f].req)
+            json_object_set_new(o, pl->flavors[f].name, json_integer((json_int_t)v[f]));
+    return o;
+}
+
+static json_t *whynot_json(const struct plan *pl, const struct plan_whynot *w) {
+    json_t *o = json_object(), *reasons = json_array();
+    bool done[R__MAX] = {false};
+    if (!o || !reasons) {
+        json_decref(o);
+        json_decref(reasons);
+        return NULL;
+    }
+    json_object_set_new(o, "when", json_string(w->before_fill ? "before_fill" : "after_fill"));
+    json_object_set_new(o, "hosts_checked", json_integer(w->hosts_checked));
+    json_object_set_new(o, "hosts", json_integer((json_int_t)pl->nhosts));
+    json_object_set_new(o, "sampled", json_boolean(w->hosts_checked < pl->nhosts));
+    json_object_set_new(o, "host_cells", json_integer((json_int_t)w->host_cells));
+    /* most frequent first */
+    for (;;) {
+        int best = -1;
+        for (int r = 0; r < R__MAX; r++)
+            if (!done[r] && w->count[r] && (best < 0 || w->count[r] > w->count[best]))
+                best = r;
+        if (best < 0)
+            break;
+        done[best] = true;
+        json_array_append_new(reasons, json_pack("{sssI}", "reason", plan_reason_name(best),
+                                                 "count", (json_int_t)w->count[best]));
+    }
+    json_object_set_new(o, "reasons", reasons);
+    return o;
+}
+
+static json_t *result_json(const struct plan *pl, const struct plan_result *r) {
+    json_t *o = json_object(), *why = json_object(), *sum = json_array();
+    if (!o || !why || !sum) {
+        json_decref(o);
+        json_decref(why);
+        json_decref(sum);
+        return NULL;
+    }
+    json_object_set_new(o, "alone", flavor_counts(pl, r->alone));
+    json_object_set_new(o, "mixed", flavor_counts(pl, r->mixed));
+    json_object_set_new(o, "mixed_total", json_integer((json_int_t)r->mixed_total));
+    json_object_set_new(o, "hosts_used", json_integer(r->hosts_used));
+    json_object_set_new(o, "capped_hosts", json_integer(r->capped_hosts));
+    json_object_set_new(o, "stranded", plan_cap_json(pl, &r->stranded));
+    for (unsigned f = 0; f < pl->nflavors; f++)
+        if (r->whynot[f].asked)
+            json_object_set_new(why, pl->flavors[f].name, whynot_json(pl, &r->whynot[f]));
+    json_object_set_new(o, "why_not", why);
+    json_object_set_new(o, "hosts", json_incref(r->hosts ? r->hosts : json_array()));
+    for (uint32_t t = 0; t < r->ntop; t++) {
+        const struct plan_top *tp = &r->top[t];
+        json_t *m = json_object();
+        for (unsigned f = 0; m && f < pl->nflavors; f++)
+            if (pl->flavors[f].req)
+                json_object_set_new(m, pl->flavors[f].name, json_integer(tp->mixed[f]));
+        json_array_append_new(sum, json_pack("{sssosIsI}", "name", plan_host_name(pl, tp->host),
+                                             "mixed", m ? m : json_object(), "stranded_pcpus",
+                                             (json_int_t)tp->stranded_pcpus, "stranded_memory_mb",
+                                             (json_int_t)tp->stranded_memory_mb));
+    }
+    json_object_set_new(o, "hosts_summary", sum);
+    return o;
+}
+
+json_t *plan_to_json(const struct plan *pl) {
+    json_t *o = json_object(), *fleet = json_object(), *src = json_array(), *pages = json_array();
+    json_t *flavors = json_array(), *strat = json_object(), *lim;
+
+    if (!o || !fleet || !src || !pages || !flavors || !strat) {
+        json_decref(o);
+        json_decref(fleet);
+        json_decref(src);
+        json_decref(pages);
+        json_decref(flavors);
+        json_decref(strat);
+        return NULL;
+    }
+    json_object_set_new(o, "numafit_plan", json_integer(1));
+    json_object_set_new(o, "nova_release",
+                        json_string(pl->profile == NUMAFIT_PROFILE_ZED ? "zed" : "latest"));
+    json_object_set_new(fleet, "hosts", json_integer((json_int_t)pl->nhosts));
+    for (size_t i = 0; i < pl->nsources; i++)
+        json_array_append_new(
+            src, json_pack("{sssssIsI}", "kind", plan_source_kind_name(pl->sources[i].kind), "what",
+                           pl->sources[i].what, "hosts", (json_int_t)pl->sources[i].hosts,
+                           "skipped", (json_int_t)pl->sources[i].skipped));
+    json_object_set_new(fleet, "sources", src);
+    json_object_set_new(fleet, "instances_loaded", json_integer((json_int_t)pl->instances_loaded));
+    json_object_set_new(fleet, "instances_skipped",
+                        json_integer((json_int_t)pl->instances_skipped));
+    json_object_set_new(fleet, "cells", json_integer((json_int_t)pl->st_cells));
+    json_object_set_new(fleet, "pcpus", json_integer((json_int_t)pl->st_pcpus));
+    json_object_set_new(fleet, "shared_cpus", json_integer((json_int_t)pl->st_shared_cpus));
+    json_object_set_new(fleet, "memory_mb", json_integer((json_int_t)pl->st_memory_mb));
+    for (unsigned k = 0; k < pl->npage_sizes; k++)
+        json_array_append_new(pages,
+                              json_pack("{sIsIsIsI}", "size_kb", (json_int_t)pl->page_sizes[k],
+                                        "total", (json_int_t)pl->st_pages_total[k], "used",
+                                        (json_int_t)pl->st_pages_used[k], "reserved",
+                                        (json_int_t)pl->st_pages_reserved[k]));
+    json_object_set_new(fleet, "pages", pages);
+    json_object_set_new(o, "fleet", fleet);
+
+    if (pl->no_limits)
+        lim = json_null();
+    else
+        lim = json_pack("{sfsfss}", "cpu_allocation_ratio", pl->limits[0].cpu_ratio,
+                        "ram_allocation_ratio", pl->limits[0].ram_ratio, "from",
+                        pl->limits_path ? pl->limits_path : "default");
+    if (lim && json_is_object(lim)) {
+        json_int_t per_host = 0;
+        for (size_t i = 0; i < pl->nhosts; i++)
+            per_host += pl->hosts[i].limits != 0;
+        json_object_set_new(lim, "hosts_with_own_ratios", json_integer(per_host));
+    }
+    json_object_set_new(o, "limits", lim ? lim : json_null());
+
+    for (unsigned f = 0; f < pl->nflavors; f++) {
+        const struct plan_flavor *fl = &pl->flavors[f];
+        json_t *e = json_object();
+        json_t *ip = json_object_get(fl->given, "image_properties");
+        if (!e)
+            continue;
+        json_object_set_new(e, "name", json_string(fl->name));
+        json_object_set(e, "vcpus", json_object_get(fl->given, "vcpus"));
+        json_object_set(e, "memory_mb", json_object_get(fl->given, "memory_mb"));
+        json_object_set_new(e, "extra_specs",
+                            json_object_get(fl->given, "extra_specs")
+                                ? json_incref(json_object_get(fl->given, "extra_specs"))
+                                : json_object());
+        json_object_set_new(e, "image_properties", ip ? json_incref(ip) : json_object());
+        json_object_set_new(e, "weight", json_real(fl->weight));
+        json_object_set_new(e, "numa_cells", json_integer(fl->req ? fl->cells : 0));
+        json_object_set_new(e, "planned", json_boolean(fl->req != NULL));
+        json_array_append_new(flavors, e);
+    }
+    json_object_set_new(o, "flavors", flavors);
+    json_object_set_new(o, "mix", json_string(pl->weights ? "weights" : "round-robin"));
+    json_object_set_new(o, "max_instances", json_integer((json_int_t)pl->max_instances));
+    for (unsigned i = 0; i < pl->nresults; i++)
+        json_object_set_new(strat, strategy_names[pl->results[i].strategy],
+                            result_json(pl, &pl->results[i]));
+    json_object_set_new(o, "strategies", strat);
+    return o;
+}
+
+/* ------------------------------------------------------------------ terminal report */
+
+static void size_name(uint64_t kb, char *out, size_t cap) {
+    if (kb >= 1048576 && kb % 1048576 == 0)
+        snprintf(out, cap, "%lluG", (unsigned long long)(kb / 1048576));
+    else if (kb >= 1024 && kb % 1024 == 0)
+        snprintf(out, cap, "%lluM", (unsigned long long)(kb / 1024));
+    else
+        snprintf(out, cap, "%lluK", (unsigned long long)kb);
+}
+
+/* "dedicated isolate 1G x2" */
+static void flavor_policy(const struct plan_flavor *fl, char *out, size_t cap) {
+    const char *pol = numafit_cpu_policy_to_string(fl->cpu_policy);
+    const char *thr = numafit_thread_policy_to_string(fl->thread_policy);
+    size_t n;
+    n = (size_t)snprintf(out, cap, "%s", pol ? pol : "shared");
+    if (thr && n < cap)
+        n += (size_t)snprintf(out + n, cap - n, " %s", thr);
+    if (fl->emulator_policy == NUMAFIT_EMULATOR_THREADS_ISOLATE && n < cap)
+        n += (size_t)snprintf(out + n, cap - n, " emu-isolate");
+    if (fl->pagesize_kb > 4 && n < cap) {
+        char sz[16];
+        size_name((uint64_t)fl->pagesize_kb, sz, sizeof(sz));
+        n += (size_t)snprintf(out + n, cap - n, " %s", sz);
+    } else {
+        const char *ps = json_string_value(
+            json_object_get(json_object_get(fl->given, "extra_specs"), "hw:mem_page_size"));
+        if (ps && n < cap)
+            n += (size_t)snprintf(out + n, cap - n, " %s", ps);
+    }
+    if (fl->cells > 1 && n < cap)
+        snprintf(out + n, cap - n, " x%d", fl->cells);
+}
+
+static void fmt_u(uint64_t v, char *out, size_t cap) {
+    snprintf(out, cap, "%llu", (unsigned long long)v);
+}
+
+/* One row of a table: label, then one value per strategy. */
+static void row(FILE *o, const struct plan *pl, int indent, const char *label,
+                const uint64_t *vals) {
+    char buf[32];
+    fprintf(o, "%*s%-*s", indent, "", 50 - indent, label);
+    for (unsigned i = 0; i < pl->nresults; i++) {
+        fmt_u(vals[i], buf, sizeof(buf));
+        fprintf(o, " %12s", buf);
+    }
+    fputc('\n', o);
+}
+
+#define CAPROW(o, pl, indent, label, field)                                                        \
+    do {                                                                                           \
+        uint64_t v_[2] = {0, 0};                                                                   \
+        for (unsigned i_ = 0; i_ < (pl)->nresults; i_++)                                           \
+            v_[i_] = (pl)->results[i_].stranded.field;                                             \
+        row(o, pl, indent, label, v_);                                                             \
+    } while (0)
+
+static const char *reason_label(int r) {
+    static const char *const l[R__MAX] = {
+        "huge pages", "dedicated CPUs",   "shared CPUs",   "full cores",    "memory",
+        "limits",     "network affinity", "too few cells", "cells jointly", "other"};
+    return r >= 0 && r < R__MAX ? l[r] : "other";
+}
+
+static void print_whynot(FILE *o, const struct plan *pl, const struct plan_result *r) {
+    bool any = false;
+    for (unsigned f = 0; f < pl->nflavors; f++) {
+        const struct plan_whynot *w = &r->whynot[f];
+        bool done[R__MAX] = {false};
+        unsigned shown = 0;
+        if (!w->asked)
+            continue;
+        if (!any)
+            fprintf(o, "\nWhy not (%s):\n", strategy_names[r->strategy]);
+        any = true;
+        fprintf(o, "  %s: fits nowhere %s; %llu refusal%s on %u host%s%s:", pl->flavors[f].name,
+                w->before_fill ? "even now" : "after the fill", (unsigned long long)w->host_cells,
+                w->host_cells == 1 ? "" : "s", w->hosts_checked, w->hosts_checked == 1 ? "" : "s",
+                w->hosts_checked < pl->nhosts ? " (a sample)" : "");
+        for (;;) {
+            int best = -1;
+            for (int k = 0; k < R__MAX; k++)
+                if (!done[k] && w->count[k] && (best < 0 || w->count[k] > w->count[best]))
+                    best = k;
+            if (best < 0 || shown == 4)
+                break;
+            done[best] = true;
+            fprintf(o, "%s %s %.0f%%", shown ? "," : "", reason_label(best),
+                    w->host_cells ? 100.0 * (double)w->count[best] / (double)w->host_cells : 0.0);
+            shown++;
+        }
+        if (!shown)
+            fprintf(o, " (it fits: the hosts were skipped at --max-instances)");
+        fputc('\n', o);
+    }
+}
+
+static void print_top(FILE *o, const struct plan *pl, const struct plan_result *r) {
+    if (!r->ntop)
+        return;
+    fprintf(o, "\nHosts stranding most (%s):\n", strategy_names[r->strategy]);
+    fprintf(o, "  %-28s %14s %14s  %s\n", "host", "stranded pCPUs", "stranded MiB", "placed");
+    for (uint32_t t = 0; t < r->ntop; t++) {
+        const struct plan_top *tp = &r->top[t];
+        char placed[512];
+        size_t n = 0;
+        placed[0] = '\0';
+        for (unsigned f = 0; f < pl->nflavors && n < sizeof(placed); f++)
+            if (tp->mixed[f])
+                n += (size_t)snprintf(placed + n, sizeof(placed) - n, "%s%s %u", n ? ", " : "",
+                                      pl->flavors[f].name, tp->mixed[f]);
+        fprintf(o, "  %-28s %14llu %14llu  %s\n", plan_host_name(pl, tp->host),
+                (unsigned long long)tp->stranded_pcpus, (unsigned long long)tp->stranded_memory_mb,
+                n ? placed : "-");
+    }
+}
+
+/* A text picture of one <host> object: a letter per instance on its pinned
+ * threads. */
+static void print_host_picture(FILE *o, const json_t *host) {
+    static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    json_t *cells = json_object_get(host, "cells"), *inst = json_object_get(host, "instances");
+    json_t *st = json_object_get(host, "stranded"), *c, *v;
+    const char *k;
+    size_t i, j;
+    bool first = true;
+
+    fprintf(o, "\n  %s (%s):", json_string_value(json_object_get(host, "name")),
+            json_string_value(json_object_get(host, "source")));
+    json_object_foreach(json_object_get(host, "mixed"), k, v) {
+        if (json_integer_value(v)) {
+            fprintf(o, "%s %s %lld", first ? "" : ",", k, (long long)json_integer_value(v));
+            first = false;
+        }
+    }
+    if (first)
+        fprintf(o, " nothing placed");
+    fprintf(o, "; left: %lld free pCPUs, %lld lost siblings, %lld orphan threads\n",
+            (long long)json_integer_value(json_object_get(st, "free_pcpus")),
+            (long long)json_integer_value(json_object_get(st, "lost_siblings")),
+            (long long)json_integer_value(json_object_get(st, "orphan_threads")));
+    json_array_foreach(cells, i, c) {
+        json_t *sock = json_object_get(c, "socket"), *core, *t, *pg;
+        size_t ncores = 0;
+        fprintf(o, "    cell %lld", (long long)json_integer_value(json_object_get(c, "id")));
+        if (json_is_integer(sock))
+            fprintf(o, " (socket %lld)", (long long)json_integer_value(sock));
+        fprintf(o, ": memory %lld of %lld MiB used",
+                (long long)json_integer_value(json_object_get(c, "memory_used_mb")),
+                (long long)json_integer_value(json_object_get(c, "memory_mb")));
+        json_array_foreach(json_object_get(c, "pages"), j, pg) {
+            long long size = json_integer_value(json_object_get(pg, "size_kb"));
+            char sz[16];
+            if (size <= 4 || !json_integer_value(json_object_get(pg, "total")))
+                continue;
+            size_name((uint64_t)size, sz, sizeof(sz));
+            fprintf(o, ", %s pages %lld of %lld used", sz,
+                    (long long)json_integer_value(json_object_get(pg, "used")),
+                    (long long)json_integer_value(json_object_get(pg, "total")));
+        }
+        fprintf(o, ", shared cpu_usage %lld\n     ",
+                (long long)json_integer_value(json_object_get(c, "cpu_usage")));
+        json_array_foreach(json_object_get(c, "cores"), j, core) {
+            size_t ti;
+            if (ncores && ncores % 16 == 0)
+                fprintf(o, "\n     ");
+            fputs(" [", o);
+            json_array_foreach(core, ti, t) {
+                const char *s = json_string_value(json_object_get(t, "state"));
+                json_int_t id = json_integer_value(json_object_get(t, "instance"));
+                char ch = '?';
+                if (!s)
+                    s = "";
+                if (strcmp(s, "pinned") == 0)
+                    ch = id > 0 ? letters[(id - 1) % 52] : '?';
+                else if (strcmp(s, "emulator") == 0)
+                    ch = '+';
+                else if (strcmp(s, "isolated") == 0)
+                    ch = '-';
+                else if (strcmp(s, "used") == 0)
+                    ch = 'u';
+                else if (strcmp(s, "free") == 0)
+                    ch = '.';
+                else if (strcmp(s, "shared") == 0)
+                    ch = 's';
+                else if (strcmp(s, "offline") == 0)
+                    ch = ' ';
+                fputc(ch, o);
+            }
+            fputc(']', o);
+            ncores++;
+        }
+        fputc('\n', o);
+    }
+    if (json_array_size(inst)) {
+        json_t *in;
+        fprintf(o, "    instances:");
+        json_array_foreach(inst, i, in) {
+            json_int_t id = json_integer_value(json_object_get(in, "id"));
+            const char *fl = json_string_value(json_object_get(in, "flavor"));
+            if (i && i % 6 == 0)
+                fprintf(o, ",\n               ");
+            else if (i)
+                fputc(',', o);
+            fprintf(o, " %c=#%lld %s%s", id > 0 ? letters[(id - 1) % 52] : '?', (long long)id,
+                    fl ? fl : "?",
+                    json_is_true(json_object_get(in, "existing")) ? " (existing)" : "");
+        }
+        fputc('\n', o);
+    }
+}
+
+void plan_report(FILE *o, const struct plan *pl) {
+    char buf[256];
+    uint64_t v[2];
+
+    fprintf(o, "numafit plan: %zu host%s, %u flavor%s, nova rules %s, mix %s\n", pl->nhosts,
+            pl->nhosts == 1 ? "" : "s", pl->nflavors, pl->nflavors == 1 ? "" : "s",
+            pl->profile == NUMAFIT_PROFILE_ZED ? "zed" : "latest",
+            pl->weights ? "by weights" : "round-robin");
+    for (size_t i = 0; i < pl->nsources; i++) {
+        const struct plan_source *s = &pl->sources[i];
+        fprintf(o, "  %-9s %s: %u host%s", plan_source_kind_name(s->kind), s->what, s->hosts,
+                s->hosts == 1 ? "" : "s");
+        if (s->skipped)
+            fprintf(o, " (%u row%s skipped)", s->skipped, s->skipped == 1 ? "" : "s");
+        fputc('\n', o);
+    }
+    fprintf(o,
+            "  fleet: %llu cells, %llu dedicated pCPUs, %llu shared CPUs, %llu GiB of "
+            "memory\n",
+            (unsigned long long)pl->st_cells, (unsigned long long)pl->st_pcpus,
+            (unsigned long long)pl->st_shared_cpus, (unsigned long long)(pl->st_memory_mb / 1024));
+    for (unsigned k = 0; k < pl->npage_sizes; k++) {
+        size_name(pl->page_sizes[k], buf, sizeof(buf));
+        fprintf(o, "         %s pages: %llu, %llu used, %llu reserved\n", buf,
+                (unsigned long long)pl->st_pages_total[k], (unsigned long long)pl->st_pages_used[k],
+                (unsigned long long)pl->st_pages_reserved[k]);
+    }
+    if (pl->instances_loaded || pl->instances_skipped)
+        fprintf(o, "  existing instances claimed: %lu (%lu without NUMA topology)\n",
+                pl->instances_loaded, pl->instances_skipped);
+    if (pl->no_limits)
+        fprintf(o, "  limits: none (shared room counted with cpu_allocation_ratio 1)\n");
+    else
+        fprintf(o, "  limits: cpu_allocation_ratio %g, ram_allocation_ratio %g (%s)\n",
+                pl->limits[0].cpu_ratio, pl->limits[0].ram_ratio,
+                pl->limits_path ? pl->limits_path : "nova's initial allocation ratios");
+
+    /* counts */
+    fprintf(o, "\n%-16s %5s %8s  %-24s", "How many fit", "vCPUs", "MiB", "policy");
+    fprintf(o, " %*s", (int)(pl->nresults * 10), "alone");
+    fprintf(o, " %*s\n", (int)(pl->nresults * 10), "mixed");
+    fprintf(o, "%-16s %5s %8s  %-24s", "", "", "", "");
+    for (int pass = 0; pass < 2; pass++) {
+        fputc(' ', o);
+        for (unsigned i = 0; i < pl->nresults; i++)
+            fprintf(o, " %9s", strategy_names[pl->results[i].strategy]);
+    }
+    fputc('\n', o);
+    for (unsigned f = 0; f < pl->nflavors; f++) {
+        const struct plan_flavor *fl = &pl->flavors[f];
+        char pol[128];
+        flavor_policy(fl, pol, sizeof(pol));
+        fprintf(o, "%-16.16s %5d %8llu  %-24.24s", fl->name, fl->vcpus,
+                (unsigned long long)fl->memory_mb, fl->req ? pol : "no NUMA topology");
+        if (!fl->req) {
+            fprintf(o, "  (left out: nova's NUMA fit does not limit it)\n");
+            continue;
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            fputc(' ', o);
+            for (unsigned i = 0; i < pl->nresults; i++) {
+                fmt_u(pass ? pl->results[i].mixed[f] : pl->results[i].alone[f], buf, sizeof(buf));
+                fprintf(o, " %9s", buf);
+            }
+        }
+        fputc('\n', o);
+    }
+    fprintf(o, "%-16s %5s %8s  %-24s ", "total", "", "", "");
+    fprintf(o, "%*s", (int)(pl->nresults * 10), "");
+    fputc(' ', o);
+    for (unsigned i = 0; i < pl->nresults; i++) {
+        fmt_u(pl->results[i].mixed_total, buf, sizeof(buf));
+        fprintf(o, " %9s", buf);
+    }
+    fputc('\n', o);
+
+    /* stranded */
+    fprintf(o, "\n%-50s", "Left after the mixed fill (stranded for this mix)");
+    for (unsigned i = 0; i < pl->nresults; i++)
+        fprintf(o, " %12s", strategy_names[pl->results[i].strategy]);
+    fputc('\n', o);
+    for (unsigned i = 0; i < pl->nresults; i++)
+        v[i] = pl->results[i].hosts_used;
+    row(o, pl, 2, "hosts used by the mix", v);
+    CAPROW(o, pl, 2, "free dedicated pCPUs", free_pcpus);
+    CAPROW(o, pl, 4, "on partly used cores (orphan threads)", orphan_threads);
+    CAPROW(o, pl, 2, "pinned siblings lost to isolate", lost_siblings);
+    snprintf(buf, sizeof(buf), "free shared vCPUs (x%g)",
+             pl->no_limits ? 1.0 : pl->limits[0].cpu_ratio);
+    CAPROW(o, pl, 2, buf, free_shared_vcpus);
+    CAPROW(o, pl, 2, "free memory outside huge pages (MiB)", free_memory_mb);
+    CAPROW(o, pl, 4, "in cells without a free CPU", memory_without_cpus_mb);
+    CAPROW(o, pl, 2, "free CPUs in cells short of memory", cpus_without_memory);
+    for (unsigned k = 0; k < pl->npage_sizes; k++) {
+        char sz[16], label[96];
+        size_name(pl->page_sizes[k], sz, sizeof(sz));
+        snprintf(label, sizeof(label), "free %s pages", sz);
+        CAPROW(o, pl, 2, label, pages_free[k]);
+        CAPROW(o, pl, 4, "in cells without a free pCPU", pages_without_cpus[k]);
+    }
+    for (unsigned i = 0; i < pl->nresults; i++)
+        if (pl->results[i].capped_hosts || pl->results[i].alone_capped)
+            fprintf(o,
+                    "  (%s: %u hosts stopped at --max-instances %llu in the mixed fill, %llu "
+                    "alone fills)\n",
+                    strategy_names[pl->results[i].strategy], pl->results[i].capped_hosts,
+                    (unsigned long long)pl->max_instances,
+                    (unsigned long long)pl->results[i].alone_capped);
+
+    for (unsigned i = 0; i < pl->nresults; i++)
+        print_whynot(o, pl, &pl->results[i]);
+    for (unsigned i = 0; i < pl->nresults; i++)
+        print_top(o, pl, &pl->results[i]);
+    if (pl->detail) {
+        for (unsigned i = 0; i < pl->nresults; i++) {
+            const json_t *hosts = pl->results[i].hosts;
+            size_t h;
+            json_t *ho;
+            fprintf(o, "\nThe first %zu host%s after the mixed fill (%s):\n",
+                    json_array_size(hosts), json_array_size(hosts) == 1 ? "" : "s",
+                    strategy_names[pl->results[i].strategy]);
+            json_array_foreach(hosts, h, ho) {
+                print_host_picture(o, ho);
+            }
+        }
+        fprintf(o, "\n  [..] a core and its threads: letter = vCPU of that instance, "
+                   "+ emulator thread, - sibling\n  kept free by isolate, u pinned before the "
+                   "plan (owner unknown), . free dedicated,\n  s shared pool\n");
+    }
+    fprintf(o, "\n");
+    for (unsigned i = 0; i < pl->nresults; i++)
+        fprintf(o, "%s%s %.2f s",
+                i ? ", " : "planned in: ", strategy_names[pl->results[i].strategy],
+                pl->results[i].seconds);
+    fprintf(o, " (loading %.2f s)\n", pl->load_seconds);
+}
