@@ -353,6 +353,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
     numafit_hostconf_t *conf = NULL;
     numafit_error_t e;
     unsigned disc_flags = 0;
+    bool cpu_opts = false; /* a CPU pool option: applied to every host */
     FILE *svg = NULL, *html = NULL;
     json_t *plan_json = NULL;
     double t0 = mono_now();
@@ -417,12 +418,15 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
                 break;
             case O_DED:
                 rc = numafit_hostconf_set_cpu_dedicated_set(conf, optarg, &e);
+                cpu_opts = true;
                 break;
             case O_SHARED:
                 rc = numafit_hostconf_set_cpu_shared_set(conf, optarg, &e);
+                cpu_opts = true;
                 break;
             case O_PIN:
                 rc = numafit_hostconf_set_vcpu_pin_set(conf, optarg, &e);
+                cpu_opts = true;
                 break;
             case O_RESV:
                 rc = numafit_hostconf_add_reserved_huge_pages(conf, optarg, &e);
@@ -625,6 +629,21 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
         }
         if (ret)
             goto out;
+    }
+    /* the CPU pool options went into the discovery of sysfs and libvirt
+     * hosts; every other host is re-split as that configuration would */
+    for (size_t i = 0; cpu_opts && i < pl->nhosts; i++) {
+        int kind = pl->sources[pl->hosts[i].source].kind;
+        if (kind == SRC_SYSFS || kind == SRC_URI)
+            continue;
+        memset(&e, 0, sizeof(e));
+        if (numafit_host_set_cpu_pools(pl->hosts[i].h, conf, 0, &e) < 0) {
+            plan_err("host %s: --cpu-dedicated-set/--cpu-shared-set/--vcpu-pin-set: %s%s%s",
+                     pl->names + pl->hosts[i].name, e.exception[0] ? e.exception : "",
+                     e.exception[0] ? ": " : "", e.text);
+            ret = PLAN_EXIT_INPUT;
+            goto out;
+        }
     }
     if (!pl->nhosts) {
         plan_err("the fleet has no hosts");

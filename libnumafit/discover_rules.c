@@ -516,6 +516,36 @@ static int not_online(numafit_error_t *err, const char *opt, const uint64_t *set
     return -EINVAL;
 }
 
+/*
+ * nova's VCPU and PCPU pools from the configuration (_get_vcpu_available,
+ * _get_pcpu_available and the legacy fallback), given the online CPUs.
+ * shared and dedicated (NUMAFIT__CPU_WORDS words) must come zeroed.
+ */
+static int pool_sets(const numafit_hostconf_t *conf, const uint64_t *online, uint64_t *shared,
+                     uint64_t *dedicated, numafit_error_t *err) {
+    const unsigned W = NUMAFIT__CPU_WORDS;
+    /* _get_vcpu_available */
+    if (conf->vcpu_pin_set || conf->cpu_shared_set) {
+        const uint64_t *set = conf->vcpu_pin_set ? conf->vcpu_pin_set : conf->cpu_shared_set;
+        if (!numafit__bits_subset(set, online, W))
+            return not_online(err, conf->vcpu_pin_set ? "vcpu_pin_set" : "[compute] cpu_shared_set",
+                              set, online);
+        memcpy(shared, set, W * sizeof(uint64_t));
+    } else if (!conf->cpu_dedicated_set) {
+        memcpy(shared, online, W * sizeof(uint64_t));
+    }
+    /* _get_pcpu_available */
+    if (conf->cpu_dedicated_set) {
+        if (!numafit__bits_subset(conf->cpu_dedicated_set, online, W))
+            return not_online(err, "[compute] cpu_dedicated_set", conf->cpu_dedicated_set, online);
+        memcpy(dedicated, conf->cpu_dedicated_set, W * sizeof(uint64_t));
+    }
+    /* legacy fallback: no dedicated set and not (cpu_shared_set and not vcpu_pin_set) */
+    if (!conf->cpu_dedicated_set && !(conf->cpu_shared_set && !conf->vcpu_pin_set))
+        memcpy(dedicated, shared, W * sizeof(uint64_t));
+    return 0;
+}
+
 static bool has_cell(const struct numafit__dhost *d, int64_t id) {
     for (uint32_t i = 0; i < d->ncells; i++)
         if (d->cells[i].id == id)
@@ -798,29 +828,8 @@ int numafit__discover_build(const struct numafit__dhost *d, const uint64_t *onli
     else
         memcpy(s.online, s.all, W * sizeof(uint64_t));
 
-    /* _get_vcpu_available */
-    if (conf->vcpu_pin_set || conf->cpu_shared_set) {
-        const uint64_t *set = conf->vcpu_pin_set ? conf->vcpu_pin_set : conf->cpu_shared_set;
-        if (!numafit__bits_subset(set, s.online, W)) {
-            rc = not_online(err, conf->vcpu_pin_set ? "vcpu_pin_set" : "[compute] cpu_shared_set",
-                            set, s.online);
-            goto out;
-        }
-        memcpy(s.shared, set, W * sizeof(uint64_t));
-    } else if (!conf->cpu_dedicated_set) {
-        memcpy(s.shared, s.online, W * sizeof(uint64_t));
-    }
-    /* _get_pcpu_available */
-    if (conf->cpu_dedicated_set) {
-        if (!numafit__bits_subset(conf->cpu_dedicated_set, s.online, W)) {
-            rc = not_online(err, "[compute] cpu_dedicated_set", conf->cpu_dedicated_set, s.online);
-            goto out;
-        }
-        memcpy(s.dedicated, conf->cpu_dedicated_set, W * sizeof(uint64_t));
-    }
-    /* legacy fallback: no dedicated set and not (cpu_shared_set and not vcpu_pin_set) */
-    if (!conf->cpu_dedicated_set && !(conf->cpu_shared_set && !conf->vcpu_pin_set))
-        memcpy(s.dedicated, s.shared, W * sizeof(uint64_t));
+    if ((rc = pool_sets(conf, s.online, s.shared, s.dedicated, err)) < 0)
+        goto out;
 
     if ((rc = check_network(d, conf, err)) < 0)
         goto out;
@@ -886,6 +895,161 @@ out:
     numafit__host_derive(h);
     *ret = h;
     return 0;
+}
+
+/* ------------------------------------------------------------ pools what-if */
+
+/* New sibling arrays of cell c cut to usable (nova's cut: empty groups
+ * dropped, the rest sorted). *ret_off is NULL when no group is left. */
+static int cut_siblings(const struct numafit__cell *c, const uint64_t *usable, uint32_t *ret_n,
+                        uint32_t **ret_off, uint16_t **ret_cpu) {
+    struct grp *g;
+    uint16_t *cut;
+    uint32_t total = c->nsib ? c->sib_off[c->nsib] : 0, w = 0, k = 0;
+    *ret_n = 0;
+    *ret_off = NULL;
+    *ret_cpu = NULL;
+    if (!c->nsib)
+        return 0;
+    g = numafit__calloc(c->nsib, sizeof(*g));
+    cut = numafit__calloc(total ? total : 1, sizeof(*cut));
+    if (!g || !cut) {
+        numafit__free(g);
+        numafit__free(cut);
+        return -ENOMEM;
+    }
+    for (uint32_t s = 0; s < c->nsib; s++) {
+        uint32_t start = w;
+        for (uint32_t i = c->sib_off[s]; i < c->sib_off[s + 1]; i++)
+            if (numafit__bit_test(usable, c->sib_cpu[i]))
+                cut[w++] = c->sib_cpu[i];
+        if (w > start) {
+            g[k].p = cut + start;
+            g[k++].n = w - start;
+        }
+    }
+    qsort(g, k, sizeof(*g), grp_cmp);
+    if (k) {
+        uint32_t *off = numafit__calloc(NUMAFIT__SIB_OFF_LEN(k), sizeof(uint32_t));
+        uint16_t *cpu = numafit__calloc(w, sizeof(uint16_t));
+        if (!off || !cpu) {
+            numafit__free(off);
+            numafit__free(cpu);
+            numafit__free(g);
+            numafit__free(cut);
+            return -ENOMEM;
+        }
+        w = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            off[i] = w;
+            memcpy(cpu + w, g[i].p, g[i].n * sizeof(uint16_t));
+            w += g[i].n;
+        }
+        off[k] = w;
+        *ret_n = k;
+        *ret_off = off;
+        *ret_cpu = cpu;
+    }
+    numafit__free(g);
+    numafit__free(cut);
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_host_set_cpu_pools(numafit_host_t *h, const numafit_hostconf_t *conf,
+                                              unsigned flags, numafit_error_t *err) {
+    const unsigned W = NUMAFIT__CPU_WORDS;
+    uint64_t *block = NULL, *known, *shared, *dedicated, *cell;
+    struct newsib {
+        uint32_t n;
+        uint32_t *off;
+        uint16_t *cpu;
+    } *ns = NULL;
+    int rc;
+
+    numafit__error_clear(err);
+    if (!h || !conf || flags) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument or flags");
+        return -EINVAL;
+    }
+    if ((rc = numafit__discover_check_conf(conf, err)) < 0)
+        return rc;
+    block = numafit__calloc((size_t)4 * W, sizeof(uint64_t));
+    ns = numafit__calloc(h->ncells + 1, sizeof(*ns));
+    if (!block || !ns) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    known = block;
+    shared = block + W;
+    dedicated = block + 2 * W;
+    cell = block + 3 * W;
+    /* the CPUs the host knows: its pools and its sibling sets */
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *c = &h->cells[i];
+        for (uint32_t w = 0; w < h->nw; w++)
+            known[w] |= c->cpuset[w] | c->pcpuset[w];
+        for (uint32_t k = 0; c->nsib && k < c->sib_off[c->nsib]; k++)
+            numafit__bit_set(known, c->sib_cpu[k]);
+    }
+    if ((rc = pool_sets(conf, known, shared, dedicated, err)) < 0)
+        goto out;
+    /* check every cell, build the new sibling sets; nothing changes yet */
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *c = &h->cells[i];
+        memset(cell, 0, W * sizeof(uint64_t));
+        for (uint32_t w = 0; w < h->nw; w++)
+            cell[w] = c->cpuset[w] | c->pcpuset[w];
+        for (uint32_t k = 0; c->nsib && k < c->sib_off[c->nsib]; k++)
+            numafit__bit_set(cell, c->sib_cpu[k]);
+        for (uint32_t w = 0; w < h->nw; w++)
+            if (c->pinned[w] & ~(cell[w] & dedicated[w])) {
+                unsigned cpu = w * 64u + (unsigned)__builtin_ctzll(c->pinned[w] &
+                                                                   ~(cell[w] & dedicated[w]));
+                numafit__error_set(err, NUMAFIT_E_PINNING, c->id, "[compute] cpu_dedicated_set",
+                                   "CPUPinningInvalid",
+                                   "CPU %u of host cell %d is pinned by an instance but would "
+                                   "leave the dedicated pool",
+                                   cpu, c->id);
+                rc = -EBUSY;
+                goto out;
+            }
+        for (uint32_t w = 0; w < h->nw; w++)
+            cell[w] &= shared[w] | dedicated[w];
+        if ((rc = cut_siblings(c, cell, &ns[i].n, &ns[i].off, &ns[i].cpu)) < 0)
+            goto out;
+    }
+    /* commit */
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        struct numafit__cell *c = &h->cells[i];
+        memset(cell, 0, W * sizeof(uint64_t));
+        for (uint32_t w = 0; w < h->nw; w++)
+            cell[w] = c->cpuset[w] | c->pcpuset[w];
+        for (uint32_t k = 0; c->nsib && k < c->sib_off[c->nsib]; k++)
+            numafit__bit_set(cell, c->sib_cpu[k]);
+        for (uint32_t w = 0; w < h->nw; w++) {
+            c->cpuset[w] = cell[w] & shared[w];
+            c->pcpuset[w] = cell[w] & dedicated[w];
+        }
+        numafit__free(c->sib_off);
+        numafit__free(c->sib_cpu);
+        c->nsib = ns[i].n;
+        c->sib_off = ns[i].off;
+        c->sib_cpu = ns[i].cpu;
+        ns[i].off = NULL;
+        ns[i].cpu = NULL;
+    }
+    numafit__host_derive(h);
+    rc = 0;
+out:
+    for (uint32_t i = 0; ns && i < h->ncells; i++) {
+        numafit__free(ns[i].off);
+        numafit__free(ns[i].cpu);
+    }
+    numafit__free(ns);
+    numafit__free(block);
+    if (rc == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+    return rc;
 }
 
 NUMAFIT_EXPORT int numafit_host_get_distance(const numafit_host_t *h, unsigned i, unsigned j,

@@ -315,6 +315,109 @@ START_TEST(fill_and_drain_keeps_derived_counts) {
 }
 END_TEST
 
+static char *cell_cpus(const numafit_host_t *h, unsigned cell, int which) {
+    numafit_cpuset_t *set = NULL;
+    char *txt = NULL;
+    ck_assert_int_eq(numafit_host_get_cell_cpus(h, cell, which, 0, &set), 0);
+    ck_assert_int_eq(numafit_cpuset_format(set, 0, &txt), 0);
+    numafit_cpuset_free(set);
+    return txt;
+}
+
+static numafit_hostconf_t *pools(const char *dedicated, const char *shared) {
+    numafit_hostconf_t *conf = NULL;
+    ck_assert_int_eq(numafit_hostconf_new(&conf), 0);
+    if (dedicated)
+        ck_assert_int_eq(numafit_hostconf_set_cpu_dedicated_set(conf, dedicated, NULL), 0);
+    if (shared)
+        ck_assert_int_eq(numafit_hostconf_set_cpu_shared_set(conf, shared, NULL), 0);
+    return conf;
+}
+
+#define EXPECT_CPUS(h, cell, which, want)                                                          \
+    do {                                                                                           \
+        char *t_ = cell_cpus(h, cell, which);                                                      \
+        ck_assert_str_eq(t_, want);                                                                \
+        numafit_free(t_);                                                                          \
+    } while (0)
+
+/* What-if on the pools (another cpu_dedicated_set): CPUs move between the
+ * pools, siblings are cut, pinned CPUs and unknown CPUs are refused, and a
+ * refused change leaves the host as it was. */
+START_TEST(cpu_pools_what_if) {
+    numafit_host_t *h = NULL, *snap = NULL;
+    numafit_hostconf_t *conf;
+    numafit_placement_t *p;
+    numafit_cpuset_t *set = NULL;
+    numafit_error_t e;
+    uint64_t v;
+    /* cell 0: cores (0,8) (1,9) (2,10) (3,11); cell 1: (4,12) ... (7,15) */
+    ck_assert_int_eq(numafit_host_new_synthetic("cells:2 cores:4 threads:2 mem:16G "
+                                                "dedicated:2-7,10-15 shared:0-1,8-9",
+                                                0, &h, &e),
+                     0);
+    EXPECT_CPUS(h, 0, NUMAFIT_CELL_CPUS_DEDICATED, "2-3,10-11");
+    /* give cores 1 and 9 to the dedicated pool */
+    conf = pools("1-7,9-15", "0,8");
+    ck_assert_int_eq(numafit_host_set_cpu_pools(h, conf, 0, &e), 0);
+    numafit_hostconf_free(conf);
+    EXPECT_CPUS(h, 0, NUMAFIT_CELL_CPUS_DEDICATED, "1-3,9-11");
+    EXPECT_CPUS(h, 0, NUMAFIT_CELL_CPUS_SHARED, "0,8");
+    EXPECT_CPUS(h, 1, NUMAFIT_CELL_CPUS_DEDICATED, "4-7,12-15");
+    ck_assert(numafit__host_derived_ok(h));
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 0, NUMAFIT_CELL_FREE_PCPUS, 0, &v), 0);
+    ck_assert_uint_eq(v, 6);
+    /* a pinned CPU may not leave the dedicated pool: spread puts the guest
+     * on cell 1 (more free pCPUs), on core (4,12) */
+    p = fit(h, 2, 1024, "{\"hw:cpu_policy\":\"dedicated\"}");
+    ck_assert_int_eq(numafit_placement_get_pin(p, 0), 4);
+    ck_assert_int_eq(numafit_placement_get_pin(p, 1), 12);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_dup(h, &snap), 0);
+    conf = pools("1-3,5-7,9-11,13-15", "0,4,8,12");
+    ck_assert_int_eq(numafit_host_set_cpu_pools(h, conf, 0, &e), -EBUSY);
+    ck_assert_str_eq(e.exception, "CPUPinningInvalid");
+    ck_assert_int_eq(e.cell, 1);
+    numafit_hostconf_free(conf);
+    ck_assert_int_eq(numafit_host_equal(h, snap), 1);
+    /* a CPU the host does not have is refused as nova refuses one that is
+     * not online */
+    conf = pools("1-7,9-17", "0,8");
+    ck_assert_int_eq(numafit_host_set_cpu_pools(h, conf, 0, &e), -EINVAL);
+    ck_assert_str_eq(e.exception, "Invalid");
+    ck_assert_msg(strstr(e.text, "not online") != NULL, "%s", e.text);
+    numafit_hostconf_free(conf);
+    ck_assert_int_eq(numafit_host_equal(h, snap), 1);
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    numafit_placement_free(p);
+    /* the second threads leave both pools: the sibling sets are cut to one
+     * CPU each, and those CPUs are no longer known to the host */
+    conf = pools("2-7", "0-1");
+    ck_assert_int_eq(numafit_host_set_cpu_pools(h, conf, 0, &e), 0);
+    numafit_hostconf_free(conf);
+    EXPECT_CPUS(h, 0, NUMAFIT_CELL_CPUS_DEDICATED, "2-3");
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 0, NUMAFIT_CELL_THREADS_PER_CORE, 0, &v), 0);
+    ck_assert_uint_eq(v, 1);
+    ck_assert_int_eq(numafit_host_get_cell_siblings(h, 0, 1, 0, &set), 0);
+    ck_assert_int_eq(numafit_cpuset_count(set), 1);
+    ck_assert_int_eq(numafit_cpuset_contains(set, 1), 1);
+    numafit_cpuset_free(set);
+    conf = pools("2-7,10-15", "0-1");
+    ck_assert_int_eq(numafit_host_set_cpu_pools(h, conf, 0, &e), -EINVAL);
+    numafit_hostconf_free(conf);
+    /* no option at all: nova's legacy mode, every known CPU in both pools */
+    conf = pools(NULL, NULL);
+    ck_assert_int_eq(numafit_host_set_cpu_pools(h, conf, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_set_cpu_pools(h, conf, 1, &e), -EINVAL);
+    numafit_hostconf_free(conf);
+    EXPECT_CPUS(h, 1, NUMAFIT_CELL_CPUS_SHARED, "4-7");
+    EXPECT_CPUS(h, 1, NUMAFIT_CELL_CPUS_DEDICATED, "4-7");
+    ck_assert(numafit__host_derived_ok(h));
+    numafit_host_free(snap);
+    numafit_host_free(h);
+}
+END_TEST
+
 static Suite *claim_suite(void) {
     Suite *s = suite_create("claim");
     TCase *tc = tcase_create("claim");
@@ -327,6 +430,7 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, unknown_pcpu_refused);
     tcase_add_test(tc, cell_queries_follow_claims);
     tcase_add_test(tc, fill_and_drain_keeps_derived_counts);
+    tcase_add_test(tc, cpu_pools_what_if);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -163,6 +163,23 @@ numafit_host_new_from_sysfs(const char *root, const numafit_hostconf_t *conf, un
                             numafit_host_t **ret_host, numafit_error_t *reterr);
 
 /**
+ * \brief What-if: split the host's CPUs into nova's pools as another
+ * configuration would. Only the CPU options of conf count ([compute]
+ * cpu_dedicated_set, cpu_shared_set, vcpu_pin_set, with nova's rules; none
+ * of them = legacy mode). Works on any host, e.g. one read from nova's JSON:
+ * the CPUs known per cell are those of its cpuset, pcpuset and siblings
+ * (nova records only the CPUs of its pools, so a CPU the host never listed
+ * is refused as nova refuses a CPU that is not online). Sibling sets are cut
+ * to the new pools; usage stays. A pinned CPU that would leave the dedicated
+ * pool is refused (-EBUSY, reterr->exception "CPUPinningInvalid"). All or
+ * nothing: on error the host is unchanged.
+ * \return 0; -EINVAL (reterr->exception "Invalid": a CPU not in the host;
+ * bad arguments or flags); -EBUSY; -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_host_set_cpu_pools(numafit_host_t *host, const numafit_hostconf_t *conf,
+                                              unsigned flags, numafit_error_t *reterr);
+
+/**
  * \brief NUMA distance from the cell at index i to the cell at index j (ACPI
  * SLIT values, 10 = local), as discovered; nova's JSON does not carry them.
  * \return 0; -ENOENT when the host has no distance matrix or i, j are out of
