@@ -1337,6 +1337,10 @@ static void usage(FILE *o) {
             "                    [--limits L.json] [--json] [OPTIONS]\n"
             "       numafit plan --host H.json --flavor F.json [--image I.json]\n"
             "                    [--limits L.json] [--max N] [--json] [OPTIONS]\n"
+            "       numafit plan --hosts-dir DIR | --db FILE | --add-hosts N SPEC | --sysfs DIR\n"
+            "                    | --uri URI ... --flavors F.json [--json] [--svg FILE]\n"
+            "                    [--html FILE] [OPTIONS]       (a fleet: numafit plan --fleet --help)\n"
+            "       numafit render PLAN.json [--svg FILE] [--html FILE] [--strategy S]\n"
             "       numafit bench [--json] [OPTIONS] FILE.jsonl\n"
             "       numafit demo [OPTIONS]\n"
             "       numafit host --libvirt URI | --caps FILE | --sysfs [ROOT] [OPTIONS]\n"
@@ -1381,7 +1385,11 @@ static void usage_plan(FILE *o) {
             "\n"
             "Fit and claim instances of a flavor until the next one does not fit\n"
             "(at most N, at most %ld), and show the host afterwards.\n"
-            "Exit status: 0 ok, 1 error, 2 usage.\n",
+            "Exit status: 0 ok, 1 error, 2 usage.\n"
+            "\n"
+            "Over a fleet (hosts from --hosts-dir, --db, --add-hosts, --sysfs, --uri; flavors\n"
+            "from --flavors): how many of each flavor fit, what is stranded, why not;\n"
+            "see `numafit plan --fleet --help` and numafit(1).\n",
             PLAN_CAP);
 }
 
