@@ -48,18 +48,30 @@ struct ctx {
 
 /* ------------------------------------------------------------ paths and errors */
 
-static size_t path_push(struct ctx *c, const char *key) {
-    size_t old = c->plen;
-    int n = snprintf(c->path + old, sizeof(c->path) - old, "/%s", key);
-    if (n > 0)
-        c->plen = old + (size_t)n < sizeof(c->path) ? old + (size_t)n : sizeof(c->path) - 1;
+/* Append "/" and n bytes of s to the JSON path (cut at its size). Paths are
+ * built for every element read, so no printf here. */
+static size_t path_append(struct ctx *c, const char *s, size_t n) {
+    size_t old = c->plen, room = sizeof(c->path) - 1 - old;
+    if (room > 0) {
+        c->path[old] = '/';
+        room--;
+        if (n > room)
+            n = room;
+        memcpy(c->path + old + 1, s, n);
+        c->plen = old + 1 + n;
+        c->path[c->plen] = '\0';
+    }
     return old;
 }
 
+static size_t path_push(struct ctx *c, const char *key) { return path_append(c, key, strlen(key)); }
+
 static size_t path_push_index(struct ctx *c, size_t i) {
-    char buf[24];
-    snprintf(buf, sizeof(buf), "%zu", i);
-    return path_push(c, buf);
+    char buf[24], *q = buf + sizeof(buf);
+    do
+        *--q = (char)('0' + i % 10);
+    while ((i /= 10) && q > buf);
+    return path_append(c, q, (size_t)(buf + sizeof(buf) - q));
 }
 
 static void path_pop(struct ctx *c, size_t old) {
