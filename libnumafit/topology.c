@@ -1,6 +1,8 @@
 /* Guest CPU topology (sockets/cores/threads), with the semantics of nova's
  * get_cpu_topology_constraints, _get_possible_cpu_topologies,
- * _get_desirable_cpu_topologies and get_best_cpu_topology (Zed).
+ * _get_desirable_cpu_topologies and get_best_cpu_topology (Zed);
+ * numafit_cpu_topology_constraints returns get_cpu_topology_constraints'
+ * answer itself.
  *
  * nova converts the flavor's string extra specs with Python's int(), which
  * takes integers of any size, signs and digit-group underscores. We keep each
@@ -54,8 +56,12 @@ static void ival_from_int(struct ival *v, json_int_t i) {
 }
 
 /* Python's int() whitespace for an ASCII string (Py_ISSPACE). */
-static bool py_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
-static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static bool py_space(unsigned char c) {
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+static bool is_digit(unsigned char c) {
+    return c >= '0' && c <= '9';
+}
 
 enum { INT_OK = 0, INT_INVALID, INT_TOO_LONG };
 
@@ -141,7 +147,9 @@ static int ival_cmp(const struct ival *a, const struct ival *b) {
     return a->sign < 0 ? -mag : mag;
 }
 
-static bool ival_gt(const struct ival *a, const struct ival *b) { return ival_cmp(a, b) > 0; }
+static bool ival_gt(const struct ival *a, const struct ival *b) {
+    return ival_cmp(a, b) > 0;
+}
 
 /* The value if it lies in [-limit, limit], else sign * (limit + 1). */
 static int64_t ival_clamp(const struct ival *v, int64_t limit) {
@@ -196,6 +204,12 @@ struct topo_ctx {
     struct ival img[K__N];
     struct ival flv[K__N];
 };
+
+static void ctx_free(struct topo_ctx *c) {
+    json_decref(c->flavor);
+    json_decref(c->image);
+    numafit__free(c);
+}
 
 static int load_json(const char *buf, size_t len, const char *what, json_t **ret,
                      numafit_error_t *err) {
@@ -253,9 +267,8 @@ static int read_image(struct topo_ctx *c, numafit_error_t *err) {
     return 0;
 }
 
-static int read_flavor(struct topo_ctx *c, numafit_error_t *err) {
+static int read_vcpus(struct topo_ctx *c, numafit_error_t *err) {
     const json_t *v = json_object_get(c->flavor, "vcpus");
-    const json_t *specs;
     if (!v || !json_is_integer(v)) {
         numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "vcpus", NULL,
                            "flavor vcpus must be an integer");
@@ -268,6 +281,16 @@ static int read_flavor(struct topo_ctx *c, numafit_error_t *err) {
         return -EINVAL;
     }
     c->vcpus = (unsigned)json_integer_value(v);
+    return 0;
+}
+
+/* need_vcpus: false for get_cpu_topology_constraints, which never reads
+ * flavor.vcpus. */
+static int read_flavor(struct topo_ctx *c, bool need_vcpus, numafit_error_t *err) {
+    const json_t *specs;
+    int r;
+    if (need_vcpus && (r = read_vcpus(c, err)) < 0)
+        return r;
     specs = json_object_get(c->flavor, "extra_specs");
     if (specs && !json_is_object(specs)) {
         numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "extra_specs", NULL,
@@ -500,8 +523,10 @@ static int desirable(struct topo_ctx *c, unsigned flags, struct topo **ret, size
     return 0;
 }
 
-static int run(const char *flavor_json, size_t flavor_len, const char *image_json, size_t image_len,
-               unsigned flags, struct topo **ret, size_t *ret_n, numafit_error_t *err) {
+/* Check the arguments, parse the flavor and image into a new context. */
+static int load(const char *flavor_json, size_t flavor_len, const char *image_json,
+                size_t image_len, unsigned flags, unsigned allowed_flags, bool need_vcpus,
+                struct topo_ctx **ret, numafit_error_t *err) {
     struct topo_ctx *c;
     int r;
 
@@ -509,7 +534,7 @@ static int run(const char *flavor_json, size_t flavor_len, const char *image_jso
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "no flavor");
         return -EINVAL;
     }
-    if (flags & ~(unsigned)NUMAFIT_TOPOLOGY_NO_THREADS) {
+    if (flags & ~allowed_flags) {
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "unknown flags 0x%x", flags);
         return -EINVAL;
     }
@@ -522,14 +547,26 @@ static int run(const char *flavor_json, size_t flavor_len, const char *image_jso
     if (r == 0 && image_json)
         r = load_json(image_json, image_len, "image", &c->image, err);
     if (r == 0)
-        r = read_flavor(c, err);
+        r = read_flavor(c, need_vcpus, err);
     if (r == 0)
         r = read_image(c, err);
-    if (r == 0)
-        r = desirable(c, flags, ret, ret_n, err);
-    json_decref(c->flavor);
-    json_decref(c->image);
-    numafit__free(c);
+    if (r < 0) {
+        ctx_free(c);
+        return r;
+    }
+    *ret = c;
+    return 0;
+}
+
+static int run(const char *flavor_json, size_t flavor_len, const char *image_json, size_t image_len,
+               unsigned flags, struct topo **ret, size_t *ret_n, numafit_error_t *err) {
+    struct topo_ctx *c = NULL;
+    int r = load(flavor_json, flavor_len, image_json, image_len, flags, NUMAFIT_TOPOLOGY_NO_THREADS,
+                 true, &c, err);
+    if (r < 0)
+        return r;
+    r = desirable(c, flags, ret, ret_n, err);
+    ctx_free(c);
     return r;
 }
 
@@ -587,6 +624,59 @@ NUMAFIT_EXPORT int numafit_cpu_topology_list(const char *flavor_json, size_t fla
     s[o++] = ']';
     s[o] = '\0';
     numafit__free(list);
+    *ret_json = s;
+    return 0;
+}
+
+/* Room for the decimal text of v with its sign and terminating NUL. */
+static size_t ival_room(const struct ival *v) {
+    return v->ndig + 3;
+}
+
+NUMAFIT_EXPORT int numafit_cpu_topology_constraints(const char *flavor_json, size_t flavor_len,
+                                                    const char *image_json, size_t image_len,
+                                                    unsigned flags, char **ret_json,
+                                                    numafit_error_t *reterr) {
+    static const char *const names[3] = {"sockets", "cores", "threads"};
+    struct topo_ctx *c = NULL;
+    struct constraints k;
+    numafit__error_clear(reterr);
+    if (!ret_json) {
+        numafit__error_set(reterr, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "NULL argument");
+        return -EINVAL;
+    }
+    int r = load(flavor_json, flavor_len, image_json, image_len, flags, 0, false, &c, reterr);
+    if (r < 0)
+        return r;
+    r = get_constraints(c, &k, reterr);
+    if (r < 0) {
+        ctx_free(c);
+        return r;
+    }
+
+    /* {"preferred":{"sockets":S,"cores":C,"threads":T},"maximum":{...}}
+     * with nova's exact integers (a flavor's may have thousands of digits) */
+    size_t cap = sizeof("{\"preferred\":{},\"maximum\":{}}");
+    for (int i = 0; i < 3; i++)
+        cap +=
+            2 * (strlen(names[i]) + sizeof("\"\":,")) + ival_room(k.want[i]) + ival_room(k.max[i]);
+    char *s = numafit__malloc(cap);
+    if (!s) {
+        ctx_free(c);
+        numafit__error_set(reterr, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
+    }
+    size_t o = 0;
+    for (int part = 0; part < 2; part++) {
+        const struct ival *const *v = part ? k.max : k.want;
+        o += (size_t)snprintf(s + o, cap - o, "%s", part ? "},\"maximum\":{" : "{\"preferred\":{");
+        for (int i = 0; i < 3; i++) {
+            o += (size_t)snprintf(s + o, cap - o, "%s\"%s\":", i ? "," : "", names[i]);
+            o += strlen(ival_str(v[i], s + o, cap - o));
+        }
+    }
+    snprintf(s + o, cap - o, "}}");
+    ctx_free(c);
     *ret_json = s;
     return 0;
 }

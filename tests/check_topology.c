@@ -1,5 +1,5 @@
-/* Guest CPU topology: nova's get_best_cpu_topology and
- * _get_desirable_cpu_topologies.
+/* Guest CPU topology: nova's get_best_cpu_topology,
+ * _get_desirable_cpu_topologies and get_cpu_topology_constraints.
  *
  * The table ports nova 26.2.2's VCPUTopologyTest (test_validate_config,
  * test_invalid_flavor_values, test_possible_topologies,
@@ -475,6 +475,202 @@ START_TEST(test_topology_large) {
 }
 END_TEST
 
+/* nova's get_cpu_topology_constraints; every expected answer and error text
+ * was produced by running nova 26.2.2 on the same flavor and image. */
+struct constraints_case {
+    const char *name;
+    const char *flavor;
+    const char *image;
+    const char *expect; /* the JSON exactly, or "" on error */
+    const char *exception;
+    const char *text;
+};
+
+static const struct constraints_case constraints_cases[] = {
+    {"no specs, no vcpus", "{\"extra_specs\": {}}", "{\"properties\": {}}",
+     "{\"preferred\":{\"sockets\":0,\"cores\":0,\"threads\":0},\"maximum\":{\"sockets\":65536,"
+     "\"cores\":65536,\"threads\":65536}}",
+     "", ""},
+    {"flavor preferred",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_sockets\": \"8\", \"hw:cpu_cores\": \"2\", "
+     "\"hw:cpu_threads\": \"1\"}}",
+     "{\"properties\": {}}",
+     "{\"preferred\":{\"sockets\":8,\"cores\":2,\"threads\":1},\"maximum\":{\"sockets\":65536,"
+     "\"cores\":65536,\"threads\":65536}}",
+     "", ""},
+    {"image overrides flavor",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_sockets\": \"8\", \"hw:cpu_cores\": \"2\", "
+     "\"hw:cpu_threads\": \"1\", \"hw:cpu_max_threads\": \"2\"}}",
+     "{\"properties\": {\"hw_cpu_sockets\": 4, \"hw_cpu_cores\": 2, \"hw_cpu_threads\": 2}}",
+     "{\"preferred\":{\"sockets\":4,\"cores\":2,\"threads\":2},\"maximum\":{\"sockets\":65536,"
+     "\"cores\":65536,\"threads\":2}}",
+     "", ""},
+    {"partial image",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_sockets\": \"8\", \"hw:cpu_cores\": \"2\", "
+     "\"hw:cpu_threads\": \"1\"}}",
+     "{\"properties\": {\"hw_cpu_sockets\": 2}}",
+     "{\"preferred\":{\"sockets\":2,\"cores\":0,\"threads\":0},\"maximum\":{\"sockets\":65536,"
+     "\"cores\":65536,\"threads\":65536}}",
+     "", ""},
+    {"image limit kills flavor preferred",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_sockets\": \"2\", \"hw:cpu_cores\": \"8\", "
+     "\"hw:cpu_threads\": \"1\"}}",
+     "{\"properties\": {\"hw_cpu_max_cores\": 4}}",
+     "{\"preferred\":{\"sockets\":0,\"cores\":0,\"threads\":0},\"maximum\":{\"sockets\":65536,"
+     "\"cores\":4,\"threads\":65536}}",
+     "", ""},
+    {"image limits under flavor limits",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_max_sockets\": \"8\", \"hw:cpu_max_cores\": "
+     "\"8\", \"hw:cpu_max_threads\": \"1\"}}",
+     "{\"properties\": {\"hw_cpu_max_sockets\": 4}}",
+     "{\"preferred\":{\"sockets\":0,\"cores\":0,\"threads\":0},\"maximum\":{\"sockets\":4,"
+     "\"cores\":8,\"threads\":1}}",
+     "", ""},
+    {"int() forms",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_sockets\": \" 2 \", \"hw:cpu_cores\": \"+2\", "
+     "\"hw:cpu_max_cores\": \"1_0\", \"hw:cpu_threads\": \"02\"}}",
+     "{\"properties\": {}}",
+     "{\"preferred\":{\"sockets\":2,\"cores\":2,\"threads\":2},\"maximum\":{\"sockets\":65536,"
+     "\"cores\":10,\"threads\":65536}}",
+     "", ""},
+    {"JSON integers",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_sockets\": 3, \"hw:cpu_max_threads\": 2}}",
+     "{\"properties\": {\"hw_cpu_max_cores\": \"4\"}}",
+     "{\"preferred\":{\"sockets\":3,\"cores\":0,\"threads\":0},\"maximum\":{\"sockets\":65536,"
+     "\"cores\":4,\"threads\":2}}",
+     "", ""},
+    {"negative preferred",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_sockets\": \"-1\", \"hw:cpu_cores\": \"4\"}}",
+     "{\"properties\": {}}",
+     "{\"preferred\":{\"sockets\":-1,\"cores\":4,\"threads\":0},\"maximum\":{\"sockets\":65536,"
+     "\"cores\":65536,\"threads\":65536}}",
+     "", ""},
+    {"huge preferred over huge limit",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_max_sockets\": \"99999999999999999999\", "
+     "\"hw:cpu_sockets\": \"99999999999999999999999\", \"hw:cpu_cores\": \"3\"}}",
+     "{\"properties\": {}}",
+     "{\"preferred\":{\"sockets\":0,\"cores\":0,\"threads\":0},\"maximum\":{\"sockets\":"
+     "99999999999999999999,\"cores\":65536,\"threads\":65536}}",
+     "", ""},
+    {"huge values kept exactly",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_max_sockets\": \"1_000_000_000_000_000_000_000\", "
+     "\"hw:cpu_sockets\": \"-12345678901234567890123\", \"hw:cpu_threads\": \"-0\"}}",
+     "{\"properties\": {}}",
+     "{\"preferred\":{\"sockets\":-12345678901234567890123,\"cores\":0,\"threads\":0},\"maximum\":{"
+     "\"sockets\":1000000000000000000000,\"cores\":65536,\"threads\":65536}}",
+     "", ""},
+    {"image limits exceed flavor",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_max_cores\": \"8\", \"hw:cpu_max_threads\": "
+     "\"1\"}}",
+     "{\"properties\": {\"hw_cpu_max_cores\": 16}}", "", "ImageVCPULimitsRangeExceeded",
+     "Image vCPU topology limits (sockets=0, cores=16, threads=0) exceeds the limits of the flavor "
+     "(sockets=0, cores=8, threads=1)"},
+    {"image preferred exceeds limits",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_max_cores\": \"8\", \"hw:cpu_max_threads\": "
+     "\"1\"}}",
+     "{\"properties\": {\"hw_cpu_cores\": 16}}", "", "ImageVCPUTopologyRangeExceeded",
+     "Image vCPU topology (sockets=0, cores=16, threads=0) exceeds the limits of the flavor or "
+     "image (sockets=65536, cores=8, threads=1)"},
+    {"negative image limit", "{\"vcpus\": 16, \"extra_specs\": {}}",
+     "{\"properties\": {\"hw_cpu_max_threads\": -2, \"hw_cpu_max_cores\": 3}}", "",
+     "ImageVCPUTopologyRangeExceeded",
+     "Image vCPU topology (sockets=0, cores=0, threads=0) exceeds the limits of the flavor or "
+     "image (sockets=65536, cores=3, threads=-2)"},
+    {"invalid flavor limit", "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_max_sockets\": \"foo\"}}",
+     "{\"properties\": {}}", "", "InvalidRequest",
+     "Invalid flavor extra spec. Error: invalid literal for int() with base 10: 'foo'"},
+    {"invalid flavor preferred",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_max_cores\": \"2\", \"hw:cpu_threads\": \"2.0\"}}",
+     "{\"properties\": {}}", "", "InvalidRequest",
+     "Invalid flavor extra spec. Error: invalid literal for int() with base 10: '2.0'"},
+    {"limits checked before preferred",
+     "{\"vcpus\": 16, \"extra_specs\": {\"hw:cpu_max_cores\": \"2\", \"hw:cpu_cores\": \"x\"}}",
+     "{\"properties\": {\"hw_cpu_max_cores\": 4}}", "", "ImageVCPULimitsRangeExceeded",
+     "Image vCPU topology limits (sockets=0, cores=4, threads=0) exceeds the limits of the flavor "
+     "(sockets=0, cores=2, threads=0)"},
+};
+
+START_TEST(test_constraints_table) {
+    const struct constraints_case *tc = &constraints_cases[_i];
+    char *json = (char *)"untouched";
+    numafit_error_t err;
+    int rc = numafit_cpu_topology_constraints(tc->flavor, strlen(tc->flavor), tc->image,
+                                              strlen(tc->image), 0, &json, &err);
+    if (tc->exception[0]) {
+        ck_assert_msg(rc == -EINVAL, "%s: rc %d", tc->name, rc);
+        ck_assert_int_eq(err.code, NUMAFIT_E_REQUEST);
+        ck_assert_msg(strcmp(err.exception, tc->exception) == 0, "%s: exception %s", tc->name,
+                      err.exception);
+        ck_assert_msg(strcmp(err.text, tc->text) == 0, "%s: text '%s' != '%s'", tc->name, err.text,
+                      tc->text);
+        ck_assert_msg(err.where[0] != '\0', "%s: no where", tc->name);
+        ck_assert_str_eq(json, "untouched");
+    } else {
+        ck_assert_msg(rc == 0, "%s: rc %d (%s)", tc->name, rc, err.text);
+        ck_assert_int_eq(err.code, NUMAFIT_E_OK);
+        ck_assert_msg(strcmp(json, tc->expect) == 0, "%s: got '%s' want '%s'", tc->name, json,
+                      tc->expect);
+        numafit_free(json);
+    }
+}
+END_TEST
+
+START_TEST(test_constraints_args) {
+    const char *f = "{\"vcpus\":4}";
+    char *json = NULL;
+    numafit_error_t err;
+
+    /* flags: none defined, not even NUMAFIT_TOPOLOGY_NO_THREADS */
+    ck_assert_int_eq(numafit_cpu_topology_constraints(f, strlen(f), NULL, 0,
+                                                      NUMAFIT_TOPOLOGY_NO_THREADS, &json, &err),
+                     -EINVAL);
+    ck_assert_int_eq(err.code, NUMAFIT_E_INVALID_ARG);
+    ck_assert_ptr_null(json);
+    ck_assert_int_eq(numafit_cpu_topology_constraints(f, strlen(f), NULL, 0, 1u << 7, &json, NULL),
+                     -EINVAL);
+    ck_assert_int_eq(numafit_cpu_topology_constraints(f, strlen(f), NULL, 0, 0, NULL, &err),
+                     -EINVAL);
+    ck_assert_int_eq(err.code, NUMAFIT_E_INVALID_ARG);
+    ck_assert_int_eq(numafit_cpu_topology_constraints(NULL, 0, NULL, 0, 0, &json, &err), -EINVAL);
+    ck_assert_int_eq(numafit_cpu_topology_constraints("{", 1, NULL, 0, 0, &json, &err), -EBADMSG);
+    ck_assert_int_eq(err.code, NUMAFIT_E_PARSE);
+    ck_assert_int_eq(numafit_cpu_topology_constraints(f, strlen(f), "[]", 2, 0, &json, &err),
+                     -EINVAL);
+    ck_assert_int_eq(err.code, NUMAFIT_E_SCHEMA);
+    ck_assert_ptr_null(json);
+
+    /* vcpus is not read: 0 or none at all is fine, as in nova */
+    const char *f0 = "{\"vcpus\":0,\"extra_specs\":{\"hw:cpu_threads\":\"2\"}}";
+    ck_assert_int_eq(numafit_cpu_topology_constraints(f0, strlen(f0), NULL, 0, 0, &json, &err), 0);
+    ck_assert_str_eq(json, "{\"preferred\":{\"sockets\":0,\"cores\":0,\"threads\":2},"
+                           "\"maximum\":{\"sockets\":65536,\"cores\":65536,\"threads\":65536}}");
+    numafit_free(json);
+}
+END_TEST
+
+/* A flavor value of 4300 digits (Python's int() limit) comes back whole. */
+START_TEST(test_constraints_long) {
+    size_t n = 4300;
+    char *f = malloc(n + 64), *want = malloc(2 * n + 128);
+    char *json = NULL;
+    numafit_error_t err;
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(want);
+    int o = sprintf(f, "{\"extra_specs\":{\"hw:cpu_max_cores\":\"");
+    memset(f + o, '7', n);
+    strcpy(f + o + n, "\"}}");
+    ck_assert_int_eq(numafit_cpu_topology_constraints(f, strlen(f), NULL, 0, 0, &json, &err), 0);
+    o = sprintf(want, "{\"preferred\":{\"sockets\":0,\"cores\":0,\"threads\":0},"
+                      "\"maximum\":{\"sockets\":65536,\"cores\":");
+    memset(want + o, '7', n);
+    strcpy(want + o + n, ",\"threads\":65536}}");
+    ck_assert_str_eq(json, want);
+    numafit_free(json);
+    free(f);
+    free(want);
+}
+END_TEST
+
 static Suite *topology_suite(void) {
     Suite *s = suite_create("topology");
     TCase *tc = tcase_create("topology");
@@ -483,6 +679,10 @@ static Suite *topology_suite(void) {
     tcase_add_loop_test(tc, test_topology_bad, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
     tcase_add_test(tc, test_topology_args);
     tcase_add_test(tc, test_topology_large);
+    tcase_add_loop_test(tc, test_constraints_table, 0,
+                        (int)(sizeof(constraints_cases) / sizeof(constraints_cases[0])));
+    tcase_add_test(tc, test_constraints_args);
+    tcase_add_test(tc, test_constraints_long);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Time numafit.nova.numa_fit_instance_to_host (the adapter: nova objects in
-and out) and numafit.fit (the binding on prepared handles) against nova's own
+and out; also with its host and request caches emptied before each call)
+and numafit.fit (the binding on prepared handles) against nova's own
 numa_fit_instance_to_host, on the same machine in the same run.
 
     NUMAFIT_LIBRARY=... PYTHONPATH=bindings/python \\
@@ -8,7 +9,10 @@ numa_fit_instance_to_host, on the same machine in the same run.
 
 FILE.jsonl: `numafit fit --batch` lines with NUMATopology primitives (e.g.
 bench-data/mix.jsonl written by bench/gen_scenarios.py, "nova_release":
-"zed").  Not part of make check.  Prints per-scenario medians summarised
+"zed").  --max-permutations N keeps only the lines whose label in the
+.meta.jsonl file beside FILE has at most N host-cell permutations (for
+manycell.jsonl: 50000 keeps the 9 scenarios plain nova finishes within a
+second).  Not part of make check.  Prints per-scenario medians summarised
 (median and total) and the ratios.
 """
 import argparse
@@ -43,11 +47,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--max-permutations", type=int, default=None)
     args = ap.parse_args()
     hw = nova_bench.hardware
     rows, differ = [], 0
     with open(args.file) as f:
         lines = [json.loads(x) for x in f if x.strip()]
+    if args.max_permutations is not None:
+        with open(args.file[:-len(".jsonl")] + ".meta.jsonl") as f:
+            meta = [json.loads(x) for x in f if x.strip()]
+        lines = [d for d, m in zip(lines, meta)
+                 if m.get("permutations", 0) <= args.max_permutations]
     for d in lines:
         b = nova_bench.build(d, "zed", "spread")
         if isinstance(b, dict):
@@ -64,6 +74,13 @@ def main():
         t_nova = timed(lambda: hw.numa_fit_instance_to_host(host, next(it), limits),
                        args.reps)
         t_adapter = timed(lambda: nn.numa_fit_instance_to_host(host, req, limits), args.reps)
+
+        def cold():
+            for cache in ("_hosts", "_requests"):  # those this version has
+                if hasattr(nn, cache):
+                    getattr(nn, cache).clear()
+            nn.numa_fit_instance_to_host(host, req, limits)
+        t_cold = timed(cold, args.reps)
         h = numafit.Host.from_json(d["host"])
         r = numafit.Request.from_json(d["flavor"], d.get("image"), prof)
         opt = numafit.Options(nn.limits_json(limits), prof)
@@ -71,17 +88,19 @@ def main():
         a = hw.numa_fit_instance_to_host(host, copy.deepcopy(req), limits) is not None
         b2 = nn.numa_fit_instance_to_host(host, req, limits) is not None
         differ += a != b2
-        rows.append((t_nova, t_adapter, t_lib))
+        rows.append((t_nova, t_adapter, t_lib, t_cold))
     if not rows:
         print("no scenarios")
         return 1
-    med = [statistics.median(r[i] for r in rows) for i in range(3)]
-    tot = [sum(r[i] for r in rows) for i in range(3)]
+    med = [statistics.median(r[i] for r in rows) for i in range(4)]
+    tot = [sum(r[i] for r in rows) for i in range(4)]
     print("scenarios: %d (fits differ from plain nova: %d, nova's defects)" % (len(rows), differ))
-    print("median per fit: nova %.1f us, adapter %.1f us, binding %.1f us"
-          % (med[0] / 1e3, med[1] / 1e3, med[2] / 1e3))
-    print("ratio nova/adapter: median %.2f, total %.2f; nova/binding: median %.1f, total %.1f"
-          % (med[0] / med[1], tot[0] / tot[1], med[0] / med[2], tot[0] / tot[2]))
+    print("median per fit: nova %.1f us, adapter %.1f us (host and request not cached: "
+          "%.1f us), binding %.1f us" % (med[0] / 1e3, med[1] / 1e3, med[3] / 1e3, med[2] / 1e3))
+    print("ratio nova/adapter: median %.2f, total %.2f (not cached: median %.2f, total %.2f); "
+          "nova/binding: median %.1f, total %.1f"
+          % (med[0] / med[1], tot[0] / tot[1], med[0] / med[3], tot[0] / tot[3],
+             med[0] / med[2], tot[0] / tot[2]))
     return 0
 
 

@@ -64,6 +64,10 @@ def main():
         return 77
     suite = unittest.defaultTestLoader.loadTestsFromName(MODULE)
     if not args.unpatched:
+        # check every fast conversion (host JSON written from the objects'
+        # storage, result cells built without their constructor) against
+        # nova's own API on the objects nova's tests make
+        nn._VERIFY = True
         replaced = nn.patch()
         print("numafit.nova.patch() replaced: %s (profile %s)"
               % (", ".join(replaced), nn.profile()))

@@ -228,6 +228,17 @@ class FitTests(unittest.TestCase):
         self.assertEqual(numafit.best_cpu_topology(fl)[0], 2)
         tops = numafit.cpu_topologies(fl)
         self.assertTrue(all(s * c * t == 8 and s <= 2 for s, c, t in tops))
+        self.assertEqual(numafit.cpu_topology_constraints(fl),
+                         ((0, 0, 0), (2, 65536, 65536)))
+        big = "1" + "0" * 30  # nova's int(): no 64-bit limit
+        fl = {"extra_specs": {"hw:cpu_max_cores": big, "hw:cpu_cores": "-" + big}}
+        self.assertEqual(numafit.cpu_topology_constraints(fl, {"properties": {"hw_cpu_threads": 2}}),
+                         ((0, 0, 2), (65536, 10**30, 65536)))
+        with self.assertRaises(numafit.errors.ImageVCPULimitsRangeExceeded):
+            numafit.cpu_topology_constraints({"extra_specs": {"hw:cpu_max_cores": "2"}},
+                                             {"properties": {"hw_cpu_max_cores": 4}})
+        with self.assertRaises(numafit.errors.InvalidRequest):
+            numafit.cpu_topology_constraints({"extra_specs": {"hw:cpu_sockets": "2.0"}})
 
 
 class GoldenCases(unittest.TestCase):

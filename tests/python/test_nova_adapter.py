@@ -50,6 +50,13 @@ class AdapterAgainstNova(unittest.TestCase):
         nn.unpatch()  # compare with nova's own functions
         cls.hw = nfd.hardware
         cls.objects = nfd.objects
+        # check every fast conversion (host JSON from the objects' storage,
+        # result cells built without their constructor) against the slow one
+        nn._VERIFY = True
+
+    @classmethod
+    def tearDownClass(cls):
+        nn._VERIFY = False
 
     def test_numa_get_constraints(self):
         rng = random.Random(SEED)
@@ -180,8 +187,66 @@ class Patching(unittest.TestCase):
         want = self.hw_call("_get_desirable_cpu_topologies", fl, im)
         self.assertEqual([prim(t) for t in want],
                          [prim(t) for t in nn._get_desirable_cpu_topologies(fl, im)])
+        # get_cpu_topology_constraints: the same integers (huge ones too) or
+        # the same nova exception class
+        big = "9" * 40
+        for es, props in [({}, {}), ({"hw:cpu_max_sockets": "2", "hw:cpu_cores": "4"},
+                                     {"hw_cpu_threads": 2}),
+                          ({"hw:cpu_max_cores": big, "hw:cpu_sockets": "-" + big}, {}),
+                          ({}, {"hw_cpu_max_threads": int(big), "hw_cpu_threads": int(big)}),
+                          ({"hw:cpu_sockets": "1_0", "hw:cpu_max_sockets": " 8 "}, {}),
+                          ({"hw:cpu_max_cores": "2"}, {"hw_cpu_max_cores": 4}),
+                          ({}, {"hw_cpu_max_cores": 2, "hw_cpu_cores": 3}),
+                          ({"hw:cpu_threads": "x"}, {})]:
+            fl = nfd.objects.Flavor(vcpus=8, memory_mb=1024, extra_specs=es)
+            im = nfd.objects.ImageMeta.from_dict({"properties": props})
+
+            def run(f):
+                try:
+                    return [prim(t) for t in f(fl, im)]
+                except Exception as e:
+                    return type(e)
+            want = run(nn._original("get_cpu_topology_constraints"))
+            self.assertEqual(want, run(nn.get_cpu_topology_constraints), (es, props))
         self.assertEqual(nn.format_cpu_spec({1, 2, 3, 7}), "1-3,7")
         self.assertEqual(nn.format_cpu_spec({1, 2, 3}, allow_ranges=False), "1,2,3")
+
+    def test_caches_follow_changes(self):
+        """The adapter caches hosts and requests; objects changed in place
+        (as nova changes them) must give new answers, the same as nova's."""
+        o = nfd.objects
+        host = o.NUMATopology(cells=[o.NUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1, 2, 3}, memory=4096, cpu_usage=0,
+            memory_usage=0, pinned_cpus=set(), siblings=[{0}, {1}, {2}, {3}], socket=0,
+            mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])])
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1}, memory=1024, cpu_policy="dedicated")])
+        nova_fit = nn._original("numa_fit_instance_to_host")
+
+        def check(want_pinning):
+            got = nn.numa_fit_instance_to_host(host, inst)
+            want = nova_fit(copy.deepcopy(host), copy.deepcopy(inst))
+            pins = None if got is None else got.cells[0].cpu_pinning
+            self.assertEqual(pins, None if want is None else want.cells[0].cpu_pinning)
+            self.assertEqual(pins, want_pinning)
+
+        check({0: 0, 1: 1})
+        host.cells[0].pinned_cpus.update({0, 1})  # in place
+        check({0: 2, 1: 3})
+        host.cells[0].pinned_cpus.add(2)
+        check(None)
+        host.cells[0].pinned_cpus.clear()
+        check({0: 0, 1: 1})
+        inst.cells[0].pcpuset.add(2)  # the request changed in place
+        check({0: 0, 1: 1, 2: 2})
+        inst.cells[0].memory = 8192
+        check(None)
+        inst.cells[0].memory = 1024
+        host.cells[0].siblings[0].add(1)  # nested in place: a core {0, 1}
+        host.cells[0].siblings.pop(1)
+        check({0: 0, 1: 2, 2: 3})  # nova's prefer: 3 vCPUs fit no core, one thread each
+        self.assertEqual(nn.numa_fit_instance_to_host(host, inst).cells[0].cpu_pinning,
+                         {0: 0, 1: 2, 2: 3})
 
     def hw_call(self, name, *a):
         return getattr(nfd.hardware, name)(*a)

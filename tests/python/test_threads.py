@@ -5,10 +5,18 @@ parallel in the library (NOVA-NOTES K).  The hosts are shared by all
 threads (fits only read them); each thread also claims and releases on its
 own copy, and one thread claims/releases on a shared host through the
 binding's readers-writer lock while others fit on it.
+
+When the process is monkey-patched by eventlet (test discovery imports
+nova.test, which imports nova.monkey_patch), threading.Thread makes
+greenthreads; each test then runs itself again in a fresh interpreter, so
+that the threads are real OS threads (checked by their native ids).
 """
 import copy
 import json
+import os
 import random
+import subprocess
+import sys
 import threading
 import unittest
 
@@ -34,12 +42,36 @@ FLAVORS = [
 ]
 
 
+def monkey_patched():
+    patcher = sys.modules.get("eventlet.patcher")
+    return bool(patcher and patcher.is_monkey_patched("thread"))
+
+
+class OSThreads(unittest.TestCase):
+    """Runs each test in a fresh interpreter when this one is monkey-patched."""
+
+    def run(self, result=None):
+        if monkey_patched():
+            setattr(self, self._testMethodName, self._in_fresh_interpreter)
+        return super().run(result)
+
+    def _in_fresh_interpreter(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        r = subprocess.run([sys.executable, "-m", "unittest", self.id()], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=600)
+        self.assertEqual(r.returncode, 0, "in a fresh interpreter:\n" + r.stdout)
+
+
 def answer(host, req, strategy):
     p = numafit.fit(host, req, strategy=strategy)
     return None if p is None else p.to_json()
 
 
-class Threads(unittest.TestCase):
+class Threads(OSThreads):
     def test_parallel_fits(self):
         hosts = [numafit.Host.synthetic(s) for s in HOSTS]
         # some usage, so that the answers differ between hosts
@@ -52,10 +84,11 @@ class Threads(unittest.TestCase):
         expected = {c: answer(hosts[c[0]], reqs[c[1]], c[2]) for c in cases}
         self.assertTrue(any(v is None for v in expected.values()))
         self.assertTrue(any(v is not None for v in expected.values()))
-        failures, counts = [], [0] * THREADS
+        failures, counts, native = [], [0] * THREADS, set()
         start = threading.Barrier(THREADS)
 
         def worker(k):
+            native.add(threading.get_native_id())
             rng = random.Random(k)
             own = copy.copy(hosts[k % len(hosts)])
             own_before = own.to_json()
@@ -85,6 +118,7 @@ class Threads(unittest.TestCase):
             t.join()
         self.assertEqual([], failures[:5])
         self.assertEqual(sum(counts), THREADS * ROUNDS)
+        self.assertEqual(len(native), THREADS, "not OS threads")
 
     def test_shared_claims_and_fits(self):
         """One Host claimed and released by 4 threads while 4 others fit on

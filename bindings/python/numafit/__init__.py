@@ -12,7 +12,8 @@ numafit.nova is the adapter for nova (nova.virt.hardware's functions, patch()),
 numafit.scheduler the NUMATopologyFilter replacement.  See doc/python.md.
 """
 from . import _ffi, errors
-from .cpu import best_cpu_topology, cpu_topologies, format_cpu_spec, parse_cpu_spec
+from .cpu import (best_cpu_topology, cpu_topologies, cpu_topology_constraints, format_cpu_spec,
+                  parse_cpu_spec)
 from .errors import NumafitError
 from .fit import FitResult, Options, explain, fit, plan, try_fit
 from .host import Host, HostConf
@@ -25,5 +26,6 @@ library_version_hex = _ffi.version_hex()
 
 __all__ = ["Host", "HostConf", "Request", "Placement", "DomainConf", "Options", "FitResult",
            "fit", "try_fit", "explain", "plan", "domain_xml", "parse_cpu_spec",
-           "format_cpu_spec", "best_cpu_topology", "cpu_topologies", "errors",
+           "format_cpu_spec", "best_cpu_topology", "cpu_topologies", "cpu_topology_constraints",
+           "errors",
            "NumafitError", "library_version"]

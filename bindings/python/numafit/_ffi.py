@@ -188,6 +188,7 @@ _fn("host_release", [HostP, PlacementP, u, ErrorP], c_int, _E)
 _fn("cpu_topology_best", [cp, sz, cp, sz, u, POINTER(c_uint), POINTER(c_uint),
                           POINTER(c_uint), ErrorP], c_int, _E)
 _fn("cpu_topology_list", [cp, sz, cp, sz, u, StrP, ErrorP], c_int, _E)
+_fn("cpu_topology_constraints", [cp, sz, cp, sz, u, StrP, ErrorP], c_int, _E)
 
 # cpuset.h
 _fn("cpuset_new", [POINTER(CpusetP)], c_int, _N)

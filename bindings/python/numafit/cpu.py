@@ -62,3 +62,13 @@ def cpu_topologies(flavor, image=None, allow_threads=True):
     txt = _ffi.call_str(_ffi.cpu_topology_list, fb, fn, ib, inn,
                         0 if allow_threads else NO_THREADS)
     return [(d["sockets"], d["cores"], d["threads"]) for d in json.loads(txt)]
+
+
+def cpu_topology_constraints(flavor, image=None):
+    """nova's get_cpu_topology_constraints: ((sockets, cores, threads)
+    preferred, (sockets, cores, threads) maximum), nova's integers exactly
+    (0: no preference; 65536: no limit)."""
+    fb, fn, ib, inn = _fi(flavor, image)
+    d = json.loads(_ffi.call_str(_ffi.cpu_topology_constraints, fb, fn, ib, inn, 0))
+    return tuple(tuple(d[part][k] for k in ("sockets", "cores", "threads"))
+                 for part in ("preferred", "maximum"))

@@ -1,11 +1,14 @@
 """numafit.nova: nova.virt.hardware's NUMA functions, computed by libnumafit.
 
 The functions here have the names and signatures of nova.virt.hardware and
-take and return nova objects.  They convert nova's objects to JSON with
-obj_to_primitive(), call the library, and convert the answers back with
-obj_from_primitive(); nova's own code is not copied.  Errors raise nova's own
-exception classes (nova.exception.<Name>, or a bare ValueError where nova
-raises one) when nova is importable, numafit.errors classes otherwise.
+take and return nova objects.  They convert nova's objects to JSON, call the
+library, and convert the answers back to nova objects; nova's own code is
+not copied.  numa_fit_instance_to_host, the scheduler's hot path, reads the
+objects' storage directly and caches the converted hosts, requests and
+options under the values of their fields (see _HostCache, _request_key).
+Errors raise nova's own exception classes (nova.exception.<Name>, or a bare
+ValueError where nova raises one) when nova is importable, numafit.errors
+classes otherwise.
 
     import numafit.nova
     replaced = numafit.nova.patch()     # swap them into nova.virt.hardware
@@ -25,8 +28,7 @@ Falls back to nova's own function (counted in numafit.nova.stats):
 * an InstanceNUMATopology no flavor can produce (cells with different CPU
   or thread policies or page sizes, dedicated vCPUs in a dedicated cell's
   shared cpuset, vCPU ids used twice...);
-* get_cpu_topology_constraints (the library exposes only the resulting
-  topologies).
+* _numa_fit_instance_cell with cpuset_reserved > 1.
 The release rules follow the nova that is installed: "latest" when its
 numa_fit_instance_to_host takes provider_mapping, else "zed" (Debian 12's
 26.2.2); patch(profile=...) overrides.
@@ -39,8 +41,9 @@ import json
 import logging
 import threading
 import weakref
+from ctypes import byref, c_void_p
 
-from . import cpu as _cpu, errors
+from . import _ffi, cpu as _cpu, errors
 from .fit import Options
 from .host import Host
 from .placement import Placement
@@ -159,6 +162,8 @@ def _jsonable(v):
         return [_jsonable(x) for x in v]
     if isinstance(v, dict):
         return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < 2**63:
+        return str(v)  # beyond JSON parsers' 64 bits; the library reads int() text
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     return str(v)
@@ -209,67 +214,187 @@ def limits_json(limits):
     return out
 
 
-class _HostCache:
-    """numafit Hosts built from nova NUMATopology objects, reused while the
-    object is alive and its content unchanged.  The scheduler asks about
-    the same host_state.numa_topology for many requests; obj_to_primitive()
-    and parsing it again every time cost far more than the fit.  The
-    fingerprint covers every field the fit and the claim read."""
+# ------------------------------------------------------------ fast paths
+# The adapter reads nova's objects through their storage: oslo.versionedobjects
+# keeps a set field NAME in the instance attribute _obj_NAME (unset fields
+# have none).  Reading __dict__ skips the getters, which cost more than the
+# fit itself.  Only real versioned objects take these paths; anything else
+# (mocks, dicts) goes through the attribute getters and obj_to_primitive().
+_U = object()  # an unset field, in fingerprints
 
-    MAX = 512
+
+def _fs(v):
+    """A set field's value, immutable (frozenset), for fingerprints."""
+    return frozenset(v) if v is not _U and v is not None else v
+
+
+_ovo_class = None
+
+
+def _is_ovo(obj):
+    """obj is an oslo.versionedobjects object."""
+    global _ovo_class
+    if _ovo_class is None:
+        try:
+            from oslo_versionedobjects.base import VersionedObject as _ovo_class
+        except ImportError:
+            return False
+    return isinstance(obj, _ovo_class)
+
+
+def _host_view(topo):
+    """Every NUMACell field the fit reads (all of them), as they are now:
+    the live values, not copies (cheap; never stored).  Raises (KeyError,
+    AttributeError...) for unusual objects."""
+    view = []
+    for c in topo.__dict__["_obj_cells"]:
+        g = c.__dict__.get
+        pages = g("_obj_mempages", _U)
+        if pages is not _U and pages is not None:
+            pages = tuple([(pd.get("_obj_size_kb", _U), pd.get("_obj_total", _U),
+                            pd.get("_obj_used", _U), pd.get("_obj_reserved", _U))
+                           for pd in [p.__dict__ for p in pages]])
+        nm = g("_obj_network_metadata", _U)
+        if nm is not _U and nm is not None:
+            nd = nm.__dict__
+            nm = (nd.get("_obj_physnets", _U), nd.get("_obj_tunneled", _U))
+        view.append((type(c), g("_obj_id", _U), g("_obj_cpuset", _U), g("_obj_pcpuset", _U),
+                     g("_obj_memory", _U), g("_obj_cpu_usage", _U), g("_obj_memory_usage", _U),
+                     g("_obj_pinned_cpus", _U), g("_obj_siblings", _U), pages, nm,
+                     g("_obj_socket", _U)))
+    return (type(topo), tuple(view))
+
+
+def _host_snapshot(view):
+    """An immutable copy of _host_view(): the cache's fingerprint, compared
+    with == against the next call's view (sets against frozensets, lists
+    of sets against lists of frozensets, all in C)."""
+    topo_cls, cells = view
+    out = []
+    for (cls, id_, cpuset, pcpuset, memory, cpu_usage, memory_usage, pinned, sib, pages, nm,
+         socket) in cells:
+        if sib is not _U and sib is not None:
+            sib = [frozenset(x) for x in sib]
+        if nm is not _U and nm is not None:
+            nm = (_fs(nm[0]), nm[1])
+        out.append((cls, id_, _fs(cpuset), _fs(pcpuset), memory, cpu_usage, memory_usage,
+                    _fs(pinned), sib, pages, nm, socket))
+    return (topo_cls, tuple(out))
+
+
+def _envelope(cls, data):
+    return {"nova_object.name": cls.obj_name(), "nova_object.namespace": "nova",
+            "nova_object.version": cls.VERSION, "nova_object.data": data}
+
+
+def _host_primitive(snapshot):
+    """The NUMATopology primitive (as obj_to_primitive() gives it, without
+    "nova_object.changes") written from _host_snapshot()'s copy."""
+    objects = _nova()[1]
+    topo_cls, cells = snapshot
+    out = []
+    for (cls, id_, cpuset, pcpuset, memory, cpu_usage, memory_usage, pinned, sib, pages, nm,
+         socket) in cells:
+        d = {}
+        for name, v in (("id", id_), ("cpuset", cpuset), ("pcpuset", pcpuset),
+                        ("memory", memory), ("cpu_usage", cpu_usage),
+                        ("memory_usage", memory_usage), ("pinned_cpus", pinned),
+                        ("siblings", sib), ("mempages", pages), ("network_metadata", nm),
+                        ("socket", socket)):
+            if v is _U:
+                continue
+            if isinstance(v, frozenset):
+                v = sorted(v)
+            elif name == "siblings" and v is not None:
+                v = [sorted(s) for s in v]
+            elif name == "mempages" and v is not None:
+                v = [_envelope(objects.NUMAPagesTopology,
+                               {k: x for k, x in zip(("size_kb", "total", "used", "reserved"), p)
+                                if x is not _U})
+                     for p in v]
+            elif name == "network_metadata" and v is not None:
+                phys, tun = v
+                ncls = objects.NetworkMetadata
+                nd = {}
+                if phys is not _U:
+                    nd["physnets"] = sorted(phys) if phys is not None else None
+                if tun is not _U:
+                    nd["tunneled"] = tun
+                v = _envelope(ncls, nd)
+            d[name] = v
+        out.append(_envelope(cls, d))
+    return _envelope(topo_cls, {"cells": out})
+
+
+def _content_key(snapshot):
+    """_host_snapshot() made hashable (sibling lists as tuples)."""
+    topo_cls, cells = snapshot
+    return (topo_cls, tuple(c[:8] + (tuple(c[8]) if isinstance(c[8], list) else c[8],) + c[9:]
+                            for c in cells))
+
+
+class _HostCache:
+    """numafit Hosts built from nova NUMATopology objects.  The scheduler
+    asks about the same host_state.numa_topology for many requests, and
+    rebuilds it from the database with the same content; obj_to_primitive()
+    and parsing it again every time cost far more than the fit.
+
+    An entry is found by the object's id and used only if it is the same
+    object (weak reference) with the same fingerprint: every field of every
+    cell, read afresh on each call (nova changes these objects in place).
+    Otherwise a Host of the same content is reused (another object, or this
+    one changed back), or one is built.  Fits only read these Hosts; nothing
+    claims on them."""
+
+    MAX = 2048
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._items = collections.OrderedDict()  # id -> (weakref, fingerprint, Host)
-
-    @staticmethod
-    def fingerprint(topo):
-        """The fields' values, read from the objects' storage (oslo keeps a
-        set field NAME as the attribute _obj_NAME) to skip the getters."""
-        out = []
-        for c in topo.cells:
-            d = c.__dict__
-            nm = d.get("_obj_network_metadata")
-            if nm is not None:
-                nd = nm.__dict__
-                nm = (tuple(sorted(nd.get("_obj_physnets", ()))), nd.get("_obj_tunneled"))
-            pages = tuple((pd.get("_obj_size_kb"), pd.get("_obj_total"), pd.get("_obj_used"),
-                           pd.get("_obj_reserved", 0))
-                          for pd in (p.__dict__ for p in d.get("_obj_mempages") or ()))
-            out.append((d["_obj_id"], tuple(sorted(d["_obj_cpuset"])),
-                        tuple(sorted(d.get("_obj_pcpuset", ()))), d["_obj_memory"],
-                        d.get("_obj_cpu_usage"), d.get("_obj_memory_usage"),
-                        tuple(sorted(d.get("_obj_pinned_cpus", ()))),
-                        tuple(tuple(sorted(x)) for x in d.get("_obj_siblings", ())),
-                        pages, d.get("_obj_socket"), nm))
-        return tuple(out)
+        self._items = collections.OrderedDict()  # id -> (weakref, snapshot, Host)
+        self._content = collections.OrderedDict()  # _content_key -> Host
 
     def get(self, topo):
         try:
-            fp = self.fingerprint(topo)
-            ref = weakref.ref(topo)
+            view = _host_view(topo) if _is_ovo(topo) else None
         except Exception:  # an unusual object: no caching
+            view = None
+        if view is None:
             return Host.from_json(topo.obj_to_primitive())
-        key = id(topo)
+        k = id(topo)
         with self._lock:
-            hit = self._items.get(key)
-            if hit is not None and hit[0]() is topo and hit[1] == fp:
-                self._items.move_to_end(key)
+            hit = self._items.get(k)
+            if hit is not None and hit[0]() is topo and view == hit[1]:
+                self._items.move_to_end(k)
                 return hit[2]
-        host = Host.from_json(topo.obj_to_primitive())
+        snap = _host_snapshot(view)
+        del view
+        ck = _content_key(snap)
+        ref = weakref.ref(topo)
         with self._lock:
-            self._items[key] = (ref, fp, host)
-            self._items.move_to_end(key)
-            while len(self._items) > self.MAX:
-                self._items.popitem(last=False)
+            host = self._content.get(ck)
+        if host is None:
+            host = Host.from_json(json.dumps(_host_primitive(snap), separators=(",", ":")))
+            if _VERIFY:
+                with Host.from_json(topo.obj_to_primitive()) as slow:
+                    assert host.to_dict() == slow.to_dict(), "host JSON differs"
+        with self._lock:
+            self._items[k] = (ref, snap, host)
+            self._items.move_to_end(k)
+            self._content[ck] = host
+            self._content.move_to_end(ck)
+            for d in (self._items, self._content):
+                while len(d) > self.MAX:
+                    d.popitem(last=False)
         return host
 
     def clear(self):
         with self._lock:
             self._items.clear()
+            self._content.clear()
 
 
 _hosts = _HostCache()
+_VERIFY = False  # tests: check every fast conversion against the slow one
 
 
 def _cells_host(host_topology):
@@ -277,14 +402,102 @@ def _cells_host(host_topology):
     return _hosts.get(host_topology)
 
 
-@functools.lru_cache(maxsize=256)
-def _request(flavor_text, profile_):
-    return Request.from_json(flavor_text, None, profile_)
+class _SmallCache:
+    """A dict with a size limit (emptied when full); values are immutable
+    once stored, so readers need no lock."""
+
+    def __init__(self, size):
+        self.size = size
+        self.d = {}
+
+    def get(self, key):
+        return self.d.get(key)
+
+    def put(self, key, value):
+        if len(self.d) >= self.size:
+            self.d.clear()
+        self.d[key] = value
+        return value
+
+    def clear(self):
+        self.d.clear()
 
 
-@functools.lru_cache(maxsize=64)
-def _options(limits_text, profile_, strategy):
-    return Options(json.loads(limits_text), profile_, strategy)
+# (profile, emulator threads policy, per cell: cpuset, pcpuset, memory,
+# pagesize, cpu_policy, cpu_thread_policy) -> (Request, vCPU map)
+_requests = _SmallCache(1024)
+# (limits fingerprint or JSON, profile, strategy) -> Options
+_optionses = _SmallCache(256)
+
+
+def _request_key(instance_topology, profile_):
+    """Every field request_flavor() reads, as an immutable value (never an
+    object id: nova mutates the cells it fits, NOVA-NOTES A), or None."""
+    if not _is_ovo(instance_topology):
+        return None
+    d = instance_topology.__dict__
+    key = [profile_, d.get("_obj_emulator_threads_policy", _U)]
+    for c in d.get("_obj_cells") or ():
+        if not _is_ovo(c):
+            return None
+        g = c.__dict__.get
+        key.append((_fs(g("_obj_cpuset", _U)), _fs(g("_obj_pcpuset", _U)), g("_obj_memory", _U),
+                    g("_obj_pagesize", _U), g("_obj_cpu_policy", _U),
+                    g("_obj_cpu_thread_policy", _U)))
+    return tuple(key)
+
+
+def _request_for(instance_topology, profile_):
+    """(numafit Request, {flavor vCPU: instance vCPU}) for an
+    InstanceNUMATopology; raises _Unsupported."""
+    key = _request_key(instance_topology, profile_)
+    hit = _requests.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    flavor, vmap = request_flavor(instance_topology)
+    req = Request.from_json(json.dumps(flavor), None, profile_)
+    if not req.has_numa:
+        req.close()
+        raise _Unsupported("the flavor gives no NUMA topology")
+    return _requests.put(key, (req, vmap)) if key is not None else (req, vmap)
+
+
+def _limits_key(limits):
+    if limits is None:
+        return None
+    if not _is_ovo(limits):
+        return json.dumps(limits_json(limits), sort_keys=True)
+    g = limits.__dict__.get
+    nm = g("_obj_network_metadata", _U)
+    if nm is not _U and nm is not None:
+        nd = nm.__dict__
+        nm = (_fs(nd.get("_obj_physnets", _U)), nd.get("_obj_tunneled", _U))
+    return (g("_obj_cpu_allocation_ratio", _U), g("_obj_ram_allocation_ratio", _U), nm)
+
+
+def _options_for(limits, profile_):
+    strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
+        else "spread"
+    key = (_limits_key(limits), profile_, strategy)
+    hit = _optionses.get(key)
+    if hit is None:
+        hit = _optionses.put(key, Options(limits_json(limits), profile_, strategy))
+    return hit
+
+
+def _fit_cells(host, req, opt):
+    """numafit_fit on prepared handles: the placement's cells in the plain
+    JSON form (pinning keys as text), or None.  The adapter's hosts are its
+    own and never claimed, so no host lock is taken."""
+    p, err = _ffi.PlacementP(), _ffi.Error()
+    if _ffi.fit(host.handle, req.handle, opt.handle, 0, byref(p), byref(err)) != 1:
+        return None
+    try:
+        out = c_void_p()
+        _ffi.placement_to_json(p, 0, byref(out), byref(err))
+        return json.loads(_ffi.take_string(out))
+    finally:
+        _ffi.placement_free(p)
 
 
 def _attr(obj, name, default=None):
@@ -361,48 +574,142 @@ def request_flavor(instance_topology, cells=None, emulator_isolate=None):
     return flavor, {i: v for v, i in to_flavor.items()}
 
 
-def _copy_cell(cell):
-    """A copy of an InstanceNUMACell (its set fields; cheaper than deepcopy)."""
+def _build_cell_slow(rc, pc, vmap):
+    """The fitted InstanceNUMACell through nova's own API: a copy of the
+    requested cell made by its constructor, then the placement's host cell
+    id, page size, pinning (pin_vcpus) and reserved CPUs."""
     kw = {}
-    for name in cell.obj_fields:
-        if cell.obj_attr_is_set(name):
-            v = getattr(cell, name)
+    for name in rc.obj_fields:
+        if rc.obj_attr_is_set(name):
+            v = getattr(rc, name)
             if isinstance(v, (set, dict, list)):
                 v = copy.copy(v)
             elif hasattr(v, "obj_clone"):
                 v = v.obj_clone()
             kw[name] = v
-    return type(cell)(**kw)
+    c = type(rc)(**kw)
+    c.id = pc["id"]
+    if pc.get("pagesize") is not None or _attr(rc, "pagesize"):
+        c.pagesize = pc.get("pagesize")
+    if pc.get("cpu_pinning") is not None and _attr(rc, "cpu_policy") in ("dedicated", "mixed"):
+        c.pin_vcpus(*[(vmap[int(v)], p) for v, p in pc["cpu_pinning"].items()])
+    if pc.get("cpuset_reserved") is not None:
+        c.cpuset_reserved = set(pc["cpuset_reserved"])
+    return c
 
 
-def _build_cells(objects, req_cells, placement, vmap):
-    """The fitted InstanceNUMACells: copies of the requested cells with the
-    host cell id, page size, pinning and reserved CPUs of the placement."""
-    out = []
-    for rc, pc in zip(req_cells, placement.cells):
-        c = _copy_cell(rc)
-        c.id = pc["id"]
-        if pc.get("pagesize") is not None or _attr(rc, "pagesize"):
-            c.pagesize = pc.get("pagesize")
-        if pc.get("cpu_pinning") is not None and _attr(rc, "cpu_policy") in (
-                "dedicated", "mixed"):
-            c.pin_vcpus(*[(vmap[v], p) for v, p in pc["cpu_pinning"].items()])
-        if pc.get("cpuset_reserved") is not None:
-            c.cpuset_reserved = set(pc["cpuset_reserved"])
-        out.append(c)
+@functools.lru_cache(maxsize=16)
+def _defaults(cls):
+    """The fields an ephemeral object's constructor sets to their default."""
+    from nova.objects import base as nova_base
+    from oslo_versionedobjects import fields as ovo_fields
+    if not issubclass(cls, nova_base.EphemeralObject):
+        return ()
+    return tuple((n, f.default) for n, f in cls.fields.items()
+                 if f.default != ovo_fields.UnspecifiedDefault)
+
+
+def _build_cell_fast(rc, pc, vmap):
+    """_build_cell_slow's cell without coercing every value again: the
+    requested cell's storage copied (collections copied and bound to the new
+    object, as oslo's Coerced* keep their owner; nested objects cloned),
+    defaults set as an ephemeral object's constructor sets them, the
+    placement's values coerced by their fields, every set field marked
+    changed."""
+    cls = type(rc)
+    fields = cls.fields
+    c = cls.__new__(cls)
+    d = c.__dict__
+    for k, v in rc.__dict__.items():
+        if k.startswith("_obj_"):
+            if isinstance(v, (set, dict, list)):
+                w = type(v)(v)
+                attrs = getattr(v, "__dict__", None)
+                if attrs:
+                    w.__dict__.update(attrs)
+                    if "_obj" in attrs:
+                        w._obj = c
+                v = w
+            elif hasattr(v, "obj_clone"):
+                v = v.obj_clone()
+        d[k] = v
+    d["_changed_fields"] = set()
+    for name, default in _defaults(cls):
+        if "_obj_" + name not in d:
+            setattr(c, name, copy.deepcopy(default))
+
+    def put(name, value):
+        d["_obj_" + name] = fields[name].coerce(c, name, value)
+
+    put("id", pc["id"])
+    ps = pc.get("pagesize")
+    if ps is not None or d.get("_obj_pagesize"):
+        put("pagesize", ps)
+    pin = pc.get("cpu_pinning")
+    if pin is not None and d.get("_obj_cpu_policy") in ("dedicated", "mixed"):
+        # what pin_vcpus() does: only vCPUs of pcpuset, added to the pinning
+        pcpuset = d["_obj_pcpuset"]
+        pairs = [(str(v), p) for v, p in ((vmap[int(v)], p) for v, p in pin.items())
+                 if v in pcpuset]
+        if pairs:
+            cur = dict(d.get("_obj_cpu_pinning_raw") or {})
+            cur.update(pairs)
+            put("cpu_pinning_raw", cur)
+    if pc.get("cpuset_reserved") is not None:
+        put("cpuset_reserved", set(pc["cpuset_reserved"]))
+    d["_changed_fields"] = {k[5:] for k in d if k.startswith("_obj_") and k[5:] in fields}
+    return c
+
+
+def _state(obj):
+    """An object's storage as comparable values: collection types, their
+    owner and field, nested objects, changed fields."""
+    out = {}
+    for k, v in obj.__dict__.items():
+        if hasattr(v, "obj_fields"):
+            v = ("object", type(v), _state(v))
+        elif isinstance(v, (set, dict, list)):
+            v = (type(v), v if not isinstance(v, list) else
+                 [_state(x) if hasattr(x, "obj_fields") else x for x in v],
+                 getattr(v, "_field", None), getattr(v, "_obj", obj) is obj)
+        out[k] = v
     return out
 
 
-def _fit(host, flavor, limits, profile_=None):
-    CONF = _nova()[3]
-    prof = profile_ or profile()
-    strategy = "pack" if CONF.compute.packing_host_numa_cells_allocation_strategy else "spread"
-    req = _request(json.dumps(flavor, sort_keys=True), prof)
-    if not req.has_numa:
-        raise _Unsupported("the flavor gives no NUMA topology")
-    opt = _options(json.dumps(limits_json(limits), sort_keys=True), prof, strategy)
-    from .fit import fit as _lib_fit
-    return _lib_fit(host, req, opt)
+_fast_cells = None  # None: not checked yet; then whether _build_cell_fast is right
+
+
+def _build_cells(req_cells, pcells, vmap):
+    """The fitted InstanceNUMACells: copies of the requested cells with the
+    host cell id, page size, pinning and reserved CPUs of the placement's
+    cells (the plain JSON form).  The fast build is checked against nova's
+    API once per process (and on every call under _VERIFY); if they ever
+    differ, nova's API is used from then on."""
+    global _fast_cells
+    if _fast_cells is False:
+        return [_build_cell_slow(rc, pc, vmap) for rc, pc in zip(req_cells, pcells)]
+    out = []
+    for rc, pc in zip(req_cells, pcells):
+        try:
+            c = _build_cell_fast(rc, pc, vmap)
+        except Exception:  # an unusual cell: nova's API, with nova's errors
+            out.append(_build_cell_slow(rc, pc, vmap))
+            continue
+        if _fast_cells is None or _VERIFY:
+            slow = _build_cell_slow(rc, pc, vmap)
+            same = _state(c) == _state(slow)
+            if _VERIFY:
+                assert same, "fast cell build differs: %s != %s" % (_state(c), _state(slow))
+            if not same:
+                LOG.warning("numafit.nova: building InstanceNUMACell through its storage "
+                            "differs from its constructor with this oslo.versionedobjects; "
+                            "using the constructor")
+                _fast_cells = False
+                c = slow
+            elif _fast_cells is None:
+                _fast_cells = True
+        out.append(c)
+    return out
 
 
 # ------------------------------------------------------------ nova's API
@@ -429,21 +736,21 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
     if len(host_topology) < len(instance_topology):
         return None
     pci_pools = bool(pci_stats is not None and getattr(pci_stats, "pools", None))
+    prof = profile()
     try:
         if pci_requests or pci_pools or provider_mapping:
             raise _Unsupported("PCI")
-        flavor, vmap = request_flavor(instance_topology)
+        req, vmap = _request_for(instance_topology, prof)
     except _Unsupported as e:
         _count("fallback", "numa_fit_instance_to_host: %s" % e)
         return _original("numa_fit_instance_to_host")(
             host_topology, instance_topology, limits, pci_requests, pci_stats, *args, **kwargs)
     objects = _nova()[1]
     _count("library")
-    p = _fit(_cells_host(host_topology), flavor, limits)
-    if p is None:
+    pcells = _fit_cells(_cells_host(host_topology), req, _options_for(limits, prof))
+    if pcells is None:
         return None
-    with p:
-        cells = _build_cells(objects, instance_topology.cells, p, vmap)
+    cells = _build_cells(instance_topology.cells, pcells, vmap)
     etp = _attr(instance_topology, "emulator_threads_policy")
     return objects.InstanceNUMATopology(cells=cells, emulator_threads_policy=etp)
 
@@ -468,13 +775,14 @@ def _numa_fit_instance_cell(host_cell, instance_cell, limits=None, cpuset_reserv
     if ps and ps > 0 and ps not in [m.size_kb for m in (host_cell.mempages or [])]:
         raise exc.MemoryPageSizeNotSupported(pagesize=ps)
     _count("library")
+    prof = profile()
     topo = objects.NUMATopology(cells=[host_cell])
-    with Host.from_json(topo.obj_to_primitive()) as host:
-        p = _fit(host, flavor, limits)
-    if p is None:
+    with Host.from_json(topo.obj_to_primitive()) as host, \
+            Request.from_json(json.dumps(flavor), None, prof) as req:
+        pcells = _fit_cells(host, req, _options_for(limits, prof))
+    if pcells is None:
         return None
-    with p:
-        return _build_cells(objects, [instance_cell], p, vmap)[0]
+    return _build_cells([instance_cell], pcells, vmap)[0]
 
 
 @_translating
@@ -513,11 +821,14 @@ def _get_desirable_cpu_topologies(flavor, image_meta, allow_threads=True):
                                                allow_threads=allow_threads)]
 
 
+@_translating
 def get_cpu_topology_constraints(flavor, image_meta):
-    """nova's own function (the library exposes only the resulting
-    topologies, see get_best_cpu_topology)."""
-    _count("fallback", "get_cpu_topology_constraints: not in the library")
-    return _original("get_cpu_topology_constraints")(flavor, image_meta)
+    """nova.virt.hardware.get_cpu_topology_constraints: (preferred, maximum)
+    VirtCPUTopology objects, nova's integers exactly."""
+    objects = _nova()[1]
+    _count("library")
+    return tuple(objects.VirtCPUTopology(sockets=s, cores=c, threads=t)
+                 for s, c, t in _cpu.cpu_topology_constraints(*_topo_args(flavor, image_meta)))
 
 
 @_translating
