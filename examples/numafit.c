@@ -1330,32 +1330,33 @@ bool numafit_cli_plan_is_fleet(int argc, char **argv);
 /* ------------------------------------------------------------------ usage */
 
 static void usage(FILE *o) {
-    fprintf(o,
-            "usage: numafit fit  --batch [OPTIONS] < lines.jsonl\n"
-            "       numafit plan --batch [OPTIONS] < lines.jsonl\n"
-            "       numafit fit  --host H.json --flavor F.json [--image I.json]\n"
-            "                    [--limits L.json] [--json] [OPTIONS]\n"
-            "       numafit plan --host H.json --flavor F.json [--image I.json]\n"
-            "                    [--limits L.json] [--max N] [--json] [OPTIONS]\n"
-            "       numafit plan --hosts-dir DIR | --db FILE | --add-hosts N SPEC | --sysfs DIR\n"
-            "                    | --uri URI ... --flavors F.json [--json] [--svg FILE]\n"
-            "                    [--html FILE] [OPTIONS]       (a fleet: numafit plan --fleet --help)\n"
-            "       numafit render PLAN.json [--svg FILE] [--html FILE] [--strategy S]\n"
-            "       numafit bench [--json] [OPTIONS] FILE.jsonl\n"
-            "       numafit demo [OPTIONS]\n"
-            "       numafit host --libvirt URI | --caps FILE | --sysfs [ROOT] [OPTIONS]\n"
-            "       numafit xml  --host H.json --flavor F.json [--image I.json] [--limits L.json]\n"
-            "                    [--cpu-shared-set SPEC] [--domain] [OPTIONS]\n"
-            "       numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--json]\n"
-            "       numafit --help | --version\n"
-            "\n"
-            "Fit OpenStack nova instances on a host's NUMA topology, as nova does.\n"
-            "\n"
-            "OPTIONS:\n"
-            "  --nova-release latest|zed  nova rules to apply (default latest)\n"
-            "  --strategy spread|pack     host cell order (default spread)\n"
-            "\n"
-            "Run `numafit SUBCOMMAND --help` for each subcommand.\n");
+    fprintf(
+        o,
+        "usage: numafit fit  --batch [OPTIONS] < lines.jsonl\n"
+        "       numafit plan --batch [OPTIONS] < lines.jsonl\n"
+        "       numafit fit  --host H.json --flavor F.json [--image I.json]\n"
+        "                    [--limits L.json] [--json] [OPTIONS]\n"
+        "       numafit plan --host H.json --flavor F.json [--image I.json]\n"
+        "                    [--limits L.json] [--max N] [--json] [OPTIONS]\n"
+        "       numafit plan --hosts-dir DIR | --db FILE | --add-hosts N SPEC | --sysfs DIR\n"
+        "                    | --uri URI ... --flavors F.json [--json] [--svg FILE]\n"
+        "                    [--html FILE] [OPTIONS]       (a fleet: numafit plan --fleet --help)\n"
+        "       numafit render PLAN.json [--svg FILE] [--html FILE] [--strategy S]\n"
+        "       numafit bench [--json] [OPTIONS] FILE.jsonl\n"
+        "       numafit demo [OPTIONS]\n"
+        "       numafit host --libvirt URI | --caps FILE | --sysfs [ROOT] [OPTIONS]\n"
+        "       numafit xml  --host H.json --flavor F.json [--image I.json] [--limits L.json]\n"
+        "                    [--cpu-shared-set SPEC] [--domain] [OPTIONS]\n"
+        "       numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--json]\n"
+        "       numafit --help | --version\n"
+        "\n"
+        "Fit OpenStack nova instances on a host's NUMA topology, as nova does.\n"
+        "\n"
+        "OPTIONS:\n"
+        "  --nova-release latest|zed  nova rules to apply (default latest)\n"
+        "  --strategy spread|pack     host cell order (default spread)\n"
+        "\n"
+        "Run `numafit SUBCOMMAND --help` for each subcommand.\n");
 }
 
 static void usage_fit(FILE *o) {

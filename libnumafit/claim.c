@@ -110,8 +110,10 @@ static int pin_conflict(numafit_error_t *err, const struct numafit__cell *c, con
 static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numafit_error_t *err) {
     struct scratch s;
     int rc = scratch_init(&s, h);
-    if (rc < 0)
+    if (rc < 0) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         return rc;
+    }
     for (uint32_t g = 0; g < p->ncells; g++) {
         const struct numafit__pcell *pc = &p->cells[g];
         int ci = numafit__host_cell_index(h, pc->host_id);

@@ -43,19 +43,24 @@ static void xml_init(void) {
     xmlInitParser();
 }
 
-/* Per-context structured error handler: errors are read back from the
- * context after the parse, nothing is printed. */
-static void xml_quiet(void *data, xmlErrorPtr e) {
-    (void)data;
-    (void)e;
-}
-
 struct cctx {
     struct numafit__dhost *d;
     numafit_error_t *err;
     uint64_t *bits; /* scratch, NUMAFIT__CPU_WORDS words */
     uint32_t ncpus; /* CPUs read so far */
+    bool nomem;     /* libxml2 failed to allocate during the parse */
 };
+
+/* Per-context structured error handler: errors are read back from the
+ * context after the parse, nothing is printed. A failed allocation is
+ * remembered (data is the context, its _private our cctx): libxml2 stops
+ * there and may then report a parse error ("Extra content at the end of
+ * the document") or return a partial document. */
+static void xml_quiet(void *data, xmlErrorPtr e) {
+    xmlParserCtxtPtr ctxt = data;
+    if (e && e->code == XML_ERR_NO_MEMORY && ctxt && ctxt->_private)
+        ((struct cctx *)ctxt->_private)->nomem = true;
+}
 
 static bool is_space(unsigned char c) {
     return c == ' ' || (c >= '\t' && c <= '\r');
@@ -129,9 +134,24 @@ static uint64_t unit_bytes(const char *u) {
     return 0;
 }
 
-/* Attribute value (xmlFree it) or NULL. */
-static char *attr(const xmlNode *n, const char *name) {
-    return (char *)xmlGetNoNsProp((xmlNode *)n, (const xmlChar *)name);
+/* Attribute value (xmlFree it) or NULL. NULL for an attribute that is
+ * there means libxml2 could not allocate the copy: x->nomem. */
+static char *attr(struct cctx *x, const xmlNode *n, const char *name) {
+    char *v = (char *)xmlGetNoNsProp((xmlNode *)n, (const xmlChar *)name);
+    if (!v)
+        for (const xmlAttr *a = n->properties; a; a = a->next)
+            if (!a->ns && !strcmp((const char *)a->name, name))
+                x->nomem = true;
+    return v;
+}
+
+/* Text content of an element (xmlFree it); never NULL but when libxml2
+ * could not allocate it: x->nomem. */
+static char *content(struct cctx *x, const xmlNode *n) {
+    char *v = (char *)xmlNodeGetContent((xmlNode *)n);
+    if (!v)
+        x->nomem = true;
+    return v;
 }
 
 /* A number in KiB from text/attribute `s` in `unit` (NULL = KiB).
@@ -167,7 +187,7 @@ static int read_cpu(struct cctx *x, struct numafit__dcell *c, const xmlNode *n) 
         return bad(x, n, -ERANGE, "more than %d CPUs", NUMAFIT__CPU_LIMIT);
     if (!(cpu = numafit__dcell_add_cpu(c)))
         return -ENOMEM;
-    v = attr(n, "id");
+    v = attr(x, n, "id");
     r = parse_u64(v, NUMAFIT_CPU_MAX, &u);
     if (r < 0) {
         r = bad(x, n, r, "%s '%.40s' is not a CPU id (0..16383)", "cpu id", NZ(v));
@@ -175,7 +195,7 @@ static int read_cpu(struct cctx *x, struct numafit__dcell *c, const xmlNode *n) 
     }
     cpu->id = (uint32_t)u;
     xmlFree(v);
-    if ((v = attr(n, "socket_id"))) {
+    if ((v = attr(x, n, "socket_id"))) {
         if ((r = parse_u64(v, INT32_MAX, &u)) < 0) {
             r = bad(x, n, r, "%s: '%.40s' is not an unsigned integer", "socket_id", NZ(v));
             goto out;
@@ -183,7 +203,7 @@ static int read_cpu(struct cctx *x, struct numafit__dcell *c, const xmlNode *n) 
         cpu->socket = (int32_t)u;
         xmlFree(v);
     }
-    if ((v = attr(n, "core_id"))) {
+    if ((v = attr(x, n, "core_id"))) {
         if ((r = parse_u64(v, INT32_MAX, &u)) < 0) {
             r = bad(x, n, r, "%s: '%.40s' is not an unsigned integer", "core_id", NZ(v));
             goto out;
@@ -191,7 +211,7 @@ static int read_cpu(struct cctx *x, struct numafit__dcell *c, const xmlNode *n) 
         cpu->core = (int32_t)u;
         xmlFree(v);
     }
-    if ((v = attr(n, "siblings"))) {
+    if ((v = attr(x, n, "siblings"))) {
         numafit_error_t e;
         r = numafit__cpuspec_parse(v, x->bits, &e);
         if (r < 0) {
@@ -219,7 +239,7 @@ static int read_cell(struct cctx *x, const xmlNode *n) {
         return bad(x, n, -ERANGE, "more than %d cells", NUMAFIT_MAX_CELLS);
     if (!(c = numafit__dhost_add_cell(x->d)))
         return -ENOMEM;
-    v = attr(n, "id");
+    v = attr(x, n, "id");
     r = parse_u64(v, NUMAFIT_CELL_ID_MAX, &u);
     if (r < 0) {
         r = bad(x, n, r, "%s '%.40s' is not a cell id (0..1023)", "cell id", NZ(v));
@@ -230,15 +250,15 @@ static int read_cell(struct cctx *x, const xmlNode *n) {
     c->id = (int32_t)u;
     for (const xmlNode *e = n->children; e; e = e->next) {
         if (name_is(e, "memory")) {
-            char *unit = attr(e, "unit"), *text = (char *)xmlNodeGetContent(e);
+            char *unit = attr(x, e, "unit"), *text = content(x, e);
             r = read_kib(x, e, "memory", text, unit, false, &c->memory_kib);
             xmlFree(unit);
             xmlFree(text);
             if (r < 0)
                 return r;
         } else if (name_is(e, "pages")) {
-            char *unit = attr(e, "unit"), *size = attr(e, "size");
-            char *text = (char *)xmlNodeGetContent(e);
+            char *unit = attr(x, e, "unit"), *size = attr(x, e, "size");
+            char *text = content(x, e);
             uint64_t kb = 0, total = 0;
             if (c->npages >= NUMAFIT__PAGES_MAX)
                 r = bad(x, e, -ERANGE, "more than %u page sizes", NUMAFIT__PAGES_MAX);
@@ -266,8 +286,8 @@ static int read_cell(struct cctx *x, const xmlNode *n) {
                     continue;
                 if (c->ndist >= NUMAFIT_MAX_CELLS)
                     return bad(x, p, -ERANGE, "more than %d distances", NUMAFIT_MAX_CELLS);
-                id = attr(p, "id");
-                val = attr(p, "value");
+                id = attr(x, p, "id");
+                val = attr(x, p, "value");
                 r = parse_u64(id, NUMAFIT_CELL_ID_MAX, &i);
                 if (r < 0)
                     r = bad(x, p, r, "%s '%.40s' is not a cell id", "sibling id", NZ(id));
@@ -317,7 +337,7 @@ static int read_doc(struct cctx *x, const xmlDoc *doc) {
     arch = child(child(host, "cpu"), "arch");
     if (arch) {
         static const char *const ok[] = {"i686", "x86_64", "aarch64", "ppc64", "ppc64le"};
-        char *a = (char *)xmlNodeGetContent(arch);
+        char *a = content(x, arch);
         bool supported = false;
         for (size_t i = 0; a && i < sizeof(ok) / sizeof(ok[0]); i++)
             supported = supported || !strcmp(a, ok[i]);
@@ -333,7 +353,7 @@ static int read_doc(struct cctx *x, const xmlDoc *doc) {
 
 int numafit__caps_parse(const char *xml, size_t len, struct numafit__dhost *d,
                         numafit_error_t *err) {
-    struct cctx x = {d, err, NULL, 0};
+    struct cctx x = {d, err, NULL, 0, false};
     xmlParserCtxtPtr ctxt;
     xmlDocPtr doc;
     int r;
@@ -352,20 +372,31 @@ int numafit__caps_parse(const char *xml, size_t len, struct numafit__dhost *d,
         return -ENOMEM;
     }
     ctxt->sax->serror = xml_quiet;
+    ctxt->_private = &x;
     /* never load an external DTD subset, whatever libxml2's process-wide
      * defaults (xmlLoadExtDtdDefaultValue) another library may have set */
     ctxt->sax->externalSubset = NULL;
     doc = xmlCtxtReadMemory(ctxt, xml, (int)len, "capabilities.xml", NULL,
                             XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR |
                                 XML_PARSE_NOWARNING);
-    if (!doc || !ctxt->wellFormed) {
+    /* libxml2 stops at a failed allocation and may still return a partial
+     * document, as if well-formed: ctxt->errNo says so */
+    if (!doc || !ctxt->wellFormed || ctxt->errNo == XML_ERR_NO_MEMORY || x.nomem) {
         xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
         char msg[200];
         snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "malformed XML");
         msg[strcspn(msg, "\n")] = '\0';
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "capabilities XML, line %d: %s",
                            e ? e->line : 0, msg);
-        r = e && e->code == XML_ERR_NO_MEMORY ? -ENOMEM : -EBADMSG;
+        /* a malformed document always leaves its error in the context;
+         * libxml2 reports some failed allocations (e.g. of the input
+         * buffer) only to its global handler, leaving none here */
+        r = !e || e->code == XML_ERR_OK || e->code == XML_ERR_NO_MEMORY ||
+                    ctxt->errNo == XML_ERR_NO_MEMORY || x.nomem
+                ? -ENOMEM
+                : -EBADMSG;
+        if (r == -ENOMEM)
+            numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         goto out;
     }
     if (doc->intSubset || doc->extSubset) {
@@ -375,6 +406,10 @@ int numafit__caps_parse(const char *xml, size_t len, struct numafit__dhost *d,
         goto out;
     }
     r = read_doc(&x, doc);
+    if (x.nomem) { /* whatever read_doc made of the missing value */
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        r = -ENOMEM;
+    }
 out:
     xmlFreeDoc(doc);
     xmlFreeParserCtxt(ctxt);
@@ -416,8 +451,10 @@ NUMAFIT_EXPORT int numafit_host_new_from_caps_xml(const char *xml, size_t len,
         return r;
     if (online) {
         on = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-        if (!on)
-            return -ENOMEM;
+        if (!on) {
+            r = -ENOMEM;
+            goto out;
+        }
         r = numafit__cpuspec_parse(online, on, err);
         if (r < 0) {
             if (err)

@@ -128,8 +128,10 @@ static int parse_nodelist(const char *s, int64_t **ret, uint32_t *ret_n, numafit
         return 0;
     }
     v = numafit__calloc(NODELIST_MAX, sizeof(*v));
-    if (!v)
+    if (!v) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, where, NULL, "out of memory");
         return -ENOMEM;
+    }
     for (const char *p = all.p;;) {
         const char *c = memchr(p, ',', (size_t)(all.e - p));
         const char *end = c ? c : all.e;
@@ -192,8 +194,10 @@ static int set_cpus(numafit_hostconf_t *c, uint64_t **slot, const char *spec, co
         return 0;
     }
     bits = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-    if (!bits)
+    if (!bits) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, opt, NULL, "out of memory");
         return -ENOMEM;
+    }
     r = numafit__cpuspec_parse(spec, bits, err);
     if (r < 0) {
         numafit__free(bits);
@@ -291,8 +295,10 @@ NUMAFIT_EXPORT int numafit_hostconf_add_reserved_huge_pages(numafit_hostconf_t *
     r.count = (uint64_t)cnt;
     {
         struct numafit__resv *n = numafit__realloc(c->resv, (c->nresv + 1) * sizeof(*n));
-        if (!n)
+        if (!n) {
+            numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
             return -ENOMEM;
+        }
         c->resv = n;
         n[c->nresv++] = r;
     }
@@ -344,6 +350,7 @@ NUMAFIT_EXPORT int numafit_hostconf_add_physnet(numafit_hostconf_t *c, const cha
         if (!pn || !dup) {
             numafit__free(dup);
             numafit__free(nodes);
+            numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
             return -ENOMEM;
         }
         pn[c->nphysnets].name = dup;
@@ -1003,8 +1010,8 @@ NUMAFIT_EXPORT int numafit_host_set_cpu_pools(numafit_host_t *h, const numafit_h
             numafit__bit_set(cell, c->sib_cpu[k]);
         for (uint32_t w = 0; w < h->nw; w++)
             if (c->pinned[w] & ~(cell[w] & dedicated[w])) {
-                unsigned cpu = w * 64u + (unsigned)__builtin_ctzll(c->pinned[w] &
-                                                                   ~(cell[w] & dedicated[w]));
+                unsigned cpu =
+                    w * 64u + (unsigned)__builtin_ctzll(c->pinned[w] & ~(cell[w] & dedicated[w]));
                 numafit__error_set(err, NUMAFIT_E_PINNING, c->id, "[compute] cpu_dedicated_set",
                                    "CPUPinningInvalid",
                                    "CPU %u of host cell %d is pinned by an instance but would "

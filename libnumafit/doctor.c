@@ -385,8 +385,11 @@ static int list_dir(struct dctx *x, const char *rel, const char *prefix, const c
     *ret_n = 0;
     if (len < 0 || len >= PATH_CAP)
         return -ENAMETOOLONG;
-    if (!(dir = opendir(path)))
+    if (!(dir = opendir(path))) {
+        if (errno == ENOMEM)
+            x->oom = true; /* not a missing directory: the report would be wrong */
         return -errno;
+    }
     while ((de = readdir(dir))) {
         const char *s = de->d_name;
         size_t l = strlen(s), nd = 0;

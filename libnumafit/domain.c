@@ -456,6 +456,10 @@ static int load_flavor(const char *buf, size_t len, json_t **root, const json_t 
         return -ERANGE;
     }
     *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!*root && numafit__json_load_errno(&jerr) == -ENOMEM) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "flavor", NULL, "out of memory");
+        return -ENOMEM;
+    }
     if (!*root) {
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, "flavor", NULL, "%d:%d: %s", jerr.line,
                            jerr.column, jerr.text);
@@ -1123,7 +1127,8 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
         xw_put(&w, "  <devices>\n");
         /* a local image-backed disk and a bridge interface carry the quotas */
         n = render_iotune(specs, flags, &dw, 3, reterr);
-        if (n > 0) {
+        /* dw.b is NULL when dw ran out of memory (reported below) */
+        if (n > 0 && !dw.oom) {
             xw_put(&w, "    <disk type='file' device='disk'>\n"
                        "      <driver name='qemu' type='qcow2' cache='none'/>\n"
                        "      <source file='/var/lib/nova/instances/");
@@ -1135,7 +1140,7 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
         dw.len = 0;
         if (n >= 0)
             n = render_bandwidth(specs, flags, &dw, 3, reterr);
-        if (n > 0) {
+        if (n > 0 && !dw.oom) {
             xw_put(&w, "    <interface type='bridge'>\n"
                        "      <mac address='fa:16:3e:00:00:01'/>\n"
                        "      <source bridge='br-int'/>\n"

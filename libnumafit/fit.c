@@ -37,11 +37,11 @@
 
 /* A cell check's outcome. */
 struct cellres {
-    int reason;             /* 0 fits, else NUMAFIT_E_NOFIT_* */
-    int64_t pagesize;       /* chosen page size, 0 for none */
-    uint32_t npin;          /* pins written to ctx->pin */
+    int reason;       /* 0 fits, else NUMAFIT_E_NOFIT_* */
+    int64_t pagesize; /* chosen page size, 0 for none */
+    uint32_t npin;    /* pins written to ctx->pin */
     bool has_reserved;
-    uint32_t reserved;      /* emulator pCPU */
+    uint32_t reserved; /* emulator pCPU */
 };
 
 struct fitctx {
@@ -55,16 +55,16 @@ struct fitctx {
     uint64_t steps;
     bool over_budget;
 
-    uint32_t n, k;      /* host cells, guest cells */
-    uint32_t *order;    /* host cell index at sorted position p */
-    uint8_t *memo;      /* [p * k + g] */
-    char (*why)[160];   /* optional per-pair text, [p * k + g] (explain) */
+    uint32_t n, k;    /* host cells, guest cells */
+    uint32_t *order;  /* host cell index at sorted position p */
+    uint8_t *memo;    /* [p * k + g] */
+    char (*why)[160]; /* optional per-pair text, [p * k + g] (explain) */
 
     /* scratch for the pack */
-    uint32_t *fcnt;     /* free threads per singleton (cells without sibling information) */
-    uint16_t *single;   /* singleton siblings for cells without sibling info */
+    uint32_t *fcnt;   /* free threads per singleton (cells without sibling information) */
+    uint16_t *single; /* singleton siblings for cells without sibling info */
     uint32_t *single_off;
-    uint32_t *pin;      /* pCPU per dedicated vCPU (ascending vCPU order) */
+    uint32_t *pin; /* pCPU per dedicated vCPU (ascending vCPU order) */
     uint32_t pin_cap;
     uint64_t *taken;    /* host->nw words: pCPUs used by the pinning being built */
     uint64_t *freebits; /* host->nw words: free dedicated CPUs of the cell being packed */
@@ -75,16 +75,16 @@ struct fitctx {
     struct cellres last;
 
     /* search state */
-    uint32_t *assign;   /* host position per guest cell */
-    uint8_t *used;      /* per host position */
-    int32_t *match_h;   /* matching: guest per host position or -1 */
+    uint32_t *assign; /* host position per guest cell */
+    uint8_t *used;    /* per host position */
+    int32_t *match_h; /* matching: guest per host position or -1 */
     uint8_t *seen;
     /* network coverage */
     bool net;
     uint64_t net_all;
     uint64_t *net_mask; /* per host position */
 
-    void *heap;         /* the scratch block when it did not fit the caller's stack buffer */
+    void *heap; /* the scratch block when it did not fit the caller's stack buffer */
 };
 
 /* Scratch for one fit comes from the caller's stack buffer when it is large
@@ -209,7 +209,8 @@ static void cell_siblings(struct fitctx *x, const struct numafit__cell *c, struc
 /* The free threads of set s, in order: for (FOR_FREE(x, sb, s, i)) uses
  * sb->cpu[i]. */
 #define FOR_FREE(x, sb, s, i)                                                                      \
-    uint32_t i = (sb)->off[s]; i < (sb)->off[(s) + 1]; i++)                                        \
+    uint32_t i = (sb)->off[s];                                                                     \
+    i < (sb)->off[(s) + 1]; i++)                                        \
         if (numafit__bit_test((x)->freebits, (sb)->cpu[i])
 
 static bool pinned_by_vcpu(const struct fitctx *x, uint32_t npin, uint32_t cpu) {
@@ -462,8 +463,8 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         }
     } else if (!x->zed && pinned_policy(pol)) {
         if (avail_mem < (int64_t)mem) {
-            WHY("not enough free memory: need %llu MiB, %lld available",
-                (unsigned long long)mem, (long long)avail_mem);
+            WHY("not enough free memory: need %llu MiB, %lld available", (unsigned long long)mem,
+                (long long)avail_mem);
             return res->reason = NUMAFIT_E_NOFIT_MEM;
         }
     } else if (mem > c->memory) {
@@ -499,7 +500,7 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         if (!pack(x, c, npc, nres, res)) {
             if (r->thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE)
                 WHY("isolate: not enough fully free cores (or a hyper-threaded host with "
-                          "cpu_dedicated_set)");
+                    "cpu_dedicated_set)");
             else if (r->thread_policy == NUMAFIT_THREAD_POLICY_REQUIRE)
                 WHY("require: not enough free thread siblings");
             else if (npc == 0)
@@ -516,8 +517,8 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         double cpu_limit = (double)host_sc * x->cpu_ratio;
         double ram_limit = (double)c->memory * x->ram_ratio;
         if ((double)(c->cpu_usage + nsc) > cpu_limit) {
-            WHY("cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage,
-                nsc, cpu_limit);
+            WHY("cpu usage %llu + %u exceeds the limit %g", (unsigned long long)c->cpu_usage, nsc,
+                cpu_limit);
             return res->reason = NUMAFIT_E_NOFIT_LIMITS;
         }
         if ((double)(c->memory_usage + mem) > ram_limit) {
@@ -726,7 +727,9 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
 
 /* ------------------------------------------------------------------ setup */
 
-static void ctx_free(struct fitctx *x) { numafit__free(x->heap); }
+static void ctx_free(struct fitctx *x) {
+    numafit__free(x->heap);
+}
 
 static bool has_physnet(const struct numafit__cell *c, const char *name) {
     for (uint32_t i = 0; i < c->nphysnets; i++)
@@ -1028,11 +1031,18 @@ static int run(struct fitctx *x, numafit_error_t *err) {
 static int check_args(const numafit_host_t *h, const numafit_request_t *r, unsigned flags,
                       numafit_error_t *err) {
     if (!h || !r || flags) {
-        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL,
-                           "invalid argument or flags");
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument or flags");
         return -EINVAL;
     }
     return 0;
+}
+
+/* ctx_init failed: -ENOMEM, or -E2BIG (more network groups than the search
+ * tracks). */
+static int init_failed(numafit_error_t *err, int rc) {
+    numafit__error_set(err, rc == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_TOO_COMPLEX, -1, "", NULL,
+                       "%s", rc == -ENOMEM ? "out of memory" : numafit_strerror(rc));
+    return rc;
 }
 
 NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t *r,
@@ -1047,28 +1057,93 @@ NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t 
     if (!ret)
         return -EINVAL;
     rc = ctx_init(&x, h, r, o, false, stack);
-    if (rc < 0) {
-        numafit__error_set(err, rc == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_TOO_COMPLEX, -1, "",
-                           NULL, "%s", numafit_strerror(rc));
-        return rc;
-    }
+    if (rc < 0)
+        return init_failed(err, rc);
     rc = run(&x, err);
     if (rc == 1) {
         int b = build_placement(&x, ret);
-        if (b < 0)
+        if (b < 0) {
+            numafit__error_set(err, b == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_INVALID_ARG, -1, "",
+                               NULL, "%s", numafit_strerror(b));
             rc = b;
+        }
     }
     ctx_free(&x);
     return rc;
 }
 
+/* Set key of obj to v (stolen); false when v is NULL or the set fails. */
+static bool put(json_t *obj, const char *key, json_t *v) {
+    return v && json_object_set_new(obj, key, v) == 0;
+}
+
+/* The explanation of a run as JSON (see numafit_fit_explain); NULL when an
+ * allocation fails. rc is run()'s answer, e the refusal. */
+static json_t *explain_json(struct fitctx *x, int rc, const numafit_error_t *e) {
+    const numafit_host_t *h = x->h;
+    json_t *root = json_object(), *cells = json_array();
+    if (!root || !cells || !put(root, "fits", json_boolean(rc == 1)))
+        goto nomem;
+    if (rc == 0 && (!put(root, "reason", json_string(numafit_error_code_name(e->code))) ||
+                    !put(root, "text", json_string(e->text))))
+        goto nomem;
+    for (uint32_t p = 0; p < x->n; p++) {
+        json_t *hc = json_object(), *gl = json_array();
+        if (!hc || !gl) {
+            json_decref(gl);
+            json_decref(hc);
+            goto nomem;
+        }
+        if (json_array_append_new(cells, hc) < 0) { /* hc is freed by jansson */
+            json_decref(gl);
+            goto nomem;
+        }
+        if (!put(hc, "id", json_integer(h->cells[x->order[p]].id))) {
+            json_decref(gl);
+            goto nomem;
+        }
+        if (!put(hc, "guest_cells", gl)) /* gl is freed by jansson on failure */
+            goto nomem;
+        for (uint32_t g = 0; g < x->k; g++) {
+            bool fits = pair_ok(x, p, g);
+            uint8_t m = x->memo[(size_t)p * x->k + g];
+            json_t *o = json_object();
+            if (!o || json_array_append_new(gl, o) < 0 || !put(o, "guest", json_integer(g)) ||
+                !put(o, "fits", json_boolean(fits)))
+                goto nomem;
+            if (!fits && (!put(o, "reason", json_string(numafit_error_code_name(m))) ||
+                          !put(o, "text", json_string(x->why[(size_t)p * x->k + g]))))
+                goto nomem;
+        }
+    }
+    if (!put(root, "cells", cells)) {
+        cells = NULL; /* stolen (and freed) by the failed set */
+        goto nomem;
+    }
+    cells = NULL;
+    if (rc == 1) {
+        json_t *a = json_array();
+        if (!put(root, "assignment", a))
+            goto nomem;
+        for (uint32_t g = 0; g < x->k; g++)
+            if (json_array_append_new(a, json_integer(h->cells[x->order[x->assign[g]]].id)) < 0)
+                goto nomem;
+    }
+    return root;
+nomem:
+    json_decref(cells);
+    json_decref(root);
+    return NULL;
+}
+
 NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_request_t *r,
-                                       const numafit_options_t *o, unsigned flags,
-                                       char **ret_json, numafit_error_t *err) {
+                                       const numafit_options_t *o, unsigned flags, char **ret_json,
+                                       numafit_error_t *err) {
     struct fitctx x;
     uint64_t stack[FIT_STACK_WORDS];
     numafit_error_t e2;
-    json_t *root = NULL, *cells;
+    json_t *root;
+    char *out;
     int rc;
     numafit__error_clear(err);
     if ((rc = check_args(h, r, flags, err)) < 0)
@@ -1077,7 +1152,7 @@ NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_re
         return -EINVAL;
     rc = ctx_init(&x, h, r, o, true, stack);
     if (rc < 0)
-        return rc;
+        return init_failed(err, rc);
     numafit__error_clear(&e2);
     rc = run(&x, &e2);
     if (rc < 0) {
@@ -1086,55 +1161,16 @@ NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_re
         ctx_free(&x);
         return rc;
     }
-    root = json_object();
-    cells = json_array();
-    if (!root || !cells)
-        goto nomem;
-    json_object_set_new(root, "fits", json_boolean(rc == 1));
-    if (rc == 0) {
-        json_object_set_new(root, "reason", json_string(numafit_error_code_name(e2.code)));
-        json_object_set_new(root, "text", json_string(e2.text));
-    }
-    json_object_set_new(root, "cells", cells);
-    for (uint32_t p = 0; p < x.n; p++) {
-        json_t *hc = json_object(), *gl = json_array();
-        if (!hc || !gl) {
-            json_decref(hc);
-            json_decref(gl);
-            goto nomem;
-        }
-        json_object_set_new(hc, "id", json_integer(h->cells[x.order[p]].id));
-        for (uint32_t g = 0; g < x.k; g++) {
-            json_t *e = json_object();
-            bool fits = pair_ok(&x, p, g);
-            uint8_t m = x.memo[(size_t)p * x.k + g];
-            if (!e)
-                continue;
-            json_object_set_new(e, "guest", json_integer(g));
-            json_object_set_new(e, "fits", json_boolean(fits));
-            if (!fits) {
-                json_object_set_new(e, "reason", json_string(numafit_error_code_name(m)));
-                json_object_set_new(e, "text", json_string(x.why[(size_t)p * x.k + g]));
-            }
-            json_array_append_new(gl, e);
-        }
-        json_object_set_new(hc, "guest_cells", gl);
-        json_array_append_new(cells, hc);
-    }
-    if (rc == 1) {
-        json_t *a = json_array();
-        for (uint32_t g = 0; a && g < x.k; g++)
-            json_array_append_new(a, json_integer(h->cells[x.order[x.assign[g]]].id));
-        json_object_set_new(root, "assignment", a ? a : json_null());
-    }
-    *ret_json = numafit__json_dump(root, 0);
-    json_decref(root);
+    root = explain_json(&x, rc, &e2);
     ctx_free(&x);
-    return *ret_json ? 0 : -ENOMEM;
-nomem:
+    out = root ? numafit__json_dump(root, 0) : NULL;
     json_decref(root);
-    ctx_free(&x);
-    return -ENOMEM;
+    if (!out) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
+    }
+    *ret_json = out;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ test hooks */

@@ -280,7 +280,8 @@ NUMAFIT_EXPORT int numafit_host_get_memory_size(const numafit_host_t *h, size_t 
     for (uint32_t i = 0; i < h->ncells; i++) {
         const struct numafit__cell *c = &h->cells[i];
         if (c->nsib)
-            n += NUMAFIT__SIB_OFF_LEN(c->nsib) * sizeof(uint32_t) + c->sib_off[c->nsib] * sizeof(uint16_t);
+            n += NUMAFIT__SIB_OFF_LEN(c->nsib) * sizeof(uint32_t) +
+                 c->sib_off[c->nsib] * sizeof(uint16_t);
         n += c->npages * sizeof(*c->pages);
         n += c->nphysnets * sizeof(char *);
         for (uint32_t k = 0; k < c->nphysnets; k++)

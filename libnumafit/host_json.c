@@ -64,7 +64,9 @@ static size_t path_append(struct ctx *c, const char *s, size_t n) {
     return old;
 }
 
-static size_t path_push(struct ctx *c, const char *key) { return path_append(c, key, strlen(key)); }
+static size_t path_push(struct ctx *c, const char *key) {
+    return path_append(c, key, strlen(key));
+}
 
 static size_t path_push_index(struct ctx *c, size_t i) {
     char buf[24], *q = buf + sizeof(buf);
@@ -747,7 +749,7 @@ static int parse_json(struct ctx *c, const char *buf, size_t len, json_t **ret) 
     json_error_t jerr;
     json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
-        if (json_error_code(&jerr) == json_error_out_of_memory)
+        if (numafit__json_load_errno(&jerr) == -ENOMEM)
             return fail_nomem(c);
         return fail(c, -EBADMSG, NUMAFIT_E_PARSE, "line %d column %d: %s", jerr.line, jerr.column,
                     jerr.text);

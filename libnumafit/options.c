@@ -132,6 +132,10 @@ NUMAFIT_EXPORT int numafit_options_set_limits_json(numafit_options_t *o, const c
     if (!o || !buf || len > NUMAFIT_INPUT_MAX)
         return -EINVAL;
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!root && numafit__json_load_errno(&jerr) == -ENOMEM) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
+    }
     if (!root) {
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "limits: %s (line %d, column %d)",
                            jerr.text, jerr.line, jerr.column);
@@ -217,6 +221,8 @@ NUMAFIT_EXPORT int numafit_options_set_limits_json(numafit_options_t *o, const c
     o->nphysnets = tmp.nphysnets;
     rc = 0;
 out:
+    if (rc == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
     json_decref(root);
     return rc;
 }

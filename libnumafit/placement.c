@@ -83,9 +83,13 @@ NUMAFIT_EXPORT int numafit_placement_dup(const numafit_placement_t *s, numafit_p
         b->pin_vcpu = numafit__placement_take(d, a->npin);
         b->pin_pcpu = numafit__placement_take(d, a->npin);
         b->reserved = numafit__placement_take(d, a->nreserved);
-        memcpy(b->pin_vcpu, a->pin_vcpu, a->npin * sizeof(uint32_t));
-        memcpy(b->pin_pcpu, a->pin_pcpu, a->npin * sizeof(uint32_t));
-        memcpy(b->reserved, a->reserved, a->nreserved * sizeof(uint32_t));
+        /* no memcpy from NULL: a cell without pinning or reserved CPUs has none */
+        if (a->npin) {
+            memcpy(b->pin_vcpu, a->pin_vcpu, a->npin * sizeof(uint32_t));
+            memcpy(b->pin_pcpu, a->pin_pcpu, a->npin * sizeof(uint32_t));
+        }
+        if (a->nreserved)
+            memcpy(b->reserved, a->reserved, a->nreserved * sizeof(uint32_t));
     }
     *ret = d;
     return 0;
@@ -135,23 +139,40 @@ static json_t *bits_array(const uint64_t *w, uint32_t nw) {
 
 static json_t *u32_array(const uint32_t *v, uint32_t n) {
     json_t *a = json_array();
-    for (uint32_t i = 0; a && i < n; i++)
-        json_array_append_new(a, json_integer(v[i]));
+    if (!a)
+        return NULL;
+    for (uint32_t i = 0; i < n; i++)
+        if (json_array_append_new(a, json_integer(v[i])) < 0) {
+            json_decref(a);
+            return NULL;
+        }
     return a;
 }
+
+/*
+ * The builders below return NULL when an allocation fails, never a partial
+ * document. json_object_set_new() and json_array_append_new() fail for a
+ * NULL value (a constructor that ran out of memory) and take their value
+ * even when they fail; a constructor in a || chain after a failure is not
+ * called at all.
+ */
 
 /* cpu_pinning as {"vcpu": pcpu}, or null when the cell has none. */
 static json_t *pinning_json(const struct numafit__pcell *c) {
     json_t *pin;
     if (!c->has_pinning)
         return json_null();
-    pin = json_object();
-    for (uint32_t j = 0; pin && j < c->npin; j++) {
+    if (!(pin = json_object()))
+        return NULL;
+    for (uint32_t j = 0; j < c->npin; j++) {
         char k[16];
         snprintf(k, sizeof(k), "%u", c->pin_vcpu[j]);
-        json_object_set_new(pin, k, json_integer(c->pin_pcpu[j]));
+        if (json_object_set_new(pin, k, json_integer(c->pin_pcpu[j])) < 0) {
+            json_decref(pin);
+            return NULL;
+        }
     }
-    return pin ? pin : json_null();
+    return pin;
 }
 
 static json_t *policy_json(const char *s) {
@@ -160,31 +181,34 @@ static json_t *policy_json(const char *s) {
 
 static json_t *plain_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
     json_t *o = json_object();
-    if (!o)
+    if (!o || json_object_set_new(o, "id", json_integer(c->host_id)) < 0 ||
+        json_object_set_new(o, "cpuset", bits_array(c->cpuset, p->nw)) < 0 ||
+        json_object_set_new(o, "pcpuset", bits_array(c->pcpuset, p->nw)) < 0 ||
+        json_object_set_new(o, "memory", json_integer((json_int_t)c->memory)) < 0 ||
+        json_object_set_new(o, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null()) <
+            0 ||
+        json_object_set_new(o, "cpu_pinning", pinning_json(c)) < 0 ||
+        json_object_set_new(o, "cpuset_reserved",
+                            c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null()) <
+            0) {
+        json_decref(o);
         return NULL;
-    json_object_set_new(o, "id", json_integer(c->host_id));
-    json_object_set_new(o, "cpuset", bits_array(c->cpuset, p->nw));
-    json_object_set_new(o, "pcpuset", bits_array(c->pcpuset, p->nw));
-    json_object_set_new(o, "memory", json_integer((json_int_t)c->memory));
-    json_object_set_new(o, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null());
-    json_object_set_new(o, "cpu_pinning", pinning_json(c));
-    json_object_set_new(o, "cpuset_reserved",
-                        c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null());
+    }
     return o;
 }
 
+/* A versioned-object envelope around data (taken, also on failure). */
 static json_t *nova_obj(const char *name, const char *version, json_t *data) {
     json_t *o = json_object(), *ch = json_array();
     const char *key;
     json_t *v;
-    if (!o || !ch || !data) {
-        json_decref(o);
-        json_decref(ch);
-        json_decref(data);
-        return NULL;
-    }
+    if (!o || !ch || !data)
+        goto fail;
     /* changes: every field we set, in a stable (sorted) order */
-    json_object_foreach(data, key, v) json_array_append_new(ch, json_string(key));
+    json_object_foreach(data, key, v) {
+        if (json_array_append_new(ch, json_string(key)) < 0)
+            goto fail;
+    }
     {
         size_t n = json_array_size(ch);
         for (size_t i = 1; i < n; i++)
@@ -198,41 +222,63 @@ static json_t *nova_obj(const char *name, const char *version, json_t *data) {
                 json_array_set_new(ch, j, ta);
             }
     }
-    json_object_set_new(o, "nova_object.name", json_string(name));
-    json_object_set_new(o, "nova_object.namespace", json_string("nova"));
-    json_object_set_new(o, "nova_object.version", json_string(version));
-    json_object_set_new(o, "nova_object.data", data);
-    json_object_set_new(o, "nova_object.changes", ch);
+    if (json_object_set_new(o, "nova_object.name", json_string(name)) < 0 ||
+        json_object_set_new(o, "nova_object.namespace", json_string("nova")) < 0 ||
+        json_object_set_new(o, "nova_object.version", json_string(version)) < 0)
+        goto fail;
+    v = data;
+    data = NULL;
+    if (json_object_set_new(o, "nova_object.data", v) < 0)
+        goto fail;
+    v = ch;
+    ch = NULL;
+    if (json_object_set_new(o, "nova_object.changes", v) < 0)
+        goto fail;
     return o;
+fail:
+    json_decref(o);
+    json_decref(ch);
+    json_decref(data);
+    return NULL;
 }
 
 static json_t *nova_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
     json_t *d = json_object();
-    if (!d)
+    if (!d || json_object_set_new(d, "id", json_integer(c->host_id)) < 0 ||
+        json_object_set_new(d, "cpuset", bits_array(c->cpuset, p->nw)) < 0 ||
+        json_object_set_new(d, "pcpuset", bits_array(c->pcpuset, p->nw)) < 0 ||
+        json_object_set_new(d, "cpuset_reserved",
+                            c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null()) <
+            0 ||
+        json_object_set_new(d, "memory", json_integer((json_int_t)c->memory)) < 0 ||
+        json_object_set_new(d, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null()) <
+            0 ||
+        json_object_set_new(d, "cpu_topology", json_null()) < 0 ||
+        json_object_set_new(d, "cpu_pinning_raw", pinning_json(c)) < 0 ||
+        json_object_set_new(d, "cpu_policy",
+                            policy_json(c->cpu_policy == NUMAFIT_CPU_POLICY_NONE
+                                            ? NULL
+                                            : numafit_cpu_policy_to_string(c->cpu_policy))) < 0 ||
+        json_object_set_new(d, "cpu_thread_policy",
+                            policy_json(c->thread_policy == NUMAFIT_THREAD_POLICY_NONE
+                                            ? NULL
+                                            : numafit_thread_policy_to_string(c->thread_policy))) <
+            0) {
+        json_decref(d);
         return NULL;
-    json_object_set_new(d, "id", json_integer(c->host_id));
-    json_object_set_new(d, "cpuset", bits_array(c->cpuset, p->nw));
-    json_object_set_new(d, "pcpuset", bits_array(c->pcpuset, p->nw));
-    json_object_set_new(d, "cpuset_reserved",
-                        c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null());
-    json_object_set_new(d, "memory", json_integer((json_int_t)c->memory));
-    json_object_set_new(d, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null());
-    json_object_set_new(d, "cpu_topology", json_null());
-    json_object_set_new(d, "cpu_pinning_raw", pinning_json(c));
-    json_object_set_new(d, "cpu_policy",
-                        policy_json(c->cpu_policy == NUMAFIT_CPU_POLICY_NONE
-                                        ? NULL
-                                        : numafit_cpu_policy_to_string(c->cpu_policy)));
-    json_object_set_new(d, "cpu_thread_policy",
-                        policy_json(c->thread_policy == NUMAFIT_THREAD_POLICY_NONE
-                                        ? NULL
-                                        : numafit_thread_policy_to_string(c->thread_policy)));
+    }
     return nova_obj("InstanceNUMACell", "1.6", d);
+}
+
+static int nomem(numafit_error_t *err) {
+    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+    return -ENOMEM;
 }
 
 NUMAFIT_EXPORT int numafit_placement_to_json(const numafit_placement_t *p, unsigned flags,
                                              char **ret, numafit_error_t *err) {
     json_t *root;
+    char *s;
     numafit__error_clear(err);
     if (!p || !ret || (flags & ~(unsigned)(NUMAFIT_PLACEMENT_JSON_NOVA | NUMAFIT_JSON_INDENT)))
         return -EINVAL;
@@ -249,28 +295,41 @@ NUMAFIT_EXPORT int numafit_placement_to_json(const numafit_placement_t *p, unsig
         if (!data || !cells) {
             json_decref(data);
             json_decref(cells);
-            return -ENOMEM;
+            return nomem(err);
         }
         for (uint32_t i = 0; i < p->ncells; i++)
-            json_array_append_new(cells, nova_cell(p, &p->cells[i]));
-        json_object_set_new(data, "cells", cells);
-        json_object_set_new(data, "instance_uuid", json_string(uuid));
-        json_object_set_new(
-            data, "emulator_threads_policy",
-            p->emulator_policy == NUMAFIT_EMULATOR_THREADS_NONE
-                ? json_null()
-                : json_string(numafit_emulator_threads_policy_to_string(p->emulator_policy)));
+            if (json_array_append_new(cells, nova_cell(p, &p->cells[i])) < 0) {
+                json_decref(data);
+                json_decref(cells);
+                return nomem(err);
+            }
+        if (json_object_set_new(data, "cells", cells) < 0 ||
+            json_object_set_new(data, "instance_uuid", json_string(uuid)) < 0 ||
+            json_object_set_new(data, "emulator_threads_policy",
+                                p->emulator_policy == NUMAFIT_EMULATOR_THREADS_NONE
+                                    ? json_null()
+                                    : json_string(numafit_emulator_threads_policy_to_string(
+                                          p->emulator_policy))) < 0) {
+            json_decref(data);
+            return nomem(err);
+        }
         root = nova_obj("InstanceNUMATopology", "1.3", data);
     } else {
         root = json_array();
         for (uint32_t i = 0; root && i < p->ncells; i++)
-            json_array_append_new(root, plain_cell(p, &p->cells[i]));
+            if (json_array_append_new(root, plain_cell(p, &p->cells[i])) < 0) {
+                json_decref(root);
+                root = NULL;
+            }
     }
     if (!root)
-        return -ENOMEM;
-    *ret = numafit__json_dump(root, flags & NUMAFIT_JSON_INDENT);
+        return nomem(err);
+    s = numafit__json_dump(root, flags & NUMAFIT_JSON_INDENT);
     json_decref(root);
-    return *ret ? 0 : -ENOMEM;
+    if (!s)
+        return nomem(err);
+    *ret = s;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ input */
@@ -478,6 +537,10 @@ NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, 
     if (!buf || !ret || flags || len > NUMAFIT_INPUT_MAX)
         return -EINVAL;
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!root && numafit__json_load_errno(&jerr) == -ENOMEM) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
+    }
     if (!root) {
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s (line %d, column %d)", jerr.text,
                            jerr.line, jerr.column);
@@ -486,6 +549,10 @@ NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, 
     if (json_is_string(root)) { /* the instance_extra column form */
         json_t *inner = json_loads(json_string_value(root), JSON_REJECT_DUPLICATES, &jerr);
         json_decref(root);
+        if (!inner && numafit__json_load_errno(&jerr) == -ENOMEM) {
+            numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+            return -ENOMEM;
+        }
         if (!inner) {
             numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s", jerr.text);
             return -EBADMSG;
@@ -555,6 +622,8 @@ NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, 
     p = NULL;
     rc = 0;
 out:
+    if (rc == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
     numafit_placement_free(p);
     json_decref(root);
     return rc;

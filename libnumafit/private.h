@@ -119,9 +119,9 @@ struct numafit__cell {
     /* derived, kept by numafit__host_derive(): CPUs in pcpuset, in cpuset,
      * and in pcpuset but not pinned */
     uint32_t count[3];
-    uint32_t maxfree;        /* most free dedicated threads in one sibling set */
-    uint32_t tpc;            /* threads per core: the largest sibling set (>= 1) */
-    bool sib_overlap;        /* sibling sets share CPUs (odd hosts) */
+    uint32_t maxfree; /* most free dedicated threads in one sibling set */
+    uint32_t tpc;     /* threads per core: the largest sibling set (>= 1) */
+    bool sib_overlap; /* sibling sets share CPUs (odd hosts) */
 };
 
 /* Length of a cell's sib_off block for n sibling sets: the offsets, then
@@ -242,6 +242,12 @@ int numafit__fit_pair(const numafit_host_t *h, const numafit_request_t *r,
 /* Dump a jansson value to a numafit__malloc'ed string (declared with void *
  * to keep jansson out of this header). */
 char *numafit__json_dump(const void *json_t_value, unsigned numafit_flags);
+/* The negative errno for a json_loadb()/json_loads() that returned NULL,
+ * given its json_error_t: -ENOMEM when jansson ran out of memory, else
+ * -EBADMSG. jansson reports json_error_out_of_memory for some allocations
+ * only; when it cannot allocate its lexer or a value it leaves the error as
+ * it initialised it (empty text), which a syntax error never does. */
+int numafit__json_load_errno(const void *json_error);
 /* An extra spec value as nova stores it: a string as it is, an integer in
  * decimal (written to buf), a boolean as Python prints it; NULL for other
  * JSON types. */

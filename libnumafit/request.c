@@ -354,6 +354,8 @@ static int load_json(numafit_error_t *err, const char *what, const char *text, s
         return fail(err, -ERANGE, NUMAFIT_E_RANGE, what, NULL, "%s JSON larger than %u bytes", what,
                     NUMAFIT_INPUT_MAX);
     json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!j && numafit__json_load_errno(&jerr) == -ENOMEM)
+        return nomem(err);
     if (!j)
         return fail(err, -EBADMSG, NUMAFIT_E_PARSE, what, NULL, "%s:%d:%d: %s", what, jerr.line,
                     jerr.column, jerr.text);
@@ -1760,9 +1762,13 @@ static json_t *envelope(const char *name, const char *version, json_t *data) {
     }
     if (json_object_set_new(o, "nova_object.name", json_string(name)) < 0 ||
         json_object_set_new(o, "nova_object.namespace", json_string("nova")) < 0 ||
-        json_object_set_new(o, "nova_object.version", json_string(version)) < 0 ||
-        json_object_set_new(o, "nova_object.data", data) < 0)
-        goto fail_nodata;
+        json_object_set_new(o, "nova_object.version", json_string(version)) < 0)
+        goto fail;
+    /* json_object_set_new() takes data even when it fails */
+    if (json_object_set_new(o, "nova_object.data", data) < 0) {
+        data = NULL;
+        goto fail;
+    }
     data = NULL;
     if (json_object_set_new(o, "nova_object.changes", ch) < 0) {
         ch = NULL;
@@ -1771,7 +1777,6 @@ static json_t *envelope(const char *name, const char *version, json_t *data) {
     return o;
 fail:
     json_decref(data);
-fail_nodata:
     json_decref(ch);
     json_decref(o);
     return NULL;

@@ -273,6 +273,8 @@ NUMAFIT_EXPORT int numafit_host_new_synthetic(const char *spec, unsigned flags,
     h = NULL;
     rc = 0;
 out:
+    if (rc == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
     numafit_host_free(h);
     numafit__free(ded);
     numafit__free(shr);

@@ -215,6 +215,10 @@ static int load_json(const char *buf, size_t len, const char *what, json_t **ret
                      numafit_error_t *err) {
     json_error_t jerr;
     json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j && numafit__json_load_errno(&jerr) == -ENOMEM) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, what, NULL, "out of memory");
+        return -ENOMEM;
+    }
     if (!j) {
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, what, NULL, "%s: line %d column %d: %s", what,
                            jerr.line, jerr.column, jerr.text);

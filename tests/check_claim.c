@@ -201,13 +201,20 @@ START_TEST(cell_queries_follow_claims) {
         int stat;
         uint64_t want;
     } want[] = {
-        {NUMAFIT_CELL_SHARED_CPUS, 8},      {NUMAFIT_CELL_DEDICATED_CPUS, 8},
-        {NUMAFIT_CELL_PINNED_CPUS, 3},      {NUMAFIT_CELL_FREE_PCPUS, 5},
-        {NUMAFIT_CELL_CORES, 4},            {NUMAFIT_CELL_FREE_CORES, 2},
-        {NUMAFIT_CELL_PARTIAL_CORES, 1},    {NUMAFIT_CELL_PARTIAL_FREE_PCPUS, 1},
-        {NUMAFIT_CELL_THREADS_PER_CORE, 2}, {NUMAFIT_CELL_CPU_USAGE, 0},
-        {NUMAFIT_CELL_MEMORY_MB, 16384},    {NUMAFIT_CELL_MEMORY_USED_MB, 2048},
-        {NUMAFIT_CELL_SOCKET, 0},           {NUMAFIT_CELL_PAGE_SIZES, 2},
+        {NUMAFIT_CELL_SHARED_CPUS, 8},
+        {NUMAFIT_CELL_DEDICATED_CPUS, 8},
+        {NUMAFIT_CELL_PINNED_CPUS, 3},
+        {NUMAFIT_CELL_FREE_PCPUS, 5},
+        {NUMAFIT_CELL_CORES, 4},
+        {NUMAFIT_CELL_FREE_CORES, 2},
+        {NUMAFIT_CELL_PARTIAL_CORES, 1},
+        {NUMAFIT_CELL_PARTIAL_FREE_PCPUS, 1},
+        {NUMAFIT_CELL_THREADS_PER_CORE, 2},
+        {NUMAFIT_CELL_CPU_USAGE, 0},
+        {NUMAFIT_CELL_MEMORY_MB, 16384},
+        {NUMAFIT_CELL_MEMORY_USED_MB, 2048},
+        {NUMAFIT_CELL_SOCKET, 0},
+        {NUMAFIT_CELL_PAGE_SIZES, 2},
         {NUMAFIT_CELL_SIBLING_SETS, 4},
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -277,10 +284,11 @@ START_TEST(fill_and_drain_keeps_derived_counts) {
     numafit_placement_t *placed[64];
     unsigned n = 0, misses = 0;
     numafit_error_t e;
-    ck_assert_int_eq(numafit_host_new_synthetic("cells:2 cores:6 threads:2 mem:16G "
-                                                "pages:2M=512 dedicated:2-11,14-23 shared:0-1,12-13",
-                                                0, &h, &e),
-                     0);
+    ck_assert_int_eq(
+        numafit_host_new_synthetic("cells:2 cores:6 threads:2 mem:16G "
+                                   "pages:2M=512 dedicated:2-11,14-23 shared:0-1,12-13",
+                                   0, &h, &e),
+        0);
     ck_assert(numafit__host_derived_ok(h));
     ck_assert_int_eq(numafit_host_dup(h, &orig), 0);
     for (unsigned i = 0; misses < 4 && n < 64; i++) {

@@ -53,16 +53,18 @@ NUMAFIT_EXPORT int numafit_options_set_budget(numafit_options_t *opt, uint64_t s
  * why, code NUMAFIT_E_NOFIT_*); -EINVAL (incl. a request without NUMA
  * topology: NUMAFIT_E_NOT_NUMA), -ENOMEM, -E2BIG (budget exceeded).
  */
-NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_fit(const numafit_host_t *host,
-                                                 const numafit_request_t *req,
-                                                 const numafit_options_t *opt, unsigned flags,
-                                                 numafit_placement_t **ret_placement,
-                                                 numafit_error_t *reterr);
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_fit(const numafit_host_t *host, const numafit_request_t *req, const numafit_options_t *opt,
+            unsigned flags, numafit_placement_t **ret_placement, numafit_error_t *reterr);
 
 /**
  * \brief Why each host cell accepts or refuses each guest cell, as JSON:
- * {"fits":bool,"cells":[{"id":host cell id,"guest_cells":[{"guest":i,
- * "fits":bool,"reason":"NOFIT_MEM","text":"..."}]}], "placement":...}
+ * {"fits":bool,"reason":"NOFIT_...","text":"..." (when it does not fit),
+ * "cells":[{"id":host cell id,"guest_cells":[{"guest":i,"fits":bool,
+ * "reason":"NOFIT_MEM","text":"..."}]}] (host cells in nova's order),
+ * "assignment":[host cell id per guest cell] (when it fits)}.
+ * \return 0 (whether or not it fits; *ret_json set), -EINVAL, -ENOMEM,
+ * -E2BIG (budget exceeded).
  * \ownership owned (numafit_free)
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_fit_explain(const numafit_host_t *host,
