@@ -1,12 +1,13 @@
 #!/bin/sh
 # Install the Debian 12 packages libnumafit needs to build and test
 # (only what is missing; needs root or sudo). chromium-headless-shell
-# screenshots the plan pictures in tests/plan-render.test.
+# screenshots the plan pictures in tests/plan-render.test; clang-format
+# checks the formatting (tests/check-format.sh).
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libjansson-dev uuid-dev check
 libvirt-dev libxml2-dev libvirt-clients jq python3-nova
 python3-oslotest python3-ddt python3-testtools python3-fixtures python3-wsgi-intercept
-chromium-headless-shell fonts-dejavu-core"
+chromium-headless-shell fonts-dejavu-core clang-format"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
