@@ -9,7 +9,9 @@
 extern "C" {
 #endif
 
-#define NUMAFIT_EXPORT    __attribute__((visibility("default")))
+/** Marks a function exported from libnumafit.so (default visibility). */
+#define NUMAFIT_EXPORT __attribute__((visibility("default")))
+/** Warn when a caller ignores the result (constructors, lookups). */
 #define NUMAFIT_NODISCARD __attribute__((warn_unused_result))
 
 /** What went wrong (numafit_error_t.code). */
@@ -41,12 +43,12 @@ enum numafit_error_code {
  * All strings are NUL-terminated (possibly truncated).
  */
 typedef struct numafit_error {
-    int code;           /**< enum numafit_error_code */
-    int cell;           /**< host NUMA cell id concerned, -1 if none */
-    char where[96];     /**< JSON path, request field, or "" */
-    char exception[64]; /**< nova exception class name, or "" */
-    char text[256];     /**< one line, human readable */
-    unsigned char reserved[64];
+    int code;                   /**< enum numafit_error_code */
+    int cell;                   /**< host NUMA cell id concerned, -1 if none */
+    char where[96];             /**< JSON path, request field, or "" */
+    char exception[64];         /**< nova exception class name, or "" */
+    char text[256];             /**< one line, human readable */
+    unsigned char reserved[64]; /**< for later use; zero */
 } numafit_error_t;
 
 /** \brief Static text for a negative errno value or a numafit_error_code. \ownership borrowed */
@@ -60,6 +62,7 @@ NUMAFIT_EXPORT void numafit_free(void *ptr);
 
 /** \brief Runtime version string and hex value (NUMAFIT_VERSION_HEX). */
 NUMAFIT_EXPORT const char *numafit_version_string(void);
+/** The library version as 0xMMmmpp (major, minor, patch). */
 NUMAFIT_EXPORT unsigned numafit_version_hex(void);
 
 #ifdef __cplusplus

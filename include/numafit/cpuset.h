@@ -11,11 +11,14 @@ extern "C" {
 /** Highest CPU id a set may hold (libvirt's VIR_DOMAIN_CPUMASK_LEN - 1). */
 #define NUMAFIT_CPU_MAX 16383
 
+/** A set of CPU ids 0..NUMAFIT_CPU_MAX (opaque). */
 typedef struct numafit_cpuset numafit_cpuset_t;
 
 /** \brief New empty set. \return 0, -EINVAL, -ENOMEM. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_cpuset_new(numafit_cpuset_t **ret_set);
+/** Free a set (NULL is fine). */
 NUMAFIT_EXPORT void numafit_cpuset_free(numafit_cpuset_t *set);
+/** \brief A copy of set. \return 0, -EINVAL, -ENOMEM. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_cpuset_dup(const numafit_cpuset_t *set,
                                                         numafit_cpuset_t **ret_set);
 
@@ -38,6 +41,7 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_cpuset_format(const numafit_cpuset_
 
 /** \brief Add/remove one CPU. \return 0, -EINVAL, -ERANGE. */
 NUMAFIT_EXPORT int numafit_cpuset_add(numafit_cpuset_t *set, unsigned cpu);
+/** \brief Remove cpu from the set. \return 0, -EINVAL, -ERANGE (cpu above NUMAFIT_CPU_MAX). */
 NUMAFIT_EXPORT int numafit_cpuset_remove(numafit_cpuset_t *set, unsigned cpu);
 /** \return 1 if present, 0 if not, -EINVAL. */
 NUMAFIT_EXPORT int numafit_cpuset_contains(const numafit_cpuset_t *set, unsigned cpu);

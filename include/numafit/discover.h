@@ -19,9 +19,9 @@
  *    physnet and tunnel NUMA nodes ("InvalidNetworkNUMAAffinity").
  *
  * Deliberate differences from nova (all documented at the functions):
- *  - a <cpu> without a siblings attribute is its own sibling group (nova
+ *  - a \<cpu> without a siblings attribute is its own sibling group (nova
  *    crashes with a TypeError);
- *  - <memory unit> and <pages unit> are honoured (nova always reads KiB);
+ *  - \<memory unit> and \<pages unit> are honoured (nova always reads KiB);
  *  - any DOCTYPE, duplicate cell or CPU ids, ids out of range are refused;
  *  - a negative reserved_huge_pages count is refused (nova accepts it);
  *  - the hypervisor type is not checked (nova returns no topology unless the
@@ -56,6 +56,7 @@ enum numafit_discover_flags {
 
 /** \brief New empty configuration. \return 0, -EINVAL, -ENOMEM. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_hostconf_new(numafit_hostconf_t **ret_conf);
+/** Free a configuration (NULL is fine). */
 NUMAFIT_EXPORT void numafit_hostconf_free(numafit_hostconf_t *conf);
 
 /**
@@ -69,8 +70,12 @@ NUMAFIT_EXPORT void numafit_hostconf_free(numafit_hostconf_t *conf);
 NUMAFIT_EXPORT int numafit_hostconf_set_cpu_dedicated_set(numafit_hostconf_t *conf,
                                                           const char *spec,
                                                           numafit_error_t *reterr);
+/** \brief Set [compute] cpu_shared_set (nova's cpu spec; NULL or "" unsets); as
+ * numafit_hostconf_set_cpu_dedicated_set(). */
 NUMAFIT_EXPORT int numafit_hostconf_set_cpu_shared_set(numafit_hostconf_t *conf, const char *spec,
                                                        numafit_error_t *reterr);
+/** \brief Set the deprecated [DEFAULT] vcpu_pin_set (NULL or "" unsets); as
+ * numafit_hostconf_set_cpu_dedicated_set(). */
 NUMAFIT_EXPORT int numafit_hostconf_set_vcpu_pin_set(numafit_hostconf_t *conf, const char *spec,
                                                      numafit_error_t *reterr);
 
@@ -111,8 +116,8 @@ NUMAFIT_EXPORT int numafit_hostconf_set_tunnel_numa_nodes(numafit_hostconf_t *co
 /**
  * \brief Build a host from libvirt capabilities XML (virConnectGetCapabilities,
  * `virsh capabilities`). Reads /capabilities/host/topology/cells/cell:
- * id, <memory unit>, <pages unit size>, <cpus>/<cpu id socket_id core_id
- * siblings>, <distances>/<sibling id value>, and host/cpu/arch. Unknown
+ * id, \<memory unit>, \<pages unit size>, \<cpus>/\<cpu id socket_id core_id
+ * siblings>, \<distances>/\<sibling id value>, and host/cpu/arch. Unknown
  * elements and attributes are ignored.
  * Safety: at most NUMAFIT_INPUT_MAX bytes and 64 levels of nesting, no
  * network, no DTD loading, no entity expansion; any DOCTYPE is refused.
@@ -146,8 +151,8 @@ numafit_host_new_from_libvirt(const char *uri, const numafit_hostconf_t *conf, u
 
 /**
  * \brief Build a host from a Linux sysfs tree under root (NULL = "/"):
- * sys/devices/system/node/node<N>/{cpulist,meminfo,distance,
- * hugepages/hugepages-<S>kB/nr_hugepages}, sys/devices/system/cpu/cpu<N>/
+ * sys/devices/system/node/node\<N>/{cpulist,meminfo,distance,
+ * hugepages/hugepages-\<S>kB/nr_hugepages}, sys/devices/system/cpu/cpu\<N>/
  * topology/{physical_package_id,core_id,thread_siblings_list} and
  * sys/devices/system/cpu/online, read as libvirt does: cell memory = node
  * MemTotal, pages = the base 4 KiB pages ((MemTotal - huge pages) / 4) then

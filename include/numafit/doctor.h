@@ -36,7 +36,7 @@ enum numafit_doctor_flags {
  * proc/meminfo, proc/sys/kernel/osrelease, sys/kernel/realtime,
  * sys/devices/system/{cpu,node}/..., sys/kernel/mm/hugepages/...,
  * sys/module/kvm_intel/parameters/preemption_timer, etc/tuned/active_profile
- * and etc/tuned/<profile>-variables.conf. Missing, unreadable, malformed or
+ * and etc/tuned/\<profile>-variables.conf. Missing, unreadable, malformed or
  * oversized files (over 256 KiB) are listed in host.unreadable and the checks
  * that need them are skipped; they are not errors.
  *

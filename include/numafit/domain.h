@@ -21,6 +21,7 @@ extern "C" {
  * @{
  */
 
+/** Domain XML settings from nova.conf (opaque). */
 typedef struct numafit_domconf numafit_domconf_t;
 
 /** Flags for numafit_domain_xml() and the device helpers. */
@@ -77,7 +78,7 @@ NUMAFIT_EXPORT int numafit_domconf_set_name(numafit_domconf_t *conf, const char 
  * use the placement's uuid if it has one, else none (libvirt makes one).
  * \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_domconf_set_uuid(numafit_domconf_t *conf, const char *uuid);
-/** \brief <cpu mode=...>: "host-model", "host-passthrough", "custom",
+/** \brief \<cpu mode=...>: "host-model", "host-passthrough", "custom",
  * "maximum" or NULL (no mode attribute, the default). \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_domconf_set_cpu_mode(numafit_domconf_t *conf, const char *mode);
 
@@ -86,7 +87,7 @@ NUMAFIT_EXPORT int numafit_domconf_set_cpu_mode(numafit_domconf_t *conf, const c
  * instance (_get_guest_numa_config, _get_guest_memory_backing_config,
  * _update_guest_cputune, the CPU topology of _get_guest_cpu_config), in
  * libvirt's element order, indented by two spaces:
- * <memoryBacking>, <vcpu>, <cputune>, <numatune>, <cpu>.
+ * \<memoryBacking>, \<vcpu>, \<cputune>, \<numatune>, \<cpu>.
  * Elements nova would not write are left out. quota:disk_* and quota:vif_*
  * are read (and validated) only with NUMAFIT_DOMAIN_FULL; otherwise use
  * numafit_domain_disk_iotune_xml() and numafit_domain_interface_bandwidth_xml().
@@ -117,7 +118,7 @@ numafit_domain_xml(const numafit_host_t *host, const numafit_request_t *req,
                    unsigned flags, char **ret_xml, numafit_error_t *reterr);
 
 /**
- * \brief A disk's <iotune> from quota:disk_{read,write,total}_{bytes,iops}_sec
+ * \brief A disk's \<iotune> from quota:disk_{read,write,total}_{bytes,iops}_sec
  * (nova's Image.disk_qos), or "" when the flavor sets none.
  * \return the number of limits written (>= 0); -EINVAL (ValidationError),
  * -ERANGE (total with read/write: libvirt refuses it), -EBADMSG, -ENOMEM.
@@ -129,7 +130,7 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domain_disk_iotune_xml(const char *
                                                                     numafit_error_t *reterr);
 
 /**
- * \brief An interface's <bandwidth> from quota:vif_{inbound,outbound}_
+ * \brief An interface's \<bandwidth> from quota:vif_{inbound,outbound}_
  * {average,peak,burst} (nova's designer.set_vif_bandwidth_config: peak and
  * burst only with an average), or "" when the flavor sets none.
  * \return the number of attributes written (>= 0); -EINVAL

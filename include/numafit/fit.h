@@ -10,7 +10,9 @@
 extern "C" {
 #endif
 
+/** Fit options: profile, strategy, limits, budget (opaque). */
 typedef struct numafit_options numafit_options_t;
+/** Where a fitted instance goes: host cell, pinning and page size per guest cell (opaque). */
 typedef struct numafit_placement numafit_placement_t;
 
 /** Rule profiles. */
@@ -26,8 +28,11 @@ enum numafit_strategy {
 
 /** \brief Fit options: profile latest, spread, no limits. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_options_new(numafit_options_t **ret_opt);
+/** Free options (NULL is fine). */
 NUMAFIT_EXPORT void numafit_options_free(numafit_options_t *opt);
+/** \brief Rule profile (enum numafit_profile). \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_options_set_profile(numafit_options_t *opt, int profile);
+/** \brief Host cell order (enum numafit_strategy). \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_options_set_strategy(numafit_options_t *opt, int strategy);
 /** \brief Set NUMATopologyLimits ratios (both > 0, finite). */
 NUMAFIT_EXPORT int numafit_options_set_limits(numafit_options_t *opt, double cpu_allocation_ratio,
@@ -96,9 +101,13 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_placement_new_from_json(const char 
                                                                      unsigned flags,
                                                                      numafit_placement_t **ret_p,
                                                                      numafit_error_t *reterr);
+/** \brief The instance UUID written in nova's JSON form (canonical 36-character text). \return 0,
+ * -EINVAL. */
 NUMAFIT_EXPORT int numafit_placement_set_uuid(numafit_placement_t *p, const char *uuid);
+/** \brief A copy of the placement. \return 0, -EINVAL, -ENOMEM. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_placement_dup(const numafit_placement_t *p,
                                                            numafit_placement_t **ret_p);
+/** Free a placement (NULL is fine). */
 NUMAFIT_EXPORT void numafit_placement_free(numafit_placement_t *p);
 /** \return number of guest cells, -EINVAL. */
 NUMAFIT_EXPORT int numafit_placement_get_cell_count(const numafit_placement_t *p);

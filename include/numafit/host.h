@@ -9,6 +9,7 @@
 extern "C" {
 #endif
 
+/** A host's NUMA cells, CPUs, memory, pages and usage (opaque). */
 typedef struct numafit_host numafit_host_t;
 
 /** Flags for numafit_host_new_from_json(). */
@@ -27,10 +28,13 @@ enum numafit_host_to_json_flags {
 };
 
 /** Limits of the host model (checked on input). */
-#define NUMAFIT_CELL_ID_MAX   1023
-#define NUMAFIT_MAX_CELLS     1024
+#define NUMAFIT_CELL_ID_MAX 1023
+/** Most NUMA cells in a host. */
+#define NUMAFIT_MAX_CELLS 1024
+/** Largest cell memory, in MiB. */
 #define NUMAFIT_MEMORY_MB_MAX (1ull << 40)
-#define NUMAFIT_INPUT_MAX     (16u << 20)
+/** Largest JSON or XML input, in bytes. */
+#define NUMAFIT_INPUT_MAX (16u << 20)
 
 /**
  * \brief Load a host from nova's JSON: the NUMATopology versioned-object
@@ -74,6 +78,7 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_to_json(const numafit_host_t *
 /** \brief Deep copy, for what-if planning. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_dup(const numafit_host_t *host,
                                                       numafit_host_t **ret_host);
+/** Free a host (NULL is fine). */
 NUMAFIT_EXPORT void numafit_host_free(numafit_host_t *host);
 
 /** \return the number of NUMA cells, or -EINVAL. */

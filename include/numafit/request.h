@@ -8,30 +8,37 @@
 extern "C" {
 #endif
 
+/** An instance's NUMA request, built from its flavor and image (opaque). */
 typedef struct numafit_request numafit_request_t;
 
+/** hw:cpu_policy. */
 enum numafit_cpu_policy {
     NUMAFIT_CPU_POLICY_NONE = -1,
     NUMAFIT_CPU_POLICY_SHARED = 0,
     NUMAFIT_CPU_POLICY_DEDICATED = 1,
     NUMAFIT_CPU_POLICY_MIXED = 2,
 };
+/** hw:cpu_thread_policy. */
 enum numafit_thread_policy {
     NUMAFIT_THREAD_POLICY_NONE = -1,
     NUMAFIT_THREAD_POLICY_PREFER = 0,
     NUMAFIT_THREAD_POLICY_ISOLATE = 1,
     NUMAFIT_THREAD_POLICY_REQUIRE = 2,
 };
+/** hw:emulator_threads_policy. */
 enum numafit_emulator_threads_policy {
     NUMAFIT_EMULATOR_THREADS_NONE = -1,
     NUMAFIT_EMULATOR_THREADS_SHARE = 0,
     NUMAFIT_EMULATOR_THREADS_ISOLATE = 1,
 };
 /** hw:mem_page_size special values (nova's MEMPAGES_*); > 0 is KiB. */
-#define NUMAFIT_PAGESIZE_NONE  0
+#define NUMAFIT_PAGESIZE_NONE 0
+/** hw:mem_page_size=small */
 #define NUMAFIT_PAGESIZE_SMALL (-1)
+/** hw:mem_page_size=large */
 #define NUMAFIT_PAGESIZE_LARGE (-2)
-#define NUMAFIT_PAGESIZE_ANY   (-3)
+/** hw:mem_page_size=any */
+#define NUMAFIT_PAGESIZE_ANY (-3)
 
 /** Most vCPUs a request may have (refused above, nova has no bound). */
 #define NUMAFIT_VCPUS_MAX 16384
@@ -58,16 +65,21 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_new(const char *flavor_json
                                                          unsigned flags,
                                                          numafit_request_t **ret_req,
                                                          numafit_error_t *reterr);
+/** Free a request (NULL is fine). */
 NUMAFIT_EXPORT void numafit_request_free(numafit_request_t *req);
+/** \brief A copy of the request. \return 0, -EINVAL, -ENOMEM. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_dup(const numafit_request_t *req,
                                                          numafit_request_t **ret_req);
 
 /** \return the number of guest NUMA cells (0: no NUMA topology), -EINVAL. */
 NUMAFIT_EXPORT int numafit_request_get_cell_count(const numafit_request_t *req);
+/** \return the flavor's vCPU count, -EINVAL. */
 NUMAFIT_EXPORT int numafit_request_get_vcpus(const numafit_request_t *req);
 /** \return enum numafit_cpu_policy / thread / emulator values, -EINVAL. */
 NUMAFIT_EXPORT int numafit_request_get_cpu_policy(const numafit_request_t *req);
+/** \return enum numafit_thread_policy, -EINVAL. */
 NUMAFIT_EXPORT int numafit_request_get_thread_policy(const numafit_request_t *req);
+/** \return enum numafit_emulator_threads_policy, -EINVAL. */
 NUMAFIT_EXPORT int numafit_request_get_emulator_threads_policy(const numafit_request_t *req);
 
 /** \brief The request as nova's InstanceNUMATopology 1.3 primitive (no
@@ -79,10 +91,17 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_to_json(const numafit_reque
 
 /** String forms of the enums ("dedicated", "isolate", ...). \ownership borrowed */
 NUMAFIT_EXPORT const char *numafit_cpu_policy_to_string(int policy);
+/** \return the enum numafit_cpu_policy value of nova's name, -EINVAL. */
 NUMAFIT_EXPORT int numafit_cpu_policy_from_string(const char *s);
+/** \return nova's name of an enum numafit_thread_policy value, NULL if unknown. \ownership borrowed
+ */
 NUMAFIT_EXPORT const char *numafit_thread_policy_to_string(int policy);
+/** \return the enum numafit_thread_policy value of nova's name, -EINVAL. */
 NUMAFIT_EXPORT int numafit_thread_policy_from_string(const char *s);
+/** \return nova's name of an enum numafit_emulator_threads_policy value, NULL if unknown.
+ * \ownership borrowed */
 NUMAFIT_EXPORT const char *numafit_emulator_threads_policy_to_string(int policy);
+/** \return the enum numafit_emulator_threads_policy value of nova's name, -EINVAL. */
 NUMAFIT_EXPORT int numafit_emulator_threads_policy_from_string(const char *s);
 
 #ifdef __cplusplus

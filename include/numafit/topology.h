@@ -8,6 +8,7 @@
 extern "C" {
 #endif
 
+/** Flags of the guest CPU topology functions. */
 enum numafit_topology_flags {
     /** allow_threads=False: only topologies with one thread per core */
     NUMAFIT_TOPOLOGY_NO_THREADS = 1u << 0,
