@@ -25,6 +25,8 @@
 #include <numafit.h>
 #include <numafit/discover.h>
 
+#include "cli_conf.h"
+
 #define EXIT_USAGE 2
 
 int numafit_cli_host(int argc, char **argv);
@@ -276,33 +278,12 @@ int numafit_cli_host(int argc, char **argv) {
                     sysfs = argv[optind++];
                 break;
             case O_DED:
-                rc = numafit_hostconf_set_cpu_dedicated_set(conf, optarg, &err);
-                break;
             case O_SHARED:
-                rc = numafit_hostconf_set_cpu_shared_set(conf, optarg, &err);
-                break;
             case O_PIN:
-                rc = numafit_hostconf_set_vcpu_pin_set(conf, optarg, &err);
-                break;
             case O_RESV:
-                rc = numafit_hostconf_add_reserved_huge_pages(conf, optarg, &err);
-                break;
-            case O_PHYSNET: {
-                const char *colon = strchr(optarg, ':');
-                char name[256];
-                if (!colon || (size_t)(colon - optarg) >= sizeof(name)) {
-                    fprintf(stderr, "numafit host: --physnet wants NAME:NODES, e.g. "
-                                    "physnet1:0,1\n");
-                    ret = EXIT_USAGE;
-                    goto out;
-                }
-                memcpy(name, optarg, (size_t)(colon - optarg));
-                name[colon - optarg] = '\0';
-                rc = numafit_hostconf_add_physnet(conf, name, colon + 1, &err);
-                break;
-            }
+            case O_PHYSNET:
             case O_TUNNEL:
-                rc = numafit_hostconf_set_tunnel_numa_nodes(conf, optarg, &err);
+                rc = cli_conf_apply(conf, opt - O_DED, optarg, &err);
                 break;
             case O_ONLINE:
                 online = optarg;

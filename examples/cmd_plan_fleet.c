@@ -24,6 +24,7 @@
 
 #include <numafit.h>
 
+#include "cli_conf.h"
 #include "plan_fleet.h"
 #include "plan_render.h"
 
@@ -417,34 +418,15 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
                 inst[ninst++] = optarg;
                 break;
             case O_DED:
-                rc = numafit_hostconf_set_cpu_dedicated_set(conf, optarg, &e);
-                cpu_opts = true;
-                break;
             case O_SHARED:
-                rc = numafit_hostconf_set_cpu_shared_set(conf, optarg, &e);
-                cpu_opts = true;
-                break;
             case O_PIN:
-                rc = numafit_hostconf_set_vcpu_pin_set(conf, optarg, &e);
                 cpu_opts = true;
+                rc = cli_conf_apply(conf, opt - O_DED, optarg, &e);
                 break;
             case O_RESV:
-                rc = numafit_hostconf_add_reserved_huge_pages(conf, optarg, &e);
-                break;
-            case O_PHYSNET: {
-                const char *colon = strchr(optarg, ':');
-                char name[256];
-                if (!colon || (size_t)(colon - optarg) >= sizeof(name)) {
-                    plan_err("--physnet wants NAME:NODES, e.g. physnet1:0,1");
-                    goto out;
-                }
-                memcpy(name, optarg, (size_t)(colon - optarg));
-                name[colon - optarg] = '\0';
-                rc = numafit_hostconf_add_physnet(conf, name, colon + 1, &e);
-                break;
-            }
+            case O_PHYSNET:
             case O_TUNNEL:
-                rc = numafit_hostconf_set_tunnel_numa_nodes(conf, optarg, &e);
+                rc = cli_conf_apply(conf, opt - O_DED, optarg, &e);
                 break;
             case O_ALL_ONLINE:
                 disc_flags |= NUMAFIT_DISCOVER_ALL_ONLINE;
