@@ -15,6 +15,7 @@
 #include <numafit/discover.h>
 
 #include "discover_internal.h"
+#include "testdata.h"
 
 #ifdef HAVE_LIBVIRT
 #include <libvirt/libvirt.h>
@@ -22,28 +23,6 @@
 #endif
 
 /* ------------------------------------------------------------ helpers */
-static void data_path(char *out, size_t cap, const char *rel) {
-    const char *top = getenv("top_srcdir");
-    snprintf(out, cap, "%s/tests/data/%s", top ? top : ".", rel);
-}
-
-static char *slurp(const char *rel, size_t *len) {
-    char path[PATH_MAX];
-    data_path(path, sizeof(path), rel);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s (set top_srcdir)", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 /* Options for a test: NULL fields are unset. */
 struct opts {
@@ -79,7 +58,7 @@ static numafit_hostconf_t *make_conf(const struct opts *o) {
 static numafit_host_t *caps_ok(const char *rel, const struct opts *o, const char *online,
                                unsigned flags) {
     size_t len;
-    char *xml = slurp(rel, &len);
+    char *xml = test_slurp(rel, &len);
     numafit_hostconf_t *c = make_conf(o);
     numafit_host_t *h = NULL;
     numafit_error_t e;
@@ -96,7 +75,7 @@ static numafit_host_t *sysfs_ok(const char *host, const struct opts *o, unsigned
     numafit_host_t *h = NULL;
     numafit_error_t e;
     snprintf(rel, sizeof(rel), "sysfs/%s", host);
-    data_path(root, sizeof(root), rel);
+    test_data_path(root, sizeof(root), rel);
     int r = numafit_host_new_from_sysfs(root, c, flags, &h, &e);
     ck_assert_msg(r == 0, "%s: %d %s at %s", root, r, e.text, e.where);
     numafit_hostconf_free(c);
@@ -146,7 +125,7 @@ static numafit_host_t *json_fixture(const char *name) {
     char rel[160];
     size_t len;
     snprintf(rel, sizeof(rel), "hosts/%s", name);
-    char *json = slurp(rel, &len);
+    char *json = test_slurp(rel, &len);
     numafit_host_t *h = NULL;
     numafit_error_t e;
     ck_assert_msg(numafit_host_new_from_json(json, len, NUMAFIT_HOST_ALLOW_OVERLAP, &h, &e) == 0,
@@ -320,7 +299,7 @@ START_TEST(test_offline_and_memory_only) {
     /* the offline CPU may not be configured */
     {
         size_t len;
-        char *xml = slurp("caps/edge-offline.xml", &len);
+        char *xml = test_slurp("caps/edge-offline.xml", &len);
         numafit_hostconf_t *c = NULL;
         numafit_host_t *x = NULL;
         numafit_error_t e;
@@ -344,7 +323,7 @@ START_TEST(test_refused_files) {
     static const char *const files[] = {"caps/edge-doctype.xml", "caps/edge-billion-laughs.xml"};
     for (int i = 0; i < 2; i++) {
         size_t len;
-        char *xml = slurp(files[i], &len);
+        char *xml = test_slurp(files[i], &len);
         numafit_host_t *h = NULL;
         numafit_error_t e;
         ck_assert_int_eq(numafit_host_new_from_caps_xml(xml, len, NULL, NULL, 0, &h, &e), -EBADMSG);
@@ -883,7 +862,7 @@ START_TEST(test_parallel) {
     /* the first parse of the process happens in 8 threads at once
      * (xmlInitParser through pthread_once) */
     size_t len;
-    char *xml = slurp("caps/epyc-24node.xml", &len);
+    char *xml = test_slurp("caps/epyc-24node.xml", &len);
     numafit_host_t *want = sysfs_ok("epyc-24node", NULL, 0);
     pthread_t t[8];
     struct par p[8];
@@ -969,7 +948,7 @@ START_TEST(test_libvirt_custom_file) {
     numafit_host_t *h = NULL;
     numafit_error_t e;
     virSetErrorFunc(NULL, quiet);
-    data_path(rel, sizeof(rel), "caps/test-driver-nocells.node");
+    test_data_path(rel, sizeof(rel), "caps/test-driver-nocells.node");
     ck_assert_ptr_nonnull(realpath(rel, abs));
     snprintf(uri, sizeof(uri), "test://%s", abs);
     int r = numafit_host_new_from_libvirt(uri, NULL, 0, &h, &e);

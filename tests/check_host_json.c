@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "private.h"
+#include "testdata.h"
 
 /* ------------------------------------------------------------ JSON builders */
 #define ENV(name, ver, data)                                                                       \
@@ -28,22 +29,9 @@
 
 /* ------------------------------------------------------------ helpers */
 static char *slurp(const char *name, size_t *len) {
-    const char *top = getenv("top_srcdir");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/tests/data/hosts/%s", top ? top : ".", name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s (set top_srcdir)", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
+    char rel[256];
+    snprintf(rel, sizeof(rel), "hosts/%s", name);
+    return test_slurp(rel, len);
 }
 
 static numafit_host_t *load_ok(const char *json, unsigned flags) {

@@ -43,6 +43,8 @@
 
 #include <numafit.h>
 
+#include "testdata.h"
+
 /* ------------------------------------------------------------ interposed allocator */
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -301,24 +303,6 @@ static bool oom_reached(void) {
 }
 
 /* ------------------------------------------------------------ inputs */
-static char *slurp(const char *rel, size_t *len) {
-    const char *top = getenv("top_srcdir");
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/tests/data/%s", top ? top : ".", rel);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s (set top_srcdir)", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static void data_path(char *out, size_t cap, const char *rel) {
     const char *top = getenv("top_srcdir");
@@ -697,7 +681,7 @@ static numafit_host_t *load_host(const char *file) {
     numafit_host_t *h = NULL;
     numafit_error_t e;
     snprintf(rel, sizeof(rel), "hosts/%s", file);
-    char *buf = slurp(rel, &len);
+    char *buf = test_slurp(rel, &len);
     ck_assert_msg(numafit_host_new_from_json(buf, len, 0, &h, &e) == 0, "%s: %s", file, e.text);
     free(buf);
     return h;
@@ -784,7 +768,7 @@ START_TEST(host_from_json) {
     char rel[256];
     size_t len;
     snprintf(rel, sizeof(rel), "hosts/%s", host_files[_i]);
-    char *buf = slurp(rel, &len);
+    char *buf = test_slurp(rel, &len);
     struct ctx c = {.what = host_files[_i], .text = buf, .len = len};
     oom_loop(&c, op_host_json);
 
@@ -1040,7 +1024,7 @@ START_TEST(host_from_caps_xml) {
     numafit_hostconf_t *conf = NULL;
     numafit_error_t e;
     snprintf(rel, sizeof(rel), "caps/%s", caps_files[_i]);
-    char *xml = slurp(rel, &len);
+    char *xml = test_slurp(rel, &len);
 
     struct ctx c = {.what = caps_files[_i], .text = xml, .len = len};
     oom_loop(&c, op_caps_xml);
