@@ -37,11 +37,10 @@
 
 /* A cell check's outcome. */
 struct cellres {
-    int reason;       /* 0 fits, else NUMAFIT_E_NOFIT_* */
-    int64_t pagesize; /* chosen page size, 0 for none */
-    uint32_t npin;    /* pins written to ctx->pin */
-    bool has_reserved;
-    uint32_t reserved; /* emulator pCPU */
+    int reason;         /* 0 fits, else NUMAFIT_E_NOFIT_* */
+    int64_t pagesize;   /* chosen page size, 0 for none */
+    uint32_t npin;      /* pins written to ctx->pin */
+    uint32_t nreserved; /* emulator pCPUs, in ctx->pin after the pins */
 };
 
 struct fitctx {
@@ -220,21 +219,34 @@ static bool pinned_by_vcpu(const struct fitctx *x, uint32_t npin, uint32_t cpu) 
     return false;
 }
 
+/* Add cpu to the emulator pCPUs at pin[npin..], unless already there (nova
+ * makes a set of the first n threads of its chain). */
+static void add_reserved(struct fitctx *x, uint32_t npin, uint32_t *got, uint32_t cpu) {
+    for (uint32_t k = 0; k < *got; k++)
+        if (x->pin[npin + k] == cpu)
+            return;
+    x->pin[npin + (*got)++] = cpu;
+}
+
 /*
- * Emulator-thread pCPU (nova's _get_reserved, not isolate): walk the sibling
- * sets with at least one free thread, in order, skipping the threads the
- * vCPUs got, and take the first one. Returns true and *out when found.
- * Only one reserved pCPU is ever asked.
+ * Emulator-thread pCPUs (nova's _get_reserved, not isolate): the first nres
+ * threads of the chain of free threads of the sibling sets, in order,
+ * without the threads the vCPUs got. Written to pin[npin..]; returns how
+ * many (nova accepts fewer than asked, as long as there is one).
  */
-static bool get_reserved(struct fitctx *x, const struct sibs *sb, uint32_t npin, uint32_t *out) {
-    for (uint32_t s = 0; s < sb->n; s++)
+static uint32_t get_reserved(struct fitctx *x, const struct sibs *sb, uint32_t npin,
+                             uint32_t nres) {
+    uint32_t got = 0, seen = 0;
+    for (uint32_t s = 0; s < sb->n && seen < nres; s++)
         for (FOR_FREE(x, sb, s, i)) {
+            if (seen == nres)
+                break;
             if (!pinned_by_vcpu(x, npin, sb->cpu[i])) {
-                *out = sb->cpu[i];
-                return true;
+                add_reserved(x, npin, &got, sb->cpu[i]);
+                seen++;
             }
         }
-    return false;
+    return got;
 }
 
 /* Append cpu to the pinning unless an overlapping sibling set already gave it. */
@@ -317,11 +329,13 @@ static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overla
     return j == n;
 }
 
-/* isolate: the emulator pCPU, from the sibling sets holding no vCPU (nova's
- * _get_reserved), on a core that is entirely free. */
-static bool isolate_reserved(struct fitctx *x, const struct sibs *sb, bool overlap, uint32_t npin,
-                             uint32_t *out) {
-    for (uint32_t s = 0; s < sb->n; s++) {
+/* isolate: the emulator pCPUs, the first nres threads of the sibling sets
+ * holding no vCPU (nova's _get_reserved), on cores that are entirely free.
+ * Returns how many. */
+static uint32_t isolate_reserved(struct fitctx *x, const struct sibs *sb, bool overlap,
+                                 uint32_t npin, uint32_t nres) {
+    uint32_t got = 0, seen = 0;
+    for (uint32_t s = 0; s < sb->n && seen < nres; s++) {
         bool has_pinned = false;
         for (FOR_FREE(x, sb, s, i)) {
             if (pinned_by_vcpu(x, npin, sb->cpu[i])) {
@@ -332,14 +346,16 @@ static bool isolate_reserved(struct fitctx *x, const struct sibs *sb, bool overl
         if (has_pinned)
             continue;
         for (FOR_FREE(x, sb, s, i)) {
+            if (seen == nres)
+                break;
             if (!numafit__bit_test(x->taken, sb->cpu[i]) &&
                 closure_free(sb, overlap, s, sb->cpu[i])) {
-                *out = sb->cpu[i];
-                return true;
+                add_reserved(x, npin, &got, sb->cpu[i]);
+                seen++;
             }
         }
     }
-    return false;
+    return got;
 }
 
 /* nova's _pack_instance_onto_cores. Returns true when the cell packs. */
@@ -350,8 +366,8 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
     uint32_t tpc, maxfree;
     int tp = x->r->thread_policy;
     bool have = false; /* nova's "pinning is not None" */
-    bool reserved_ok = false, overlap;
-    uint32_t reserved = 0;
+    bool overlap;
+    uint32_t nreserved = 0;
 
     /* free dedicated CPUs; sibling CPU ids are below the host's width (the
      * loaders guarantee it) */
@@ -376,9 +392,9 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
         if (!isolate_pinning(x, &sb, overlap, tpc, n))
             return false;
         if (nres)
-            reserved_ok = isolate_reserved(x, &sb, overlap, n, &reserved);
+            nreserved = isolate_reserved(x, &sb, overlap, n, nres);
         /* nova: "if not pinning" here in every release */
-        if (n == 0 || (nres && !reserved_ok))
+        if (n == 0 || (nres && !nreserved))
             return false;
     } else {
         bool require = tp == NUMAFIT_THREAD_POLICY_REQUIRE;
@@ -388,25 +404,20 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
             if (require && t <= 1)
                 continue;
             have = get_pinning(x, &sb, t, t, n);
-            reserved_ok = false;
-            if (have && n && nres)
-                reserved_ok = get_reserved(x, &sb, n, &reserved);
-            if (!have || (x->zed && n == 0) || (nres && !reserved_ok))
+            nreserved = have && n && nres ? get_reserved(x, &sb, n, nres) : 0;
+            if (!have || (x->zed && n == 0) || (nres && !nreserved))
                 continue;
             break;
         }
         if (!require && (!have || n == 0)) {
             have = get_pinning_flat(x, &sb, n);
-            reserved_ok = false;
-            if (have && n && nres)
-                reserved_ok = get_reserved(x, &sb, n, &reserved);
+            nreserved = have && n && nres ? get_reserved(x, &sb, n, nres) : 0;
         }
-        if (!have || (x->zed && n == 0) || (nres && !reserved_ok))
+        if (!have || (x->zed && n == 0) || (nres && !nreserved))
             return false;
     }
     res->npin = n;
-    res->has_reserved = nres && reserved_ok;
-    res->reserved = reserved;
+    res->nreserved = nres ? nreserved : 0;
     return true;
 }
 
@@ -815,8 +826,10 @@ static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxpc, bool expl
     return u;
 }
 
+/* nres_max: the most emulator pCPUs a cell check may reserve (1 for a whole
+ * fit: the first guest cell with emulator threads isolate). */
 static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_request_t *r,
-                    const numafit_options_t *o, bool explain, uint64_t *stack) {
+                    const numafit_options_t *o, bool explain, uint32_t nres_max, uint64_t *stack) {
     uint32_t maxpc = 0;
     struct sortkey *keys;
     bool net = o && o->has_netmeta;
@@ -847,7 +860,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
         if (!c->nsib && c->count[0] > maxpc)
             maxpc = c->count[0];
     }
-    x->pin_cap = r->vcpus + 1;
+    x->pin_cap = r->vcpus + (nres_max ? nres_max : 1);
     /* lay the scratch out on the stack buffer; redo it on the heap when it
      * turns out too large (hosts of hundreds of cells, explain) */
     base = (char *)stack;
@@ -886,6 +899,39 @@ static void copy_bits(uint64_t *dst, const uint64_t *src, uint32_t nw) {
     memcpy(dst, src, nw * sizeof(uint64_t));
 }
 
+/* Guest cell g of the request on host cell hc, as the cell check res (its
+ * pinning and emulator pCPUs in x->pin) placed it, into pc. */
+static void fill_pcell(struct fitctx *x, numafit_placement_t *p, struct numafit__pcell *pc,
+                       uint32_t g, const struct numafit__cell *hc, const struct cellres *res) {
+    const numafit_request_t *r = x->r;
+    const struct numafit__rcell *gc = &r->cells[g];
+    pc->host_id = hc->id;
+    copy_bits(pc->cpuset, gc->cpuset, r->nw);
+    copy_bits(pc->pcpuset, gc->pcpuset, r->nw);
+    pc->memory = gc->memory;
+    pc->pagesize = res->pagesize;
+    pc->cpu_policy = r->cpu_policy;
+    pc->thread_policy = r->thread_policy;
+    if (pinned_policy(r->cpu_policy)) {
+        uint32_t j = 0;
+        pc->has_pinning = true;
+        pc->pin_vcpu = numafit__placement_take(p, res->npin);
+        pc->pin_pcpu = numafit__placement_take(p, res->npin);
+        for (int v = numafit__bits_next(gc->pcpuset, r->nw, -1); v >= 0 && j < res->npin;
+             v = numafit__bits_next(gc->pcpuset, r->nw, v), j++) {
+            pc->pin_vcpu[j] = (uint32_t)v;
+            pc->pin_pcpu[j] = x->pin[j];
+        }
+        pc->npin = j;
+    }
+    if (res->nreserved) {
+        pc->reserved = numafit__placement_take(p, res->nreserved);
+        memcpy(pc->reserved, x->pin + res->npin, res->nreserved * sizeof(uint32_t));
+        pc->nreserved = res->nreserved;
+        pc->has_reserved = true;
+    }
+}
+
 static int build_placement(struct fitctx *x, numafit_placement_t **ret) {
     const numafit_request_t *r = x->r;
     numafit_placement_t *p = NULL;
@@ -894,8 +940,6 @@ static int build_placement(struct fitctx *x, numafit_placement_t **ret) {
         return rc;
     p->emulator_policy = r->emulator_policy;
     for (uint32_t g = 0; g < x->k; g++) {
-        const struct numafit__rcell *gc = &r->cells[g];
-        struct numafit__pcell *pc = &p->cells[g];
         const struct numafit__cell *hc = &x->h->cells[x->order[x->assign[g]]];
         uint32_t nres = (g == 0 && r->emulator_policy == NUMAFIT_EMULATOR_THREADS_ISOLATE);
         struct cellres res;
@@ -906,31 +950,7 @@ static int build_placement(struct fitctx *x, numafit_placement_t **ret) {
             return -EINVAL; /* cannot happen: the check is pure */
         }
         x->last_valid = false;
-        pc->host_id = hc->id;
-        copy_bits(pc->cpuset, gc->cpuset, r->nw);
-        copy_bits(pc->pcpuset, gc->pcpuset, r->nw);
-        pc->memory = gc->memory;
-        pc->pagesize = res.pagesize;
-        pc->cpu_policy = r->cpu_policy;
-        pc->thread_policy = r->thread_policy;
-        if (pinned_policy(r->cpu_policy)) {
-            uint32_t j = 0;
-            pc->has_pinning = true;
-            pc->pin_vcpu = numafit__placement_take(p, res.npin);
-            pc->pin_pcpu = numafit__placement_take(p, res.npin);
-            for (int v = numafit__bits_next(gc->pcpuset, r->nw, -1); v >= 0 && j < res.npin;
-                 v = numafit__bits_next(gc->pcpuset, r->nw, v), j++) {
-                pc->pin_vcpu[j] = (uint32_t)v;
-                pc->pin_pcpu[j] = x->pin[j];
-            }
-            pc->npin = j;
-        }
-        if (res.has_reserved) {
-            pc->reserved = numafit__placement_take(p, 1);
-            pc->reserved[0] = res.reserved;
-            pc->nreserved = 1;
-            pc->has_reserved = true;
-        }
+        fill_pcell(x, p, &p->cells[g], g, hc, &res);
     }
     *ret = p;
     return 0;
@@ -1056,7 +1076,7 @@ NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t 
         return rc;
     if (!ret)
         return -EINVAL;
-    rc = ctx_init(&x, h, r, o, false, stack);
+    rc = ctx_init(&x, h, r, o, false, 1, stack);
     if (rc < 0)
         return init_failed(err, rc);
     rc = run(&x, err);
@@ -1150,7 +1170,7 @@ NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_re
         return rc;
     if (!ret_json)
         return -EINVAL;
-    rc = ctx_init(&x, h, r, o, true, stack);
+    rc = ctx_init(&x, h, r, o, true, 1, stack);
     if (rc < 0)
         return init_failed(err, rc);
     numafit__error_clear(&e2);
@@ -1173,13 +1193,55 @@ NUMAFIT_EXPORT int numafit_fit_explain(const numafit_host_t *h, const numafit_re
     return 0;
 }
 
+NUMAFIT_EXPORT int numafit_fit_cell(const numafit_host_t *h, unsigned host_index,
+                                    const numafit_request_t *r, unsigned guest, unsigned nreserved,
+                                    const numafit_options_t *o, unsigned flags,
+                                    numafit_placement_t **ret, numafit_error_t *err) {
+    struct fitctx x;
+    uint64_t stack[FIT_STACK_WORDS];
+    struct cellres res;
+    numafit_placement_t *p = NULL;
+    char why[160];
+    int rc;
+    numafit__error_clear(err);
+    if ((rc = check_args(h, r, flags, err)) < 0)
+        return rc;
+    if (!ret || host_index >= h->ncells || guest >= r->ncells || nreserved > NUMAFIT__CPU_LIMIT) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL,
+                           r->ncells ? "invalid argument: host cell index, guest cell or nreserved"
+                                     : "the request has no NUMA topology");
+        return -EINVAL;
+    }
+    rc = ctx_init(&x, h, r, o, false, nreserved, stack);
+    if (rc < 0)
+        return init_failed(err, rc);
+    rc = cell_fit(&x, &h->cells[host_index], guest, nreserved, &res, err ? why : NULL);
+    if (rc) {
+        if (err)
+            numafit__error_set(err, rc, h->cells[host_index].id, "", NULL, "%s", why);
+        ctx_free(&x);
+        return 0;
+    }
+    rc = numafit__placement_alloc(r->nw, 1, 2 * r->vcpus + nreserved + 1, &p);
+    if (rc < 0) {
+        ctx_free(&x);
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return rc;
+    }
+    p->emulator_policy = nreserved ? NUMAFIT_EMULATOR_THREADS_ISOLATE : r->emulator_policy;
+    fill_pcell(&x, p, &p->cells[0], guest, &h->cells[host_index], &res);
+    ctx_free(&x);
+    *ret = p;
+    return 1;
+}
+
 /* ------------------------------------------------------------------ test hooks */
 
 int numafit__fit_order(const numafit_host_t *h, const numafit_request_t *r,
                        const numafit_options_t *o, uint32_t *order) {
     struct fitctx x;
     uint64_t stack[FIT_STACK_WORDS];
-    int rc = ctx_init(&x, h, r, o, false, stack);
+    int rc = ctx_init(&x, h, r, o, false, 1, stack);
     if (rc < 0)
         return rc;
     memcpy(order, x.order, h->ncells * sizeof(uint32_t));
@@ -1193,7 +1255,7 @@ int numafit__fit_pair(const numafit_host_t *h, const numafit_request_t *r,
     struct cellres res;
     uint64_t stack[FIT_STACK_WORDS];
     uint32_t nres = guest == 0 && r->emulator_policy == NUMAFIT_EMULATOR_THREADS_ISOLATE;
-    int rc = ctx_init(&x, h, r, o, false, stack);
+    int rc = ctx_init(&x, h, r, o, false, 1, stack);
     if (rc < 0)
         return rc;
     rc = cell_fit(&x, &h->cells[host_index], guest, nres, &res, NULL);

@@ -563,6 +563,50 @@ START_TEST(pinned_hugepages_avail_memory) {
 }
 END_TEST
 
+/* numafit_fit_cell: one guest cell on one host cell with several emulator
+ * pCPUs (nova's cpuset_reserved), as nova's _numa_fit_instance_cell. */
+START_TEST(fit_cell_reserved) {
+    numafit_host_t *h = host(HT2);
+    numafit_request_t *r = req(2, 1024, "{\"hw:cpu_policy\":\"dedicated\"}", 0);
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    char *s = NULL;
+    /* prefer: both threads of core {0,8}, then the chain of free threads
+     * without them: 1, 9 */
+    ck_assert_int_eq(numafit_fit_cell(h, 0, r, 0, 2, NULL, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_placement_to_json(p, 0, &s, NULL), 0);
+    ck_assert_str_eq(s, "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0,1],\"memory\":1024,"
+                        "\"pagesize\":null,\"cpu_pinning\":{\"0\":0,\"1\":8},"
+                        "\"cpuset_reserved\":[1,9]}]");
+    numafit_free(s);
+    /* the placement claims like any other: 4 pCPUs pinned on cell 0 */
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    uint64_t v;
+    ck_assert_int_eq(numafit_host_get_cell_stat(h, 0, NUMAFIT_CELL_PINNED_CPUS, 0, &v), 0);
+    ck_assert_uint_eq(v, 4);
+    numafit_placement_free(p);
+    p = NULL;
+    /* 4 free pCPUs left on cell 0: 2 vCPUs + 3 emulator pCPUs do not fit */
+    ck_assert_int_eq(numafit_fit_cell(h, 0, r, 0, 3, NULL, 0, &p, &e), 0);
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_CPU);
+    ck_assert_int_eq(e.cell, 0);
+    /* nreserved 0: no emulator pCPU; the other cell by index */
+    ck_assert_int_eq(numafit_fit_cell(h, 1, r, 0, 0, NULL, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_placement_get_host_cell(p, 0), 1);
+    ck_assert_int_eq(numafit_placement_get_pin(p, 0), 4);
+    numafit_placement_free(p);
+    p = NULL;
+    /* bad arguments */
+    ck_assert_int_eq(numafit_fit_cell(h, 2, r, 0, 0, NULL, 0, &p, &e), -EINVAL);
+    ck_assert_int_eq(numafit_fit_cell(h, 0, r, 1, 0, NULL, 0, &p, &e), -EINVAL);
+    ck_assert_int_eq(numafit_fit_cell(h, 0, r, 0, 0, NULL, 1, &p, &e), -EINVAL);
+    ck_assert_ptr_null(p);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
 static Suite *fit_suite(void) {
     Suite *s = suite_create("fit");
     TCase *tc = tcase_create("fit");
@@ -586,6 +630,7 @@ static Suite *fit_suite(void) {
     tcase_add_test(tc, budget_too_complex);
     tcase_add_test(tc, explain_json);
     tcase_add_test(tc, pinned_hugepages_avail_memory);
+    tcase_add_test(tc, fit_cell_reserved);
     suite_add_tcase(s, tc);
     TCase *prop = tcase_create("properties");
     tcase_set_timeout(prop, 60);

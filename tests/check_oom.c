@@ -581,6 +581,10 @@ static int op_options(struct ctx *c) {
 static int op_fit(struct ctx *c) {
     return numafit_fit(c->host, c->req, c->opt, c->flags, &c->o_pl, &c->err);
 }
+static int op_fit_cell(struct ctx *c) {
+    /* the first guest cell on the first host cell, two emulator pCPUs */
+    return numafit_fit_cell(c->host, 0, c->req, 0, 2, c->opt, c->flags, &c->o_pl, &c->err);
+}
 static int op_fit_explain(struct ctx *c) {
     return numafit_fit_explain(c->host, c->req, c->opt, c->flags, &c->o_str, &c->err);
 }
@@ -899,6 +903,8 @@ START_TEST(fit_claim_release) {
 
     snprintf(what, sizeof(what), "%s: fit", s->name);
     oom_loop(&c, op_fit);
+    snprintf(what, sizeof(what), "%s: fit_cell", s->name);
+    oom_loop(&c, op_fit_cell);
     snprintf(what, sizeof(what), "%s: fit_explain", s->name);
     oom_loop(&c, op_fit_explain);
 

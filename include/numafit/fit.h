@@ -78,6 +78,23 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_fit_explain(const numafit_host_t *h
                                                          unsigned flags, char **ret_json,
                                                          numafit_error_t *reterr);
 
+/**
+ * \brief nova's _numa_fit_instance_cell(host_cell, instance_cell, limits,
+ * cpuset_reserved): guest cell `guest` of req on the host cell at
+ * `host_index` alone, with `nreserved` more pCPUs for the emulator threads
+ * (numafit_fit() asks 1, on the first guest cell, for
+ * hw:emulator_threads_policy=isolate). As in nova, a cell that can give at
+ * least one but fewer than nreserved emulator pCPUs still fits with those.
+ * The host is not modified.
+ * \return 1 and a placement of that one guest cell in *ret_placement; 0 when
+ * it does not fit (reterr: the reason, reterr->cell the host cell id);
+ * -EINVAL (bad index, no NUMA topology, flags), -ENOMEM.
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_fit_cell(const numafit_host_t *host, unsigned host_index, const numafit_request_t *req,
+                 unsigned guest, unsigned nreserved, const numafit_options_t *opt, unsigned flags,
+                 numafit_placement_t **ret_placement, numafit_error_t *reterr);
+
 /** Flags for numafit_placement_to_json(). */
 enum numafit_placement_json_flags {
     /** nova's InstanceNUMATopology 1.3 primitive instead of the plain list */

@@ -27,8 +27,7 @@ Falls back to nova's own function (counted in numafit.nova.stats):
   pci_stats, provider_mapping): the library has no PCI model;
 * an InstanceNUMATopology no flavor can produce (cells with different CPU
   or thread policies or page sizes, dedicated vCPUs in a dedicated cell's
-  shared cpuset, vCPU ids used twice...);
-* _numa_fit_instance_cell with cpuset_reserved > 1.
+  shared cpuset, vCPU ids used twice...).
 The release rules follow the nova that is installed: "latest" when its
 numa_fit_instance_to_host takes provider_mapping, else "zed" (Debian 12's
 26.2.2); patch(profile=...) overrides.
@@ -485,19 +484,36 @@ def _options_for(limits, profile_):
     return hit
 
 
-def _fit_cells(host, req, opt):
-    """numafit_fit on prepared handles: the placement's cells in the plain
-    JSON form (pinning keys as text), or None.  The adapter's hosts are its
-    own and never claimed, so no host lock is taken."""
-    p, err = _ffi.PlacementP(), _ffi.Error()
-    if _ffi.fit(host.handle, req.handle, opt.handle, 0, byref(p), byref(err)) != 1:
-        return None
+def _placed_cells(rc, p, err):
+    """The cells of placement p (plain JSON form, pinning keys as text) when
+    rc says it fits, else None; p is freed."""
     try:
+        if rc != 1:
+            return None
         out = c_void_p()
         _ffi.placement_to_json(p, 0, byref(out), byref(err))
         return json.loads(_ffi.take_string(out))
     finally:
-        _ffi.placement_free(p)
+        if p:
+            _ffi.placement_free(p)
+
+
+def _fit_cells(host, req, opt):
+    """numafit_fit on prepared handles: the placement's cells, or None.  The
+    adapter's hosts are its own and never claimed, so no host lock is
+    taken."""
+    p, err = _ffi.PlacementP(), _ffi.Error()
+    return _placed_cells(_ffi.fit(host.handle, req.handle, opt.handle, 0, byref(p), byref(err)),
+                         p, err)
+
+
+def _fit_cell(host, req, opt, nreserved):
+    """numafit_fit_cell of the request's only guest cell on the host's only
+    cell with nreserved emulator pCPUs: its cells as _fit_cells gives them,
+    or None."""
+    p, err = _ffi.PlacementP(), _ffi.Error()
+    return _placed_cells(_ffi.fit_cell(host.handle, 0, req.handle, 0, nreserved, opt.handle, 0,
+                                       byref(p), byref(err)), p, err)
 
 
 def _attr(obj, name, default=None):
@@ -762,11 +778,12 @@ def _numa_fit_instance_cell(host_cell, instance_cell, limits=None, cpuset_reserv
     MemoryPageSizeNotSupported for an explicit page size the host cell
     does not have, as nova does."""
     hardware, objects, exc, CONF = _nova()
+    many = bool(cpuset_reserved and cpuset_reserved > 1)
     try:
+        # one emulator pCPU: the flavor's emulator threads isolate, as
+        # numa_fit_instance_to_host asks it; more: numafit_fit_cell
         flavor, vmap = request_flavor(None, [instance_cell],
-                                      "isolate" if cpuset_reserved else None)
-        if cpuset_reserved not in (0, 1):
-            raise _Unsupported("cpuset_reserved > 1")
+                                      "isolate" if cpuset_reserved and not many else None)
     except _Unsupported as e:
         _count("fallback", "_numa_fit_instance_cell: %s" % e)
         return _original("_numa_fit_instance_cell")(host_cell, instance_cell, limits,
@@ -779,7 +796,9 @@ def _numa_fit_instance_cell(host_cell, instance_cell, limits=None, cpuset_reserv
     topo = objects.NUMATopology(cells=[host_cell])
     with Host.from_json(topo.obj_to_primitive()) as host, \
             Request.from_json(json.dumps(flavor), None, prof) as req:
-        pcells = _fit_cells(host, req, _options_for(limits, prof))
+        opt = _options_for(limits, prof)
+        pcells = (_fit_cell(host, req, opt, cpuset_reserved) if many
+                  else _fit_cells(host, req, opt))
     if pcells is None:
         return None
     return _build_cells([instance_cell], pcells, vmap)[0]
