@@ -179,6 +179,26 @@ class Patching(unittest.TestCase):
         with self.assertRaises(exception.InvalidRequest):
             nn.numa_get_constraints(fl, im)
 
+    def test_provider_mapping_without_pci(self):
+        """nova's scheduler passes provider_mapping on every call; without
+        PCI requests it changes nothing and the library answers."""
+        o = nfd.objects
+        cell = o.NUMACell(id=0, cpuset=set(), pcpuset={0, 1, 2, 3}, memory=4096, cpu_usage=0,
+                          memory_usage=0, pinned_cpus=set(), siblings=[{0}, {1}, {2}, {3}],
+                          mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0,
+                                                        reserved=0)],
+                          socket=0)
+        host = o.NUMATopology(cells=[cell])
+        fl = o.Flavor(vcpus=2, memory_mb=1024, extra_specs={"hw:cpu_policy": "dedicated"})
+        im = o.ImageMeta.from_dict({"properties": {}})
+        inst = nn.numa_get_constraints(fl, im)
+        before = dict(nn.stats)
+        got = nn.numa_fit_instance_to_host(host, inst, provider_mapping={"port-1": ["rp-1"]})
+        self.assertIsNotNone(got)
+        self.assertEqual(dict(got.cells[0].cpu_pinning), {0: 0, 1: 1})
+        self.assertEqual(nn.stats["library"], before["library"] + 1)
+        self.assertEqual(nn.stats["fallback"], before["fallback"])
+
     def test_cpu_topology(self):
         fl = nfd.objects.Flavor(vcpus=8, memory_mb=1024, extra_specs={"hw:cpu_max_sockets": "2"})
         im = nfd.objects.ImageMeta.from_dict({"properties": {"hw_cpu_threads": 2}})

@@ -24,7 +24,7 @@ Differences from nova, on purpose (doc/python.md, NOVA-NOTES A):
 
 Falls back to nova's own function (counted in numafit.nova.stats):
 * numa_fit_instance_to_host with PCI requests or PCI pools (pci_requests /
-  pci_stats, provider_mapping): the library has no PCI model;
+  pci_stats with pools): the library has no PCI model;
 * an InstanceNUMATopology no flavor can produce (cells with different CPU
   or thread policies or page sizes, dedicated vCPUs in a dedicated cell's
   shared cpuset, vCPU ids used twice...).
@@ -746,7 +746,9 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
     """nova.virt.hardware.numa_fit_instance_to_host (Zed's signature, and
     the newer one with provider_mapping).  The instance topology is not
     modified.  With PCI requests or pools: nova's own function."""
-    provider_mapping = kwargs.get("provider_mapping", args[0] if args else None)
+    # provider_mapping only matters to nova's PCI check (pci_stats.
+    # support_requests, with PCI requests), which falls back to nova below;
+    # nova's scheduler passes it on every call
     if not (host_topology and instance_topology):
         return None
     if len(host_topology) < len(instance_topology):
@@ -754,7 +756,7 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
     pci_pools = bool(pci_stats is not None and getattr(pci_stats, "pools", None))
     prof = profile()
     try:
-        if pci_requests or pci_pools or provider_mapping:
+        if pci_requests or pci_pools:
             raise _Unsupported("PCI")
         req, vmap = _request_for(instance_topology, prof)
     except _Unsupported as e:
