@@ -218,8 +218,6 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single);
 int plan_limits_index(struct plan *pl, double cpu, double ram, uint8_t *ret);
 int plan_page_size_index(struct plan *pl, uint64_t size_kb);
 int plan_page_size_find(const struct plan *pl, uint64_t size_kb);
-/* Translate the short synthetic form; out gets the library's long form. */
-int plan_synthetic_spec(const char *spec, char *out, size_t outlen, char *why, size_t whylen);
 void plan_free(struct plan *pl);
 
 /* ---- plan_fill.c */

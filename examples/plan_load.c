@@ -1563,54 +1563,6 @@ out:
 
 /* ------------------------------------------------------------------ synthetic hosts */
 
-/* A size with an optional K/M/G/T suffix (and B, iB) in KiB; default unit
- * default_kib. Returns 0 or -1. */
-static int parse_size(const char *s, size_t n, uint64_t default_kib, uint64_t *ret_kib) {
-    uint64_t v = 0, mul = default_kib;
-    size_t i;
-    if (n && (s[n - 1] == 'B' || s[n - 1] == 'b'))
-        n--;
-    if (n && s[n - 1] == 'i')
-        n--;
-    if (n) {
-        switch (s[n - 1]) {
-            case 'K':
-            case 'k':
-                mul = 1;
-                n--;
-                break;
-            case 'M':
-            case 'm':
-                mul = 1024;
-                n--;
-                break;
-            case 'G':
-            case 'g':
-                mul = 1024 * 1024;
-                n--;
-                break;
-            case 'T':
-            case 't':
-                mul = 1024ull * 1024 * 1024;
-                n--;
-                break;
-            default:
-                break;
-        }
-    }
-    if (n == 0 || n > 12)
-        return -1;
-    for (i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (v > (1ull << 50) / mul)
-        return -1;
-    *ret_kib = v * mul;
-    return 0;
-}
-
 static int parse_count(const char *s, size_t n, uint64_t max, uint64_t *ret) {
     uint64_t v = 0;
     if (n == 0 || n > 12)
@@ -1626,178 +1578,8 @@ static int parse_count(const char *s, size_t n, uint64_t max, uint64_t *ret) {
     return 0;
 }
 
-/*
- * The short synthetic form: "2x32c2t 4cells 1G:64 2M:4096 [mem:512G]
- * [dedicated:SPEC] [shared:SPEC]" - sockets x cores per socket, threads per
- * core; NUMA cells (default: one per socket); huge pages per host, split
- * evenly over the cells; memory per host (default 4 GiB per hardware
- * thread); nova's cpu_dedicated_set / cpu_shared_set. A spec with "cells:"
- * is the library's own form and is passed through.
- */
-int plan_synthetic_spec(const char *spec, char *out, size_t outlen, char *why, size_t whylen) {
-    uint64_t sockets = 0, cores = 0, threads = 1, cells = 0, mem_kib = 0;
-    uint64_t psize[8], pcount[8];
-    const char *ded = NULL, *shr = NULL, *mem_tok = NULL, *cells_tok = NULL, *p = spec;
-    size_t ded_len = 0, shr_len = 0, mem_len = 0, cells_len = 0, pos;
-    const char *ptok[8];
-    size_t plen[8];
-    unsigned np = 0;
-
-    if (strstr(spec, "cells:")) {
-        if ((size_t)snprintf(out, outlen, "%s", spec) >= outlen) {
-            snprintf(why, whylen, "spec too long");
-            return -1;
-        }
-        return 0;
-    }
-    while (*p) {
-        const char *tok;
-        size_t n;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        tok = p;
-        while (*p && *p != ' ' && *p != '\t')
-            p++;
-        n = (size_t)(p - tok);
-        if (memchr(tok, 'x', n) && tok[0] >= '0' && tok[0] <= '9') {
-            /* SxCc[Tt] */
-            const char *x = memchr(tok, 'x', n), *c, *end = tok + n;
-            if (sockets) {
-                snprintf(why, whylen, "'%.*s': the CPU shape is given twice", (int)n, tok);
-                return -1;
-            }
-            c = memchr(x, 'c', (size_t)(end - x));
-            if (!c || parse_count(tok, (size_t)(x - tok), 1024, &sockets) < 0 || sockets == 0 ||
-                parse_count(x + 1, (size_t)(c - x - 1), 16384, &cores) < 0 || cores == 0 ||
-                (c + 1 < end &&
-                 (end[-1] != 't' || parse_count(c + 1, (size_t)(end - c - 2), 64, &threads) < 0 ||
-                  threads == 0))) {
-                snprintf(why, whylen,
-                         "'%.*s': the CPU shape is SOCKETSxCORESc[THREADSt], e.g. 2x32c2t", (int)n,
-                         tok);
-                return -1;
-            }
-        } else if (n > 4 &&
-                   (memcmp(tok + n - 5, "cells", 5) == 0 || memcmp(tok + n - 4, "cell", 4) == 0)) {
-            size_t k = memcmp(tok + n - 5, "cells", 5) == 0 ? n - 5 : n - 4;
-            if (parse_count(tok, k, 1024, &cells) < 0 || cells == 0) {
-                snprintf(why, whylen, "'%.*s': NUMA cells are NCELLS, e.g. 4cells", (int)n, tok);
-                return -1;
-            }
-            cells_tok = tok;
-            cells_len = n;
-        } else if (n > 4 && memcmp(tok, "mem:", 4) == 0) {
-            if (parse_size(tok + 4, n - 4, 1024, &mem_kib) < 0 || mem_kib < 1024) {
-                snprintf(why, whylen, "'%.*s': memory per host is mem:SIZE, e.g. mem:512G", (int)n,
-                         tok);
-                return -1;
-            }
-            mem_tok = tok;
-            mem_len = n;
-        } else if (n > 10 && memcmp(tok, "dedicated:", 10) == 0) {
-            ded = tok + 10;
-            ded_len = n - 10;
-        } else if (n > 7 && memcmp(tok, "shared:", 7) == 0) {
-            shr = tok + 7;
-            shr_len = n - 7;
-        } else if (memchr(tok, ':', n)) {
-            const char *colon = memchr(tok, ':', n);
-            uint64_t size, count;
-            if (np == 8 || parse_size(tok, (size_t)(colon - tok), 1, &size) < 0 || size < 8 ||
-                (size & (size - 1)) ||
-                parse_count(colon + 1, (size_t)(tok + n - colon - 1), 1ull << 40, &count) < 0) {
-                snprintf(why, whylen,
-                         "'%.*s': huge pages per host are SIZE:COUNT with a power-of-two size "
-                         "above 4K, e.g. 1G:64",
-                         (int)n, tok);
-                return -1;
-            }
-            for (unsigned i = 0; i < np; i++)
-                if (psize[i] == size) {
-                    snprintf(why, whylen, "'%.*s': page size given twice", (int)n, tok);
-                    return -1;
-                }
-            ptok[np] = tok;
-            plen[np] = n;
-            psize[np] = size;
-            pcount[np++] = count;
-        } else {
-            snprintf(why, whylen,
-                     "'%.*s': unknown token (SOCKETSxCORESc[THREADSt], NCELLS cells, SIZE:COUNT, "
-                     "mem:SIZE, dedicated:SPEC, shared:SPEC)",
-                     (int)n, tok);
-            return -1;
-        }
-    }
-    if (!sockets) {
-        snprintf(why, whylen, "no CPU shape (SOCKETSxCORESc[THREADSt], e.g. 2x32c2t)");
-        return -1;
-    }
-    if (!cells)
-        cells = sockets;
-    if (cells < sockets || cells % sockets) {
-        snprintf(why, whylen, "'%.*s': the cells must be a multiple of the %llu sockets",
-                 (int)cells_len, cells_tok, (unsigned long long)sockets);
-        return -1;
-    }
-    if ((sockets * cores) % cells) {
-        snprintf(why, whylen, "'%.*s': %llu cores do not split evenly over %llu cells",
-                 (int)cells_len, cells_tok, (unsigned long long)(sockets * cores),
-                 (unsigned long long)cells);
-        return -1;
-    }
-    if (sockets * cores * threads > 16384) {
-        snprintf(why, whylen, "more than 16384 CPUs");
-        return -1;
-    }
-    if (!mem_kib)
-        mem_kib = sockets * cores * threads * 4ull * 1024 * 1024;
-    if ((mem_kib / 1024) % cells) {
-        snprintf(why, whylen, "'%.*s': %llu MiB do not split evenly over %llu cells", (int)mem_len,
-                 mem_tok, (unsigned long long)(mem_kib / 1024), (unsigned long long)cells);
-        return -1;
-    }
-    {
-        uint64_t huge = 0;
-        for (unsigned i = 0; i < np; i++) {
-            if (pcount[i] % cells) {
-                snprintf(why, whylen, "'%.*s': %llu pages do not split evenly over %llu cells",
-                         (int)plen[i], ptok[i], (unsigned long long)pcount[i],
-                         (unsigned long long)cells);
-                return -1;
-            }
-            huge += psize[i] * pcount[i];
-        }
-        if (huge > mem_kib / 1024 * 1024) {
-            snprintf(why, whylen, "the huge pages (%llu MiB) exceed the host memory (%llu MiB)",
-                     (unsigned long long)(huge / 1024), (unsigned long long)(mem_kib / 1024));
-            return -1;
-        }
-    }
-    pos =
-        (size_t)snprintf(out, outlen, "cells:%llu sockets:%llu cores:%llu threads:%llu mem:%llu",
-                         (unsigned long long)cells, (unsigned long long)sockets,
-                         (unsigned long long)(sockets * cores / cells), (unsigned long long)threads,
-                         (unsigned long long)(mem_kib / 1024 / cells));
-    for (unsigned i = 0; i < np && pos < outlen; i++)
-        pos += (size_t)snprintf(out + pos, outlen - pos, "%s%lluK=%llu",
-                                i ? "," : " pages:", (unsigned long long)psize[i],
-                                (unsigned long long)(pcount[i] / cells));
-    if (ded && pos < outlen)
-        pos += (size_t)snprintf(out + pos, outlen - pos, " dedicated:%.*s", (int)ded_len, ded);
-    if (shr && pos < outlen)
-        pos += (size_t)snprintf(out + pos, outlen - pos, " shared:%.*s", (int)shr_len, shr);
-    if (pos >= outlen) {
-        snprintf(why, whylen, "spec too long");
-        return -1;
-    }
-    return 0;
-}
-
 int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
-    char longspec[8192], why[512], name[64], prefix[600];
+    char name[64], prefix[600];
     numafit_host_t *tmpl = NULL;
     numafit_error_t e;
     uint64_t n;
@@ -1814,12 +1596,9 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
         plan_err("--add-hosts %s: more than %d hosts in the fleet", count, PLAN_MAX_HOSTS);
         return PLAN_EXIT_INPUT;
     }
-    if (plan_synthetic_spec(spec, longspec, sizeof(longspec), why, sizeof(why)) < 0) {
-        plan_err("--add-hosts %s \"%s\": %s", count, spec, why);
-        return PLAN_EXIT_INPUT;
-    }
+    /* the library reads both the short form and its own key:value form */
     memset(&e, 0, sizeof(e));
-    rc = numafit_host_new_synthetic(longspec, 0, &tmpl, &e);
+    rc = numafit_host_new_synthetic(spec, 0, &tmpl, &e);
     if (rc < 0) {
         snprintf(prefix, sizeof(prefix), "--add-hosts %s \"%.400s\"", count, spec);
         plan_lib_err(prefix, rc, &e);
@@ -2134,10 +1913,8 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
     f->emulator_policy = numafit_request_get_emulator_threads_policy(f->req);
     {
         /* the page size asked, for the report */
-        const char *ps = json_string_value(
-            json_object_get(json_object_get(fl, "extra_specs"), "hw:mem_page_size"));
-        uint64_t kib;
-        if (ps && parse_size(ps, strlen(ps), 1, &kib) == 0)
+        int64_t kib;
+        if (numafit_request_get_page_size(f->req, 0, &kib) == 0 && kib > 0)
             f->pagesize_kb = (int)(kib > INT_MAX ? INT_MAX : kib);
     }
     if (rc == 0) {

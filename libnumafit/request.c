@@ -1719,6 +1719,14 @@ NUMAFIT_EXPORT int numafit_request_get_vcpus(const numafit_request_t *req) {
     return req ? (int)req->vcpus : -EINVAL;
 }
 
+NUMAFIT_EXPORT int numafit_request_get_page_size(const numafit_request_t *req, unsigned flags,
+                                                 int64_t *ret) {
+    if (!req || !ret || flags)
+        return -EINVAL;
+    *ret = req->pagesize;
+    return 0;
+}
+
 NUMAFIT_EXPORT int numafit_request_get_cpu_policy(const numafit_request_t *req) {
     return req ? req->cpu_policy : -EINVAL;
 }

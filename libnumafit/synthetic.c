@@ -1,6 +1,8 @@
 /* Synthetic hosts from a one-line description (hwloc's "node:2 core:4 pu:2" idea). */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,7 +88,8 @@ static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
             p++;
         colon = memchr(tok, ':', (size_t)(p - tok));
         if (!colon)
-            return bad(err, "", "expected key:value");
+            return bad(err, "",
+                       "expected key:value, or the short form with a CPU shape such as 2x32c2t");
         klen = (size_t)(colon - tok);
         val = colon + 1;
         vlen = (size_t)(p - val);
@@ -142,6 +145,158 @@ static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
     return 0;
 }
 
+/* A refusal of the short form naming its token. */
+static int bad_tok(numafit_error_t *err, const char *tok, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bad_tok(numafit_error_t *err, const char *tok, size_t n, const char *fmt, ...) {
+    char text[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "", NULL, "synthetic host: '%.*s': %s",
+                       (int)(n > 64 ? 64 : n), tok, text);
+    return -EINVAL;
+}
+
+/* Is tok a CPU shape SOCKETSxCORESc[THREADSt] (the short form's mark)? */
+static bool is_shape(const char *tok, size_t n) {
+    return n > 2 && tok[0] >= '0' && tok[0] <= '9' && memchr(tok, 'x', n) && !memchr(tok, ':', n);
+}
+
+/*
+ * The short form, per host: "2x32c2t 4cells 1G:64 2M:4096 [mem:512G]
+ * [dedicated:SPEC] [shared:SPEC]" - sockets x cores per socket c threads
+ * per core t; NUMA cells (default one per socket); huge pages SIZE:COUNT
+ * and memory for the whole host, split evenly over the cells (default 4 GiB
+ * per hardware thread).
+ */
+static int parse_short(const char *spec, struct synth *s, numafit_error_t *err) {
+    uint64_t sockets = 0, cores = 0, threads = 1, cells = 0, mem_kib = 0, huge = 0;
+    const char *p = spec, *cells_tok = "", *mem_tok = "";
+    size_t cells_len = 0, mem_len = 0;
+    const char *ptok[8];
+    size_t plen[8];
+    while (*p) {
+        const char *tok;
+        size_t n;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        tok = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        n = (size_t)(p - tok);
+        if (is_shape(tok, n)) {
+            const char *x = memchr(tok, 'x', n), *c, *end = tok + n;
+            if (sockets)
+                return bad_tok(err, tok, n, "the CPU shape is given twice");
+            c = memchr(x, 'c', (size_t)(end - x));
+            if (!c || parse_num(tok, (size_t)(x - tok), &sockets) < 0 || !sockets ||
+                sockets > 1024 || parse_num(x + 1, (size_t)(c - x - 1), &cores) < 0 || !cores ||
+                cores > 16384 ||
+                (c + 1 < end &&
+                 (end[-1] != 't' || parse_num(c + 1, (size_t)(end - c - 2), &threads) < 0 ||
+                  !threads || threads > 64)))
+                return bad_tok(err, tok, n,
+                               "the CPU shape is SOCKETSxCORESc[THREADSt], e.g. 2x32c2t");
+        } else if (n > 4 && (!memcmp(tok + n - 5, "cells", 5) || !memcmp(tok + n - 4, "cell", 4))) {
+            size_t k = !memcmp(tok + n - 5, "cells", 5) ? n - 5 : n - 4;
+            if (parse_num(tok, k, &cells) < 0 || !cells || cells > 1024)
+                return bad_tok(err, tok, n, "NUMA cells are NCELLS, e.g. 4cells");
+            cells_tok = tok;
+            cells_len = n;
+        } else if (n > 4 && !memcmp(tok, "mem:", 4)) {
+            if (parse_size_kib(tok + 4, n - 4, 1024, &mem_kib) < 0 || mem_kib < 1024)
+                return bad_tok(err, tok, n, "memory per host is mem:SIZE, e.g. mem:512G");
+            mem_tok = tok;
+            mem_len = n;
+        } else if (n > 10 && !memcmp(tok, "dedicated:", 10)) {
+            s->dedicated = tok + 10;
+            s->dedicated_len = n - 10;
+        } else if (n > 7 && !memcmp(tok, "shared:", 7)) {
+            s->shared = tok + 7;
+            s->shared_len = n - 7;
+        } else if (memchr(tok, ':', n)) {
+            const char *colon = memchr(tok, ':', n);
+            uint64_t size, count;
+            if (s->npages == 8 || parse_size_kib(tok, (size_t)(colon - tok), 1, &size) < 0 ||
+                size < 8 || (size & (size - 1)) ||
+                parse_num(colon + 1, (size_t)(tok + n - colon - 1), &count) < 0 ||
+                count > (1ull << 40))
+                return bad_tok(err, tok, n,
+                               "huge pages per host are SIZE:COUNT with a power-of-two size "
+                               "above 4K, e.g. 1G:64");
+            for (uint32_t i = 0; i < s->npages; i++)
+                if (s->psize[i] == size)
+                    return bad_tok(err, tok, n, "page size given twice");
+            ptok[s->npages] = tok;
+            plen[s->npages] = n;
+            s->psize[s->npages] = size;
+            s->pcount[s->npages++] = count;
+        } else {
+            return bad_tok(err, tok, n,
+                           "unknown token (SOCKETSxCORESc[THREADSt], NCELLS cells, SIZE:COUNT, "
+                           "mem:SIZE, dedicated:SPEC, shared:SPEC)");
+        }
+    }
+    if (!sockets)
+        return bad(err, "", "no CPU shape (SOCKETSxCORESc[THREADSt], e.g. 2x32c2t)");
+    if (!cells)
+        cells = sockets;
+    if (cells < sockets || cells % sockets)
+        return bad_tok(err, cells_tok, cells_len,
+                       "the cells must be a multiple of the %llu sockets",
+                       (unsigned long long)sockets);
+    if ((sockets * cores) % cells)
+        return bad_tok(err, cells_tok, cells_len, "%llu cores do not split evenly over %llu cells",
+                       (unsigned long long)(sockets * cores), (unsigned long long)cells);
+    if (sockets * cores * threads > NUMAFIT__CPU_LIMIT)
+        return bad(err, "cores", "more than 16384 CPUs");
+    if (!mem_kib)
+        mem_kib = sockets * cores * threads * 4ull * 1024 * 1024;
+    if ((mem_kib / 1024) % cells)
+        return bad_tok(err, mem_tok, mem_len, "%llu MiB do not split evenly over %llu cells",
+                       (unsigned long long)(mem_kib / 1024), (unsigned long long)cells);
+    for (uint32_t i = 0; i < s->npages; i++) {
+        if (s->pcount[i] % cells)
+            return bad_tok(err, ptok[i], plen[i], "%llu pages do not split evenly over %llu cells",
+                           (unsigned long long)s->pcount[i], (unsigned long long)cells);
+        huge += s->psize[i] * s->pcount[i];
+        s->pcount[i] /= cells;
+    }
+    if (huge > mem_kib / 1024 * 1024) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "pages", NULL,
+                           "synthetic host: the huge pages (%llu MiB) exceed the host memory "
+                           "(%llu MiB)",
+                           (unsigned long long)(huge / 1024), (unsigned long long)(mem_kib / 1024));
+        return -EINVAL;
+    }
+    s->cells = cells;
+    s->sockets = sockets;
+    s->cores = sockets * cores / cells;
+    s->threads = threads;
+    s->mem = mem_kib / 1024 / cells;
+    return 0;
+}
+
+/* The short form when some token is a CPU shape, else the key:value form. */
+static bool short_form(const char *spec) {
+    const char *p = spec;
+    while (*p) {
+        const char *tok;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        tok = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        if (is_shape(tok, (size_t)(p - tok)))
+            return true;
+    }
+    return false;
+}
+
 static int parse_set(const char *v, size_t n, uint64_t *bits, const char *key,
                      numafit_error_t *err) {
     char buf[4096];
@@ -167,7 +322,7 @@ NUMAFIT_EXPORT int numafit_host_new_synthetic(const char *spec, unsigned flags,
     numafit__error_clear(err);
     if (!spec || !ret || flags)
         return -EINVAL;
-    if ((rc = parse_spec(spec, &s, err)) < 0)
+    if ((rc = short_form(spec) ? parse_short(spec, &s, err) : parse_spec(spec, &s, err)) < 0)
         return rc;
     if (!s.sockets)
         s.sockets = s.cells;

@@ -607,6 +607,45 @@ START_TEST(fit_cell_reserved) {
 }
 END_TEST
 
+/* The short synthetic form (per host, as numafit plan --add-hosts takes it)
+ * builds the same host as the key:value form (per cell); its errors name the
+ * token. */
+START_TEST(synthetic_short_form) {
+    static const struct {
+        const char *shortf, *longf;
+    } same[] = {
+        {"2x4c2t 2cells 1G:4 2M:1024 mem:64G", "cells:2 sockets:2 cores:4 threads:2 mem:32G "
+                                               "pages:1G=2,2M=512"},
+        {"2x32c2t 4cells 1G:64 2M:4096", "cells:4 sockets:2 cores:16 threads:2 mem:128G "
+                                         "pages:1G=16,2M=1024"},
+        {"1x8c dedicated:2-7 shared:0-1", "cells:1 cores:8 mem:32G dedicated:2-7 shared:0-1"},
+    };
+    static const struct {
+        const char *spec, *text;
+    } bad[] = {
+        {"1x64c2t 3cells", "'3cells': 64 cores do not split evenly over 3 cells"},
+        {"2x8c 1G:3", "'1G:3': 3 pages do not split evenly over 2 cells"},
+        {"2x8c banana", "'banana': unknown token"},
+        {"2x8q", "'2x8q': the CPU shape is SOCKETSxCORESc[THREADSt]"},
+        {"1x2c mem:4G 1G:8", "the huge pages (8192 MiB) exceed the host memory (4096 MiB)"},
+        {"2x8c 2x8c", "'2x8c': the CPU shape is given twice"},
+    };
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+        numafit_host_t *a = host(same[i].shortf), *b = host(same[i].longf);
+        ck_assert_msg(numafit_host_equal(a, b) == 1, "%s != %s", same[i].shortf, same[i].longf);
+        numafit_host_free(a);
+        numafit_host_free(b);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        numafit_host_t *h = NULL;
+        numafit_error_t e;
+        ck_assert_int_eq(numafit_host_new_synthetic(bad[i].spec, 0, &h, &e), -EINVAL);
+        ck_assert_ptr_null(h);
+        ck_assert_msg(strstr(e.text, bad[i].text) != NULL, "%s: %s", bad[i].spec, e.text);
+    }
+}
+END_TEST
+
 static Suite *fit_suite(void) {
     Suite *s = suite_create("fit");
     TCase *tc = tcase_create("fit");
@@ -631,6 +670,7 @@ static Suite *fit_suite(void) {
     tcase_add_test(tc, explain_json);
     tcase_add_test(tc, pinned_hugepages_avail_memory);
     tcase_add_test(tc, fit_cell_reserved);
+    tcase_add_test(tc, synthetic_short_form);
     suite_add_tcase(s, tc);
     TCase *prop = tcase_create("properties");
     tcase_set_timeout(prop, 60);

@@ -790,6 +790,41 @@ START_TEST(test_messages) {
 }
 END_TEST
 
+/* The page size asked: the flavor's, refined by the image; nova's special
+ * values as NUMAFIT_PAGESIZE_*. */
+START_TEST(test_page_size) {
+    static const struct {
+        const char *flavor, *image;
+        int64_t want;
+    } t[] = {
+        {"{\"vcpus\":2,\"memory_mb\":2048,\"extra_specs\":{\"hw:mem_page_size\":\"2MB\"}}", NULL,
+         2048},
+        {"{\"vcpus\":2,\"memory_mb\":2048,\"extra_specs\":{\"hw:mem_page_size\":\"1GB\"}}", NULL,
+         1048576},
+        {"{\"vcpus\":2,\"memory_mb\":2048,\"extra_specs\":{\"hw:mem_page_size\":\"large\"}}", NULL,
+         NUMAFIT_PAGESIZE_LARGE},
+        {"{\"vcpus\":2,\"memory_mb\":2048,\"extra_specs\":{\"hw:mem_page_size\":\"any\"}}",
+         "{\"properties\":{\"hw_mem_page_size\":\"2048\"}}", 2048},
+        {"{\"vcpus\":2,\"memory_mb\":2048,\"extra_specs\":{\"hw:numa_nodes\":\"1\"}}", NULL,
+         NUMAFIT_PAGESIZE_NONE},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        numafit_request_t *r = NULL;
+        numafit_error_t e;
+        int64_t kib = 12345;
+        int rc = numafit_request_new(t[i].flavor, strlen(t[i].flavor), t[i].image,
+                                     t[i].image ? strlen(t[i].image) : 0, 0, &r, &e);
+        ck_assert_msg(rc == 1, "case %zu: rc %d %s", i, rc, e.text);
+        ck_assert_int_eq(numafit_request_get_page_size(r, 0, &kib), 0);
+        ck_assert_msg(kib == t[i].want, "case %zu: %lld, want %lld", i, (long long)kib,
+                      (long long)t[i].want);
+        ck_assert_int_eq(numafit_request_get_page_size(r, 1, &kib), -EINVAL);
+        ck_assert_int_eq(numafit_request_get_page_size(r, 0, NULL), -EINVAL);
+        numafit_request_free(r);
+    }
+}
+END_TEST
+
 static Suite *request_suite(void) {
     Suite *s = suite_create("request");
     TCase *tc = tcase_create("table");
@@ -801,6 +836,7 @@ static Suite *request_suite(void) {
     tcase_add_test(tc, test_enums);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_messages);
+    tcase_add_test(tc, test_page_size);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -63,7 +63,15 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_from_json(const char *buf,
  * cpu_shared_set; neither = legacy mode, both sets = all CPUs). CPU ids are
  * numbered as Linux does on Intel: thread t of core c of cell n is
  * t * (cells * cores) + n * cores + c.
- * \return 0, -EINVAL (reterr names the key), -ERANGE, -ENOMEM. \ownership owned
+ *
+ * The short form counts per host instead, as capacity planners describe
+ * servers: "2x32c2t 4cells 1G:64 2M:4096 mem:512G dedicated:... shared:..."
+ * (sockets x cores per socket c threads per core t; NUMA cells, default one
+ * per socket; huge pages SIZE:COUNT and memory for the whole host, split
+ * evenly over the cells; memory defaults to 4 GiB per hardware thread). A
+ * spec is in the short form when one of its tokens is such a CPU shape.
+ * \return 0, -EINVAL (reterr names the key or the token), -ERANGE, -ENOMEM.
+ * \ownership owned
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_synthetic(const char *spec, unsigned flags,
                                                                 numafit_host_t **ret_host,

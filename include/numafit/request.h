@@ -75,6 +75,11 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_dup(const numafit_request_t
 NUMAFIT_EXPORT int numafit_request_get_cell_count(const numafit_request_t *req);
 /** \return the flavor's vCPU count, -EINVAL. */
 NUMAFIT_EXPORT int numafit_request_get_vcpus(const numafit_request_t *req);
+/** \brief The page size asked (hw:mem_page_size, refined by the image's
+ * hw_mem_page_size): KiB when > 0, else NUMAFIT_PAGESIZE_NONE, _SMALL,
+ * _LARGE or _ANY. \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_request_get_page_size(const numafit_request_t *req, unsigned flags,
+                                                 int64_t *ret_kib);
 /** \return enum numafit_cpu_policy / thread / emulator values, -EINVAL. */
 NUMAFIT_EXPORT int numafit_request_get_cpu_policy(const numafit_request_t *req);
 /** \return enum numafit_thread_policy, -EINVAL. */
