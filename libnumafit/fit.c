@@ -310,6 +310,37 @@ static bool closure_free(const struct sibs *sb, bool overlap, uint32_t s, uint16
     return true;
 }
 
+/*
+ * With overlapping sibling sets, the claim pins for a CPU t every set that
+ * holds t (its "core"). Two vCPUs of an isolate guest must not share a core,
+ * and an emulator pCPU must not share one with a vCPU: a candidate is taken
+ * only when its core meets none of the cores already taken (x->taken marks
+ * them whole). Without overlap a set is its CPUs' only core, visited once.
+ */
+static bool core_meets(const struct sibs *sb, uint16_t t, const uint64_t *bits) {
+    for (uint32_t q = 0; q < sb->n; q++) {
+        bool holds = false;
+        for (uint32_t i = sb->off[q]; i < sb->off[q + 1] && !holds; i++)
+            holds = sb->cpu[i] == t;
+        if (!holds)
+            continue;
+        for (uint32_t i = sb->off[q]; i < sb->off[q + 1]; i++)
+            if (numafit__bit_test(bits, sb->cpu[i]))
+                return true;
+    }
+    return false;
+}
+
+static void core_mark(const struct sibs *sb, uint16_t t, uint64_t *bits) {
+    for (uint32_t q = 0; q < sb->n; q++) {
+        bool holds = false;
+        for (uint32_t i = sb->off[q]; i < sb->off[q + 1] && !holds; i++)
+            holds = sb->cpu[i] == t;
+        for (uint32_t i = sb->off[q]; holds && i < sb->off[q + 1]; i++)
+            numafit__bit_set(bits, sb->cpu[i]);
+    }
+}
+
 /* isolate: the first free thread of each fully free core of full size. */
 static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overlap, uint32_t tpc,
                             uint32_t n) {
@@ -322,7 +353,14 @@ static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overla
             uint16_t t = sb->cpu[i];
             if (numafit__bit_test(x->taken, t) || !closure_free(sb, overlap, s, t))
                 continue;
-            take(x, &j, t);
+            if (overlap) {
+                if (core_meets(sb, t, x->taken))
+                    continue;
+                core_mark(sb, t, x->taken);
+                x->pin[j++] = t;
+            } else {
+                take(x, &j, t);
+            }
             break;
         }
     }
@@ -330,8 +368,8 @@ static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overla
 }
 
 /* isolate: the emulator pCPUs, the first nres threads of the sibling sets
- * holding no vCPU (nova's _get_reserved), on cores that are entirely free.
- * Returns how many. */
+ * holding no vCPU (nova's _get_reserved), on cores that are entirely free
+ * and share no CPU with a vCPU's core. Returns how many. */
 static uint32_t isolate_reserved(struct fitctx *x, const struct sibs *sb, bool overlap,
                                  uint32_t npin, uint32_t nres) {
     uint32_t got = 0, seen = 0;
@@ -346,11 +384,12 @@ static uint32_t isolate_reserved(struct fitctx *x, const struct sibs *sb, bool o
         if (has_pinned)
             continue;
         for (FOR_FREE(x, sb, s, i)) {
+            uint16_t t = sb->cpu[i];
             if (seen == nres)
                 break;
-            if (!numafit__bit_test(x->taken, sb->cpu[i]) &&
-                closure_free(sb, overlap, s, sb->cpu[i])) {
-                add_reserved(x, npin, &got, sb->cpu[i]);
+            if (!numafit__bit_test(x->taken, t) && closure_free(sb, overlap, s, t) &&
+                !(overlap && core_meets(sb, t, x->taken))) {
+                add_reserved(x, npin, &got, t);
                 seen++;
             }
         }
