@@ -149,6 +149,30 @@ int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret);
  * path that builds a host or changes its CPU sets or pinned CPUs calls it
  * before handing the host out. */
 void numafit__host_derive(numafit_host_t *h);
+/*
+ * The host invariants every loader ends with (JSON, capabilities XML,
+ * libvirt, sysfs, synthetic, CPU pools): what numafit_host_to_json writes
+ * must read back with numafit_host_new_from_json(flags) to the same host.
+ * Cell count and ids, memory and usage ranges, cpuset/pcpuset disjoint (or
+ * equal, or overlapping with NUMAFIT_HOST_ALLOW_OVERLAP), pinned within
+ * pcpuset, each CPU in one cell, sibling CPUs within the bitmap width and
+ * each set strictly ascending, page sizes powers of two >= 4 KiB listed once
+ * with counts in range, physnets valid UTF-8 without NUL, sorted and unique.
+ * Returns 0, or -EINVAL/-ERANGE with *err naming the cell and field.
+ */
+int numafit__host_check(const numafit_host_t *h, unsigned flags, numafit_error_t *err);
+/* numafit__host_check, then numafit__host_derive. */
+int numafit__host_finish(numafit_host_t *h, unsigned flags, numafit_error_t *err);
+/* Limits the host JSON format shares with the check. */
+#define NUMAFIT__SOCKET_MAX    65535
+#define NUMAFIT__CPU_USAGE_MAX INT32_MAX
+#define NUMAFIT__PAGE_SIZE_MAX (1ull << 30) /* KiB: 1 TiB pages */
+#define NUMAFIT__PAGE_KB_MAX   (NUMAFIT_MEMORY_MB_MAX * 1024)
+#define NUMAFIT__PAGES_MAX     64u  /* page sizes in one cell */
+#define NUMAFIT__PHYSNET_MAX   1024 /* bytes in one physnet name */
+/* s[0..n) is valid UTF-8 (no overlongs, surrogates or code points above
+ * U+10FFFF) without NUL: what jansson reads and writes. */
+bool numafit__utf8_ok(const char *s, size_t n);
 void numafit__cell_derive(numafit_host_t *h, uint32_t index);
 /* Are the derived fields up to date? (tests) */
 bool numafit__host_derived_ok(const numafit_host_t *h);

@@ -966,6 +966,88 @@ END_TEST
 #endif
 
 /* ------------------------------------------------------------ suite */
+/* to_json, from_json, to_json: the same text (what a loader accepts, the
+ * JSON reader reads back). */
+static void assert_round_trip(const numafit_host_t *h, const char *what) {
+    char *a = NULL, *b = NULL;
+    numafit_host_t *again = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_to_json(h, 0, &a, &e), 0);
+    ck_assert_msg(numafit_host_new_from_json(a, strlen(a), 0, &again, &e) == 0,
+                  "%s: its JSON does not read back: %s", what, e.text);
+    ck_assert_int_eq(numafit_host_to_json(again, 0, &b, &e), 0);
+    ck_assert_msg(strcmp(a, b) == 0, "%s: JSON differs after a round trip", what);
+    numafit_free(a);
+    numafit_free(b);
+    numafit_host_free(again);
+}
+
+/* One set of host invariants for every loader: capabilities with a page
+ * size that is not a power of two, or one page size twice, were accepted
+ * and their JSON then refused; every accepted fixture round-trips. */
+START_TEST(test_loaders_keep_invariants) {
+    static const struct {
+        const char *file, *text;
+        int rc;
+    } refused[] = {
+        {"caps/repro-pagesize-5.xml", "page size 5 KiB is not a power of two", -ERANGE},
+        {"caps/repro-dup-pages.xml", "page size 2048 KiB listed twice", -EINVAL},
+    };
+    static const char *const caps[] = {"caps/rh2288h-v3.xml",      "caps/sugon-i620-g30.xml",
+                                       "caps/e5-2620-ht.xml",      "caps/epyc-24node.xml",
+                                       "caps/edge-nosiblings.xml", "caps/edge-offline.xml",
+                                       "caps/edge-unit-mib.xml",   "caps/test-default.xml"};
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        size_t len;
+        char *xml = test_slurp(refused[i].file, &len);
+        numafit_host_t *h = NULL;
+        numafit_error_t e;
+        int r = numafit_host_new_from_caps_xml(xml, len, NULL, NULL, 0, &h, &e);
+        ck_assert_msg(r == refused[i].rc, "%s: rc %d (%s)", refused[i].file, r, e.text);
+        ck_assert_ptr_null(h);
+        ck_assert_msg(strstr(e.text, refused[i].text), "%s: %s", refused[i].file, e.text);
+        free(xml);
+    }
+    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+        numafit_host_t *h = caps_ok(caps[i], NULL, NULL, 0);
+        assert_round_trip(h, caps[i]);
+        numafit_host_free(h);
+    }
+    for (int i = 0; i < (int)(sizeof(seeds) / sizeof(seeds[0])); i++) {
+        struct opts o = seed_opts(i); /* the seed hosts with their nova.conf */
+        char rel[128];
+        snprintf(rel, sizeof(rel), "caps/%s.xml", seeds[i].name);
+        numafit_host_t *h = caps_ok(rel, &o, NULL, 0);
+        assert_round_trip(h, rel);
+        numafit_host_free(h);
+    }
+    for (int i = 0; i < NTREES; i++) {
+        numafit_host_t *h = sysfs_ok(trees[i], NULL, 0);
+        assert_round_trip(h, trees[i]);
+        numafit_host_free(h);
+    }
+}
+END_TEST
+
+/* A physnet name that is not UTF-8 was accepted, and writing the host then
+ * failed as "out of memory". */
+START_TEST(test_physnet_utf8) {
+    numafit_hostconf_t *c = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_hostconf_new(&c), 0);
+    ck_assert_int_eq(numafit_hostconf_add_physnet(c, "ph\xffys", "0", &e), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.text, "UTF-8"));
+    ck_assert_int_eq(numafit_hostconf_add_physnet(c, "ph\xc0\xafys", "0", &e), -EINVAL);
+    ck_assert_int_eq(numafit_hostconf_add_physnet(c, "ph\xed\xa0\x80ys", "0", &e), -EINVAL);
+    ck_assert_int_eq(numafit_hostconf_add_physnet(c, "physnet-\xc3\xa9t\xc3\xa9", "0", &e), 0);
+    numafit_hostconf_free(c);
+    ck_assert(numafit__utf8_ok("\xf0\x9f\x98\x80", 4));
+    ck_assert(!numafit__utf8_ok("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
+    ck_assert(!numafit__utf8_ok("a\0b", 3));
+    ck_assert(!numafit__utf8_ok("\xe2\x82", 2)); /* cut */
+}
+END_TEST
+
 static Suite *discover_suite(void) {
     Suite *s = suite_create("discover");
     TCase *tc;
@@ -988,6 +1070,8 @@ static Suite *discover_suite(void) {
     tcase_add_test(tc, test_refused_files);
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof(bads) / sizeof(bads[0])));
     tcase_add_test(tc, test_lenient_and_limits);
+    tcase_add_test(tc, test_loaders_keep_invariants);
+    tcase_add_test(tc, test_physnet_utf8);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("rules");

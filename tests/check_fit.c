@@ -629,6 +629,17 @@ START_TEST(synthetic_short_form) {
         {"2x8q", "'2x8q': the CPU shape is SOCKETSxCORESc[THREADSt]"},
         {"1x2c mem:4G 1G:8", "the huge pages (8192 MiB) exceed the host memory (4096 MiB)"},
         {"2x8c 2x8c", "'2x8c': the CPU shape is given twice"},
+        /* nothing given twice, nothing empty (a default host was built) */
+        {"", "the description is empty"},
+        {" \t ", "the description is empty"},
+        {"2x8c 2cells 1cells", "'1cells': the cells are given twice"},
+        {"2x8c mem:4G mem:8G", "'mem:8G': the memory is given twice"},
+        {"1x8c dedicated:0-3 dedicated:4-7", "dedicated: is given twice"},
+        {"1x8c shared:0-3 shared:4-7", "shared: is given twice"},
+        {"cells:2 cells:3", "a key is given twice"},
+        {"cells:1 pages:1G=1 pages:1G=1", "a key is given twice"},
+        {"cells:1 pages:1G=1,1G=2", "a page size is given twice"},
+        {"cores:4 dedicated:0-1 dedicated:2-3", "a key is given twice"},
     };
     for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
         numafit_host_t *a = host(same[i].shortf), *b = host(same[i].longf);
