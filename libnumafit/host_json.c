@@ -748,6 +748,9 @@ fail:
 
 static int parse_json(struct ctx *c, const char *buf, size_t len, json_t **ret) {
     json_error_t jerr;
+    int r = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_HOST, "host", c->err);
+    if (r < 0)
+        return r;
     json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
         if (numafit__json_load_errno(&jerr) == -ENOMEM)

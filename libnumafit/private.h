@@ -272,6 +272,18 @@ char *numafit__json_dump(const void *json_t_value, unsigned numafit_flags);
  * only; when it cannot allocate its lexer or a value it leaves the error as
  * it initialised it (empty text), which a syntax error never does. */
 int numafit__json_load_errno(const void *json_error);
+/*
+ * jansson keeps 40-60 bytes per value, so a JSON text of small values costs
+ * some 40 times its size before any check can refuse it. Each reader first
+ * counts the values (a byte scan, no allocation) and refuses a text with
+ * more than it can hold, so memory stays within a few MiB of what a valid
+ * input needs: -ERANGE, NUMAFIT_E_RANGE, "WHAT: more than N JSON values".
+ */
+#define NUMAFIT__JSON_VALUES_HOST      (1u << 18) /* host JSON: 16,384 CPUs, 1,024 cells */
+#define NUMAFIT__JSON_VALUES_PLACEMENT (1u << 17) /* placements: 16,384 vCPUs */
+#define NUMAFIT__JSON_VALUES_SMALL     (1u << 16) /* flavors, images, limits, options */
+int numafit__json_check_values(const char *buf, size_t len, size_t max, const char *what,
+                               numafit_error_t *err);
 /* An extra spec value as nova stores it: a string as it is, an integer in
  * decimal (written to buf), a boolean as Python prints it; NULL for other
  * JSON types. */

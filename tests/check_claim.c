@@ -170,6 +170,47 @@ START_TEST(nova_json_roundtrip_and_unknown_cell) {
 }
 END_TEST
 
+/* The placement reader accepted two vCPUs on one pCPU and page size 7. */
+START_TEST(placement_reader_refuses_impossible) {
+    static const struct {
+        const char *json, *text, *where;
+    } bad[] = {
+        {"[{\"id\":0,\"pcpuset\":[0,1],\"memory\":64,\"cpu_policy\":\"dedicated\","
+         "\"cpu_pinning\":{\"0\":3,\"1\":3}}]",
+         "two vCPUs are pinned to one host CPU", "/cells/0/cpu_pinning"},
+        {"[{\"id\":0,\"pcpuset\":[1],\"memory\":64,\"cpu_policy\":\"dedicated\","
+         "\"cpu_pinning\":{\"1\":3,\"01\":4}}]",
+         "a vCPU is pinned twice", "/cells/0/cpu_pinning"},
+        {"[{\"id\":0,\"cpuset\":[0],\"memory\":64,\"pagesize\":7}]", "power of two",
+         "/cells/0/pagesize"},
+        {"[{\"id\":0,\"cpuset\":[0],\"memory\":64,\"pagesize\":2}]", "power of two",
+         "/cells/0/pagesize"},
+        {"[{\"id\":0,\"pcpuset\":[0],\"memory\":64,\"cpu_policy\":\"dedicated\","
+         "\"cpu_pinning\":{\"0\":3},\"cpuset_reserved\":[3]}]",
+         "also a vCPU's pinned CPU", "/cells/0/cpuset_reserved"},
+        {"[{\"id\":0,\"pcpuset\":[0],\"memory\":64,\"cpu_policy\":\"dedicated\","
+         "\"cpu_pinning\":{\"0\":3},\"cpuset_reserved\":[5,5]}]",
+         "listed twice", "/cells/0/cpuset_reserved"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        numafit_placement_t *p = NULL;
+        numafit_error_t e;
+        int rc = numafit_placement_new_from_json(bad[i].json, strlen(bad[i].json), 0, &p, &e);
+        ck_assert_msg(rc == -EINVAL, "%zu: rc %d (%s)", i, rc, e.text);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(strstr(e.text, bad[i].text) != NULL, "%zu: %s", i, e.text);
+        ck_assert_str_eq(e.where, bad[i].where);
+    }
+    const char *ok = "[{\"id\":0,\"pcpuset\":[0,1],\"memory\":64,\"pagesize\":1048576,"
+                     "\"cpu_policy\":\"dedicated\",\"cpu_pinning\":{\"0\":3,\"1\":4},"
+                     "\"cpuset_reserved\":[5,6]}]";
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_placement_new_from_json(ok, strlen(ok), 0, &p, &e), 0);
+    numafit_placement_free(p);
+}
+END_TEST
+
 START_TEST(unknown_pcpu_refused) {
     numafit_host_t *h = host("cells:1 cores:4 dedicated:2-3 shared:0-1"), *snap = NULL;
     const char *j = "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0],\"memory\":64,\"pagesize\":null,"
@@ -596,6 +637,7 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, hugepage_accounting);
     tcase_add_test(tc, nova_json_roundtrip_and_unknown_cell);
     tcase_add_test(tc, unknown_pcpu_refused);
+    tcase_add_test(tc, placement_reader_refuses_impossible);
     tcase_add_test(tc, cell_queries_follow_claims);
     tcase_add_test(tc, fill_and_drain_keeps_derived_counts);
     tcase_add_test(tc, cpu_pools_what_if);
