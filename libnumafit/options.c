@@ -18,6 +18,7 @@ NUMAFIT_EXPORT int numafit_options_new(numafit_options_t **ret) {
         return -ENOMEM;
     o->profile = NUMAFIT_PROFILE_LATEST;
     o->strategy = NUMAFIT_STRATEGY_SPREAD;
+    o->budget = NUMAFIT_BUDGET_DEFAULT;
     *ret = o;
     return 0;
 }

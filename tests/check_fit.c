@@ -363,44 +363,73 @@ START_TEST(network_pruned_at_root) {
 }
 END_TEST
 
-START_TEST(budget_too_complex) {
-    /* physnet i lives on cells i and i+1 (mod 15): covering the 15 physnets
-     * of this odd cycle needs 8 cells, the guest has 7. No quick test sees
-     * it (7 disjoint physnets exist), so the search would walk a huge tree:
-     * the budget stops it with -E2BIG. */
-    numafit_host_t *h = host("cells:16 cores:4 mem:8G");
-    numafit_request_t *r = req(7, 7168, "{\"hw:numa_nodes\":\"7\"}", 0);
-    numafit_options_t *o = NULL;
-    numafit_placement_t *p = NULL;
-    numafit_error_t e;
-    char lim[1024];
-    size_t n = (size_t)snprintf(lim, sizeof(lim),
+/* Physnet i lives on cells i and i-1 (mod m) of h: covering the m
+ * physnets of this odd cycle needs (m + 1) / 2 cells. Writes the limits. */
+static void odd_cycle(numafit_host_t *h, int m, char *lim, size_t cap) {
+    size_t n = (size_t)snprintf(lim, cap,
                                 "{\"cpu_allocation_ratio\":16,"
                                 "\"ram_allocation_ratio\":1.5,\"network_metadata\":"
                                 "{\"tunneled\":false,\"physnets\":[");
-    for (int i = 0; i < 15; i++) {
+    for (int i = 0; i < m; i++) {
         struct numafit__cell *c = &h->cells[i];
         c->has_netmeta = true;
         c->physnets = calloc(2, sizeof(char *));
         c->physnets[0] = calloc(1, 16);
         c->physnets[1] = calloc(1, 16);
-        snprintf(c->physnets[0], 16, "net%d", i);
-        snprintf(c->physnets[1], 16, "net%d", (i + 14) % 15);
+        snprintf(c->physnets[0], 16, "net%02d", i);
+        snprintf(c->physnets[1], 16, "net%02d", (i + m - 1) % m);
+        if (strcmp(c->physnets[0], c->physnets[1]) > 0) { /* a sorted set */
+            char *t = c->physnets[0];
+            c->physnets[0] = c->physnets[1];
+            c->physnets[1] = t;
+        }
         c->nphysnets = 2;
-        n += (size_t)snprintf(lim + n, sizeof(lim) - n, "%s\"net%d\"", i ? "," : "", i);
+        n += (size_t)snprintf(lim + n, cap - n, "%s\"net%02d\"", i ? "," : "", i);
     }
-    snprintf(lim + n, sizeof(lim) - n, "]}}");
+    snprintf(lim + n, cap - n, "]}}");
+}
+
+START_TEST(budget_too_complex) {
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    char lim[2048];
+    /* 15 physnets on an odd cycle need 8 cells, the guest has 7: 7 disjoint
+     * physnets exist, so the greedy bound passes, but the exact minimum
+     * cover (8) refuses at once, well inside a small budget */
+    numafit_host_t *h = host("cells:16 cores:4 mem:8G");
+    numafit_request_t *r = req(7, 7168, "{\"hw:numa_nodes\":\"7\"}", 0);
+    odd_cycle(h, 15, lim, sizeof(lim));
     ck_assert_int_eq(numafit_options_new(&o), 0);
     ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
     ck_assert_int_eq(numafit_options_set_budget(o, 20000), 0);
-    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), -E2BIG);
-    ck_assert_int_eq(e.code, NUMAFIT_E_TOO_COMPLEX);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_NETWORK);
     /* one more guest cell makes it satisfiable (8 cells cover the cycle) */
     numafit_request_free(r);
     r = req(8, 8192, "{\"hw:numa_nodes\":\"8\"}", 0);
-    ck_assert_int_eq(numafit_options_set_budget(o, 0), 0);
     ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
     numafit_placement_free(p);
+    numafit_request_free(r);
+    numafit_host_free(h);
+    /* 21 physnets (more than the exact bound's 20 groups) need 11 cells, the
+     * guest has 10: the search would walk a huge tree; the budget stops it
+     * with -E2BIG and a clear error, never a wrong answer */
+    h = host("cells:22 cores:4 mem:8G");
+    r = req(10, 10240, "{\"hw:numa_nodes\":\"10\"}", 0);
+    odd_cycle(h, 21, lim, sizeof(lim));
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+    p = NULL;
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), -E2BIG);
+    ck_assert_int_eq(e.code, NUMAFIT_E_TOO_COMPLEX);
+    ck_assert_ptr_nonnull(strstr(e.text, "work budget"));
+    ck_assert_ptr_null(p);
+    numafit_options_free(o);
+    /* new options carry the default budget: the same answer, a bounded time */
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), -E2BIG);
+    ck_assert_ptr_nonnull(strstr(e.text, "10000000"));
     numafit_options_free(o);
     numafit_request_free(r);
     numafit_host_free(h);
