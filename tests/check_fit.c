@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "private.h"
+#include "testdata.h"
 
 /* Synthetic host: "cells:2 cores:4 threads:2": cell 0 has cores {0,8} {1,9}
  * {2,10} {3,11}, cell 1 has {4,12} {5,13} {6,14} {7,15}. */
@@ -686,6 +687,35 @@ START_TEST(synthetic_short_form) {
 }
 END_TEST
 
+/* The reproducer that burnt 43 s of CPU: 5 triangles of physnets and one
+ * more over 100 cells, 8 guest cells (a cover needs 11). Within a budget of
+ * 100,000 steps it must now answer "no fit" for the network. */
+START_TEST(network_triangles_reproducer) {
+    size_t hl, fl, ll;
+    char *hj = test_slurp("repro/network-search/host-100cells-16physnets.json", &hl);
+    char *fj = test_slurp("repro/network-search/flavor-8-nodes.json", &fl);
+    char *lj = test_slurp("repro/network-search/limits-16-physnets.json", &ll);
+    numafit_host_t *h = NULL;
+    numafit_request_t *r = NULL;
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_new_from_json(hj, hl, 0, &h, &e), 0);
+    ck_assert_int_eq(numafit_request_new(fj, fl, NULL, 0, 0, &r, &e), 1);
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lj, ll, &e), 0);
+    ck_assert_int_eq(numafit_options_set_budget(o, 100000), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_NETWORK);
+    numafit_options_free(o);
+    numafit_request_free(r);
+    numafit_host_free(h);
+    free(hj);
+    free(fj);
+    free(lj);
+}
+END_TEST
+
 static Suite *fit_suite(void) {
     Suite *s = suite_create("fit");
     TCase *tc = tcase_create("fit");
@@ -711,6 +741,7 @@ static Suite *fit_suite(void) {
     tcase_add_test(tc, pinned_hugepages_avail_memory);
     tcase_add_test(tc, fit_cell_reserved);
     tcase_add_test(tc, synthetic_short_form);
+    tcase_add_test(tc, network_triangles_reproducer);
     suite_add_tcase(s, tc);
     TCase *prop = tcase_create("properties");
     tcase_set_timeout(prop, 60);
