@@ -8,8 +8,14 @@ declared c_void_p, read with string_at and freed with numafit_free.
 The library is loaded by SONAME ("libnumafit.so.0"), or from the path in the
 environment variable NUMAFIT_LIBRARY (in-tree tests).  ctypes.CDLL releases
 the GIL during every call, so fits run in parallel from several threads.
+
+ctypes cuts C strings at a NUL character and wraps integers to the C type
+without a word, so every value passed to the library goes through cstr(),
+cbuf() or cint() first.
 """
 import ctypes
+import errno as _errno
+import operator
 import os
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
                     c_size_t, c_ubyte, c_uint, c_uint64, c_void_p, string_at)
@@ -18,6 +24,12 @@ from . import errors
 
 SONAME = "libnumafit.so.0"
 MAJOR = 0  # the library major version this binding is written for
+
+# Limits from the C headers (macros: ctypes cannot read them).
+INPUT_MAX = 16 << 20  # NUMAFIT_INPUT_MAX: largest JSON or XML input, bytes
+CPU_MAX = 16383  # NUMAFIT_CPU_MAX: highest CPU id
+E_INVALID_ARG = 1  # NUMAFIT_E_INVALID_ARG
+E_RANGE = 6  # NUMAFIT_E_RANGE
 
 
 class Error(Structure):
@@ -258,12 +270,78 @@ def take_string(ptr):
         free(ptr)
 
 
-def encode(s):
-    """str/bytes/None -> (bytes or None, length)."""
-    if s is None:
+# ------------------------------------------------------------ argument checks
+def _invalid(what, text):
+    return errors.InvalidArgument(_errno.EINVAL, text, code=E_INVALID_ARG, where=what)
+
+
+def out_of_range(what, text):
+    """The exception for a value outside the library's bounds (a ValueError)."""
+    return errors.RangeError(_errno.ERANGE, text, code=E_RANGE, where=what)
+
+
+def cbuf(value, what, none=False):
+    """Text for a (const char *, size_t) or a const char * argument: str
+    (encoded as UTF-8) or bytes-like -> (bytes, length); None -> (None, 0)
+    when `none`.  TypeError for anything else; InvalidArgument (a
+    ValueError) for a NUL character, which C would take for the end."""
+    if value is None and none:
         return None, 0
-    b = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+    if isinstance(value, str):
+        try:
+            b = value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise _invalid(what, "not encodable as UTF-8: %s" % e) from None
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        b = bytes(value)
+    else:
+        raise TypeError("numafit: %s must be str or bytes, not %s"
+                        % (what, type(value).__name__))
+    if b"\0" in b:
+        raise _invalid(what, "contains a NUL character at offset %d" % b.index(b"\0"))
     return b, len(b)
+
+
+def cstr(value, what, none=False):
+    """cbuf() for a const char * argument: the bytes (or None)."""
+    return cbuf(value, what, none)[0]
+
+
+def cpath(value, what, none=False):
+    """A file name (str, bytes or os.PathLike) for a const char *."""
+    if value is None and none:
+        return None
+    return cstr(os.fsencode(value), what)
+
+
+def _c_range(ctype):
+    bits = 8 * ctypes.sizeof(ctype)
+    if ctype(-1).value < 0:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+_RANGES = {t: _c_range(t) for t in (c_int, c_uint, c_uint64, c_size_t)}
+
+
+def cint(value, what, ctype=c_uint, lo=None, hi=None):
+    """An integer argument of C type `ctype`, also within [lo, hi] when
+    given.  TypeError for bool, float, str and other non-integers (objects
+    with __index__, such as numpy integers, are integers); RangeError (a
+    ValueError) outside the range, instead of ctypes' silent wrap."""
+    if isinstance(value, bool):
+        raise TypeError("numafit: %s must be an integer, not bool" % what)
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("numafit: %s must be an integer, not %s"
+                        % (what, type(value).__name__)) from None
+    tlo, thi = _RANGES[ctype]
+    lo = tlo if lo is None else max(lo, tlo)
+    hi = thi if hi is None else min(hi, thi)
+    if not lo <= v <= hi:
+        raise out_of_range(what, "%d is outside %d..%d" % (v, lo, hi))
+    return v
 
 
 def call_str(func, *args):
@@ -275,7 +353,8 @@ def call_str(func, *args):
 
 
 __all__ = ["lib", "Error", "HostP", "RequestP", "OptionsP", "PlacementP", "CpusetP",
-           "HostconfP", "DomconfP", "take_string", "encode", "call_str", "byref"]
+           "HostconfP", "DomconfP", "take_string", "cbuf", "cstr", "cpath", "cint",
+           "call_str", "byref"]
 
 
 class Owned:

@@ -11,7 +11,7 @@ raise numafit.errors exceptions.
 """
 import collections
 import json
-from ctypes import byref
+from ctypes import byref, c_uint64
 
 from . import _ffi
 from .request import profile_number
@@ -25,24 +25,28 @@ cell: host cell concerned or -1, text: one line."""
 
 
 class Options(_ffi.Owned):
-    """numafit_options_t: profile, strategy, limits, budget."""
+    """numafit_options_t: profile, strategy, limits, budget (0 or None:
+    unlimited; at most 2**64 - 1 steps)."""
     _free = "options_free"
 
     def __init__(self, limits=None, profile="latest", strategy="spread", budget=0):
-        self._h = _ffi.OptionsP()
-        _ffi.options_new(byref(self._h))
+        h = _ffi.OptionsP()
+        _ffi.options_new(byref(h))
+        self._h = h
         try:
-            _ffi.options_set_profile(self._h, profile_number(profile))
+            _ffi.options_set_profile(h, profile_number(profile))
             if strategy not in STRATEGIES:
                 raise ValueError("numafit: unknown strategy %r (spread, pack)" % (strategy,))
-            _ffi.options_set_strategy(self._h, STRATEGIES[strategy])
+            _ffi.options_set_strategy(h, STRATEGIES[strategy])
             if limits is not None:
                 txt = limits if isinstance(limits, (str, bytes)) else json.dumps(limits)
-                b, n = _ffi.encode(txt)
+                b, n = _ffi.cbuf(txt, "limits")
                 err = _ffi.Error()
-                _ffi.options_set_limits_json(self._h, b, n, byref(err))
-            if budget:
-                _ffi.options_set_budget(self._h, int(budget))
+                _ffi.options_set_limits_json(h, b, n, byref(err))
+            if budget is not None:
+                budget = _ffi.cint(budget, "budget", c_uint64)
+                if budget:
+                    _ffi.options_set_budget(h, budget)
         except BaseException:
             self.close()
             raise
@@ -92,15 +96,25 @@ def explain(host, request, limits=None, profile="latest", strategy="spread", bud
             opt.close()
 
 
-def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None):
+def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None,
+         budget=0):
     """Fit and claim the same request on `host` (changed in place) until it
     no longer fits; returns the list of placements."""
+    if max_count is not None:
+        max_count = _ffi.cint(max_count, "max_count", c_uint64)
     out = []
-    with Options(limits, profile, strategy) as opt:
+    if isinstance(limits, Options):
+        opt, own = limits, False
+    else:
+        opt, own = Options(limits, profile, strategy, budget), True
+    try:
         while max_count is None or len(out) < max_count:
             p = fit(host, request, opt)
             if p is None:
                 break
             host.claim(p)
             out.append(p)
+    finally:
+        if own:
+            opt.close()
     return out

@@ -1,6 +1,7 @@
 """numafit.Host: a host NUMA topology (nova's NUMATopology) and its usage."""
 import json
 import os
+import stat
 from ctypes import byref, c_size_t, c_uint
 
 from . import _ffi
@@ -24,28 +25,30 @@ class HostConf(_ffi.Owned):
 
     def __init__(self, cpu_dedicated_set=None, cpu_shared_set=None, vcpu_pin_set=None,
                  reserved_huge_pages=(), physnets=None, tunnel_numa_nodes=None):
-        self._h = _ffi.HostconfP()
-        _ffi.hostconf_new(byref(self._h))
+        h = _ffi.HostconfP()
+        _ffi.hostconf_new(byref(h))
+        self._h = h
         err = _ffi.Error()
-        enc = lambda s: s.encode() if s is not None else None  # noqa: E731
-        if cpu_dedicated_set is not None:
-            _ffi.hostconf_set_cpu_dedicated_set(self._h, enc(cpu_dedicated_set), byref(err))
-        if cpu_shared_set is not None:
-            _ffi.hostconf_set_cpu_shared_set(self._h, enc(cpu_shared_set), byref(err))
-        if vcpu_pin_set is not None:
-            _ffi.hostconf_set_vcpu_pin_set(self._h, enc(vcpu_pin_set), byref(err))
+        for name, value in (("cpu_dedicated_set", cpu_dedicated_set),
+                            ("cpu_shared_set", cpu_shared_set),
+                            ("vcpu_pin_set", vcpu_pin_set)):
+            if value is not None:
+                getattr(_ffi, "hostconf_set_" + name)(h, _ffi.cstr(value, name), byref(err))
         if isinstance(reserved_huge_pages, str):
             reserved_huge_pages = [reserved_huge_pages]
         for v in reserved_huge_pages or ():
-            _ffi.hostconf_add_reserved_huge_pages(self._h, enc(v), byref(err))
+            _ffi.hostconf_add_reserved_huge_pages(h, _ffi.cstr(v, "reserved_huge_pages"),
+                                                  byref(err))
         for name, nodes in (physnets or {}).items():
             if not isinstance(nodes, str):
                 nodes = ",".join(str(n) for n in nodes)
-            _ffi.hostconf_add_physnet(self._h, enc(name), enc(nodes), byref(err))
+            _ffi.hostconf_add_physnet(h, _ffi.cstr(name, "physnets"),
+                                      _ffi.cstr(nodes, "physnets[%r]" % (name,)), byref(err))
         if tunnel_numa_nodes is not None:
             if not isinstance(tunnel_numa_nodes, str):
                 tunnel_numa_nodes = ",".join(str(n) for n in tunnel_numa_nodes)
-            _ffi.hostconf_set_tunnel_numa_nodes(self._h, enc(tunnel_numa_nodes), byref(err))
+            _ffi.hostconf_set_tunnel_numa_nodes(h, _ffi.cstr(tunnel_numa_nodes,
+                                                             "tunnel_numa_nodes"), byref(err))
 
     @classmethod
     def coerce(cls, conf):
@@ -75,9 +78,9 @@ class Host(_ffi.Owned):
     def from_json(cls, data, allow_overlap=False):
         """nova's NUMATopology primitive (dict or JSON text), the DB column
         text, or the legacy dict."""
-        if not isinstance(data, (str, bytes)):
+        if not isinstance(data, (str, bytes, bytearray, memoryview)):
             data = json.dumps(data)
-        b, n = _ffi.encode(data)
+        b, n = _ffi.cbuf(data, "host JSON")
         h, err = _ffi.HostP(), _ffi.Error()
         _ffi.host_new_from_json(b, n, ALLOW_OVERLAP if allow_overlap else 0, byref(h),
                                 byref(err))
@@ -85,14 +88,26 @@ class Host(_ffi.Owned):
 
     @classmethod
     def from_file(cls, path, allow_overlap=False):
+        """from_json() of a file's content: at most _ffi.INPUT_MAX bytes
+        (16 MiB, the library's NUMAFIT_INPUT_MAX).  A larger file, or a
+        device or pipe that gives more, raises numafit.errors.RangeError
+        after reading no more than the limit."""
+        path = os.fspath(path)  # TypeError for a file descriptor
         with open(path, "rb") as f:
-            return cls.from_json(f.read(), allow_overlap)
+            st = os.fstat(f.fileno())
+            if stat.S_ISREG(st.st_mode) and st.st_size > _ffi.INPUT_MAX:
+                raise _too_big(path)
+            data = f.read(_ffi.INPUT_MAX + 1)
+        if len(data) > _ffi.INPUT_MAX:
+            raise _too_big(path)
+        return cls.from_json(data, allow_overlap)
 
     @classmethod
     def synthetic(cls, spec):
         """e.g. Host.synthetic("cells:2 cores:8 threads:2 mem:64G pages:2M=1024")"""
+        b = _ffi.cstr(spec, "spec")
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_synthetic(spec.encode(), 0, byref(h), byref(err))
+        _ffi.host_new_synthetic(b, 0, byref(h), byref(err))
         return cls(h)
 
     @classmethod
@@ -100,10 +115,10 @@ class Host(_ffi.Owned):
         """libvirt capabilities XML; conf: HostConf or its keyword dict;
         online: nova's online CPUs as a cpu spec (None: every listed CPU)."""
         conf = HostConf.coerce(conf)
-        b, n = _ffi.encode(xml)
+        b, n = _ffi.cbuf(xml, "capabilities XML")
+        ob = _ffi.cstr(online, "online", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_caps_xml(b, n, conf._h if conf else None,
-                                    online.encode() if online is not None else None,
+        _ffi.host_new_from_caps_xml(b, n, conf._h if conf else None, ob,
                                     _dflags(all_online, any_arch), byref(h), byref(err))
         return cls(h)
 
@@ -112,8 +127,9 @@ class Host(_ffi.Owned):
         """A live libvirt connection (read-only).  Blocking: under eventlet
         call it through eventlet.tpool.execute."""
         conf = HostConf.coerce(conf)
+        ub = _ffi.cstr(uri or None, "uri", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_libvirt(uri.encode() if uri else None, conf._h if conf else None,
+        _ffi.host_new_from_libvirt(ub, conf._h if conf else None,
                                    _dflags(all_online, any_arch), byref(h), byref(err))
         return cls(h)
 
@@ -121,9 +137,9 @@ class Host(_ffi.Owned):
     def from_sysfs(cls, root="/", conf=None, all_online=False, any_arch=False):
         """A Linux sysfs tree under root (root/sys/devices/system/...)."""
         conf = HostConf.coerce(conf)
+        rb = _ffi.cpath(root or None, "root", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_sysfs(os.fsencode(root) if root else None,
-                                 conf._h if conf else None, _dflags(all_online, any_arch),
+        _ffi.host_new_from_sysfs(rb, conf._h if conf else None, _dflags(all_online, any_arch),
                                  byref(h), byref(err))
         return cls(h)
 
@@ -173,7 +189,9 @@ class Host(_ffi.Owned):
         return n.value
 
     def distance(self, i, j):
-        """NUMA distance between the cells at indexes i and j, or None."""
+        """NUMA distance between the cells at indexes i and j, or None (no
+        distances known, or an index past the last cell)."""
+        i, j = _ffi.cint(i, "i"), _ffi.cint(j, "j")
         d = c_uint()
         rc = _ffi.host_get_distance(self.handle, i, j, byref(d))
         return d.value if rc == 0 else None
@@ -204,6 +222,11 @@ class Host(_ffi.Owned):
         err = _ffi.Error()
         with self._lock.write():
             _ffi.host_release(self.handle, placement.handle, 0, byref(err))
+
+
+def _too_big(path):
+    return _ffi.out_of_range(os.fsdecode(path), "larger than %d bytes, the library's input "
+                             "limit (NUMAFIT_INPUT_MAX)" % _ffi.INPUT_MAX)
 
 
 def _dflags(all_online, any_arch):

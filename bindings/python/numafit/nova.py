@@ -511,6 +511,7 @@ def _fit_cell(host, req, opt, nreserved):
     """numafit_fit_cell of the request's only guest cell on the host's only
     cell with nreserved emulator pCPUs: its cells as _fit_cells gives them,
     or None."""
+    nreserved = _ffi.cint(nreserved, "cpuset_reserved")
     p, err = _ffi.PlacementP(), _ffi.Error()
     return _placed_cells(_ffi.fit_cell(host.handle, 0, req.handle, 0, nreserved, opt.handle, 0,
                                        byref(p), byref(err)), p, err)

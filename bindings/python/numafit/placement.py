@@ -1,6 +1,6 @@
 """numafit.Placement: where an instance's NUMA cells go on a host."""
 import json
-from ctypes import byref
+from ctypes import byref, c_int, c_uint64
 
 from . import _ffi
 
@@ -26,9 +26,9 @@ class Placement(_ffi.Owned):
     def from_json(cls, data):
         """nova's InstanceNUMATopology primitive (dict or text), or the plain
         list form."""
-        if not isinstance(data, (str, bytes)):
+        if not isinstance(data, (str, bytes, bytearray, memoryview)):
             data = json.dumps(data)
-        b, n = _ffi.encode(data)
+        b, n = _ffi.cbuf(data, "placement JSON")
         p, err = _ffi.PlacementP(), _ffi.Error()
         _ffi.placement_new_from_json(b, n, 0, byref(p), byref(err))
         return cls(p)
@@ -49,7 +49,7 @@ class Placement(_ffi.Owned):
         self._cells = None
 
     def set_uuid(self, uuid):
-        _ffi.placement_set_uuid(self.handle, uuid.encode())
+        _ffi.placement_set_uuid(self.handle, _ffi.cstr(uuid, "uuid"))
 
     def to_json(self, nova=False, indent=False):
         return _ffi.call_str(_ffi.placement_to_json, self.handle,
@@ -110,22 +110,23 @@ class DomainConf(_ffi.Owned):
     _free = "domconf_free"
 
     def __init__(self, **kw):
-        self._h = _ffi.DomconfP()
-        _ffi.domconf_new(byref(self._h))
+        h = _ffi.DomconfP()
+        _ffi.domconf_new(byref(h))
+        self._h = h
         err = _ffi.Error()
         for k, v in kw.items():
             if v is None:
                 continue
             if k in ("cpu_shared_set", "vcpu_pin_set", "online_cpus"):
-                getattr(_ffi, "domconf_set_" + k)(self._h, v.encode(), byref(err))
+                getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k), byref(err))
             elif k in ("domain_type", "name", "uuid", "cpu_mode"):
-                getattr(_ffi, "domconf_set_" + k)(self._h, v.encode())
+                getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k))
             elif k == "realtime_priority":
-                _ffi.domconf_set_realtime_priority(self._h, int(v))
+                _ffi.domconf_set_realtime_priority(h, _ffi.cint(v, k, c_int))
             elif k == "cpu_control":
-                _ffi.domconf_set_cpu_control(self._h, 1 if v else 0)
+                _ffi.domconf_set_cpu_control(h, 1 if v else 0)
             elif k == "file_backed_memory":
-                _ffi.domconf_set_file_backed_memory(self._h, int(v))
+                _ffi.domconf_set_file_backed_memory(h, _ffi.cint(v, k, c_uint64))
             else:
                 raise TypeError("DomainConf: unknown setting %r" % k)
 
@@ -139,8 +140,8 @@ def domain_xml(host, request, placement=None, flavor=None, image=None, conf=None
                                       else json.dumps(flavor))
     it = None if image is None else (image if isinstance(image, (str, bytes))
                                      else json.dumps(image))
-    fb, fn = _ffi.encode(ft)
-    ib, inn = _ffi.encode(it)
+    fb, fn = _ffi.cbuf(ft, "flavor", none=True)
+    ib, inn = _ffi.cbuf(it, "image", none=True)
     flags = (DOMAIN_FULL if full else 0) | (DOMAIN_NOVA_EXACT if nova_exact else 0)
     with host._lock.read():
         return _ffi.call_str(_ffi.domain_xml, host.handle, request.handle,

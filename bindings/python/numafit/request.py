@@ -47,8 +47,8 @@ class Request(_ffi.Owned):
         ftxt = flavor if isinstance(flavor, (str, bytes)) else json.dumps(flavor)
         itxt = None if image is None else (
             image if isinstance(image, (str, bytes)) else json.dumps(image))
-        fb, fn = _ffi.encode(ftxt)
-        ib, inn = _ffi.encode(itxt)
+        fb, fn = _ffi.cbuf(ftxt, "flavor")
+        ib, inn = _ffi.cbuf(itxt, "image", none=True)
         r, err = _ffi.RequestP(), _ffi.Error()
         rc = _ffi.request_new(fb, fn, ib, inn,
                               REQUEST_ZED if profile_number(profile) == 1 else 0,
@@ -71,7 +71,7 @@ class Request(_ffi.Owned):
 
     def to_json(self, flags=0):
         """nova's InstanceNUMATopology primitive of the request (text)."""
-        return _ffi.call_str(_ffi.request_to_json, self.handle, flags)
+        return _ffi.call_str(_ffi.request_to_json, self.handle, _ffi.cint(flags, "flags"))
 
     def to_dict(self):
         return json.loads(self.to_json())
