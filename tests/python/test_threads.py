@@ -6,6 +6,10 @@ threads (fits only read them); each thread also claims and releases on its
 own copy, and one thread claims/releases on a shared host through the
 binding's readers-writer lock while others fit on it.
 
+Closing: close() waits for the fits running on the host, and every later
+use raises numafit.errors.ClosedError; readers wait for writers and the
+other way round.
+
 When the process is monkey-patched by eventlet (test discovery imports
 nova.test, which imports nova.monkey_patch), threading.Thread makes
 greenthreads; each test then runs itself again in a fresh interpreter, so
@@ -18,9 +22,12 @@ import random
 import subprocess
 import sys
 import threading
+import time
 import unittest
+from unittest import mock
 
 import numafit
+from numafit import _ffi
 
 THREADS = 8
 ROUNDS = 500
@@ -162,6 +169,135 @@ class Threads(OSThreads):
             t.join()
         self.assertEqual([], errors[:5])
         self.assertEqual(json.loads(host.to_json()), json.loads(before))
+
+
+def pinned(host_dict):
+    return sorted(c for cell in host_dict["nova_object.data"]["cells"]
+                  for c in cell["nova_object.data"]["pinned_cpus"])
+
+
+class Closing(OSThreads):
+    def test_close_waits_for_running_fit(self):
+        """close() takes the host's writer lock: it frees the handle only
+        after the fit running on it returns.  The C calls are wrapped to
+        see the order (and never to touch a freed host)."""
+        host = numafit.Host.synthetic(HOSTS[0])
+        req = numafit.Request.from_flavor(*FLAVORS[1])
+        real_explain, real_free = _ffi.fit_explain, _ffi.host_free
+        inside, freed, answers, problems = threading.Event(), threading.Event(), [], []
+
+        def host_free(h):
+            freed.set()
+            real_free(h)
+
+        def fit_explain(*args):
+            inside.set()
+            time.sleep(0.3)  # a long fit; close() is called meanwhile
+            if freed.is_set():
+                problems.append("the host was freed under a running fit")
+                raise RuntimeError("not calling numafit_fit_explain on a freed host")
+            return real_explain(*args)
+
+        with mock.patch.object(_ffi, "fit_explain", fit_explain), \
+                mock.patch.object(_ffi, "host_free", host_free):
+            t = threading.Thread(target=lambda: answers.append(numafit.explain(host, req)))
+            t.start()
+            self.assertTrue(inside.wait(10))
+            host.close()
+            self.assertTrue(freed.is_set())
+            t.join()
+        self.assertEqual(problems, [])
+        self.assertEqual(len(answers), 1)
+        self.assertTrue(answers[0]["fits"])
+        with self.assertRaises(numafit.errors.ClosedError):
+            numafit.explain(host, req)
+
+    def test_use_after_close_raises(self):
+        """Every use of a closed host raises ClosedError (a ValueError),
+        from any entry point; close() may be called again."""
+        host = numafit.Host.synthetic(HOSTS[0])
+        other = numafit.Host.synthetic(HOSTS[0])
+        req = numafit.Request.from_flavor(*FLAVORS[0])
+        p = numafit.fit(host, req)
+        host.close()
+        host.close()
+        uses = {
+            "to_json": host.to_json, "to_dict": host.to_dict, "len": lambda: len(host),
+            "cell_ids": lambda: host.cell_ids, "model_size": lambda: host.model_size,
+            "distance": lambda: host.distance(0, 1), "eq": lambda: host == other,
+            "eq2": lambda: other == host, "copy": lambda: copy.copy(host),
+            "pickle": lambda: host.__getstate__(), "claim": lambda: host.claim(p),
+            "release": lambda: host.release(p), "fit": lambda: numafit.fit(host, req),
+            "try_fit": lambda: numafit.try_fit(host, req),
+            "explain": lambda: numafit.explain(host, req),
+            "plan": lambda: numafit.plan(host, req),
+            "domain_xml": lambda: numafit.domain_xml(host, req, p),
+        }
+        for name, use in uses.items():
+            with self.subTest(use=name):
+                with self.assertRaises(numafit.errors.ClosedError) as cm:
+                    use()
+                self.assertIsInstance(cm.exception, ValueError)
+                self.assertIn("closed", str(cm.exception))
+        self.assertEqual(repr(host), "<numafit.Host closed>")
+        # the other objects are still usable
+        self.assertEqual(len(other), 2)
+        self.assertEqual(len(p), 1)
+
+    def test_closed_request_and_placement(self):
+        host = numafit.Host.synthetic(HOSTS[0])
+        req = numafit.Request.from_flavor(*FLAVORS[0])
+        p = numafit.fit(host, req)
+        p.close()
+        for use in (lambda: host.claim(p), lambda: p.to_json(), lambda: len(p),
+                    lambda: p.set_uuid("5b9c6c36-8ef1-4bd8-9a5c-1a2f07e0a6a0")):
+            with self.assertRaises(numafit.errors.ClosedError):
+                use()
+        req.close()
+        for use in (lambda: numafit.fit(host, req), lambda: len(req), lambda: req.vcpus,
+                    lambda: req.to_json(), lambda: copy.copy(req)):
+            with self.assertRaises(numafit.errors.ClosedError):
+                use()
+        opt = numafit.Options()
+        opt.close()
+        with self.assertRaises(numafit.errors.ClosedError):
+            numafit.fit(host, numafit.Request.from_flavor(*FLAVORS[0]), opt)
+        self.assertEqual(len(host), 2)
+
+    def test_accessors_take_the_lock(self):
+        """Readers wait while a writer (a claim, close()) holds the host;
+        claims wait for readers."""
+        host = numafit.Host.synthetic(HOSTS[0])
+        other = numafit.Host.synthetic(HOSTS[0])
+        req = numafit.Request.from_flavor(*FLAVORS[0])
+        p = numafit.fit(host, req)
+        readers = {
+            "len": lambda: len(host), "cell_ids": lambda: host.cell_ids,
+            "model_size": lambda: host.model_size, "distance": lambda: host.distance(0, 1),
+            "eq": lambda: host == other, "to_json": host.to_json,
+            "copy": lambda: copy.copy(host), "repr": lambda: repr(host),
+            "fit": lambda: numafit.fit(host, req),
+            "explain": lambda: numafit.explain(host, req),
+            "domain_xml": lambda: numafit.domain_xml(host, req, p),
+        }
+        writers = {"claim": lambda: (host.claim(p), host.release(p))}
+        for kind, calls, held in (("reader", readers, host._lock.write),
+                                  ("writer", writers, host._lock.read)):
+            for name, call in calls.items():
+                with self.subTest(kind=kind, call=name):
+                    done = threading.Event()
+
+                    def run(call=call, done=done):
+                        call()
+                        done.set()
+
+                    with held():
+                        t = threading.Thread(target=run)
+                        t.start()
+                        self.assertFalse(done.wait(0.1), "%s did not wait for the lock" % name)
+                    t.join(10)
+                    self.assertTrue(done.is_set(), "%s failed or hung" % name)
+        self.assertEqual(pinned(host.to_dict()), [])
 
 
 if __name__ == "__main__":

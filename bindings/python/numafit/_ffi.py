@@ -11,7 +11,8 @@ the GIL during every call, so fits run in parallel from several threads.
 
 ctypes cuts C strings at a NUL character and wraps integers to the C type
 without a word, so every value passed to the library goes through cstr(),
-cbuf() or cint() first.
+cbuf() or cint() first.  Handles are used only under their object's lock
+(hold()), so close() never frees a handle a call is using.
 """
 import ctypes
 import errno as _errno
@@ -21,6 +22,7 @@ from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int
                     c_size_t, c_ubyte, c_uint, c_uint64, c_void_p, string_at)
 
 from . import errors
+from ._rwlock import RWLock
 
 SONAME = "libnumafit.so.0"
 MAJOR = 0  # the library major version this binding is written for
@@ -354,27 +356,53 @@ def call_str(func, *args):
 
 __all__ = ["lib", "Error", "HostP", "RequestP", "OptionsP", "PlacementP", "CpusetP",
            "HostconfP", "DomconfP", "take_string", "cbuf", "cstr", "cpath", "cint",
-           "call_str", "byref"]
+           "call_str", "byref", "hold", "Owned"]
 
 
+# ------------------------------------------------------------ handles
 class Owned:
     """The lifetime of a library object owned by Python: close() frees it
     with the library's own free function (named by `_free`), as does the end
-    of a `with` block and, as a fallback only, garbage collection."""
+    of a `with` block and, as a fallback only, garbage collection.
+
+    Every object has a readers-writer lock.  Calls into the library take
+    it through hold(): shared for reading, exclusive for changing the
+    object; close() takes it exclusively, so it waits for the calls using
+    the handle, and every later use raises errors.ClosedError."""
 
     _free = None  # name of the _ffi function that frees the handle
     _h = None
 
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._lock = RWLock()
+        return self
+
     @property
     def handle(self):
-        if not self._h:
-            raise ValueError("numafit.%s is closed" % type(self).__name__)
-        return self._h
+        """The raw handle; valid only while the object's lock is held
+        (hold()), since close() may free it at any other time."""
+        h = self._h
+        if not h:
+            raise errors.ClosedError(_errno.EBADF, "numafit.%s is closed" % type(self).__name__,
+                                     where=type(self).__name__)
+        return h
 
     def close(self):
-        h, self._h = self._h, None
-        if h:
-            globals()[self._free](h)
+        """Free the handle, once the calls using it have returned.  Later
+        uses raise numafit.errors.ClosedError; closing again does nothing."""
+        if not self._h:
+            return
+        with self._lock.write():
+            h, self._h = self._h, None
+            if h:
+                globals()[self._free](h)
+
+    def _adopt(self, other):
+        """Take over the handle of a freshly built `other` (unpickling)."""
+        if "_lock" not in vars(self):  # pickle protocols 0 and 1 skip __new__
+            self._lock = RWLock()
+        self._h, other._h = other._h, None
 
     def __enter__(self):
         return self
@@ -387,3 +415,52 @@ class Owned:
             self.close()
         except Exception:  # interpreter shutdown
             pass
+
+
+class hold:
+    """`with hold(a, b, c, write=a) as (ha, hb, hc):` the handles of Owned
+    objects (None passes as None) under their locks: shared, or exclusive
+    for the object given as `write`.  The locks are taken in one global
+    order (by id) and each object's once, so holders never deadlock each
+    other.  Raises errors.ClosedError (having released everything) when an
+    object is closed, and TypeError for something that is not a numafit
+    object."""
+    __slots__ = ("_objs", "_write", "_held")
+
+    def __init__(self, *objs, write=None):
+        self._objs = objs
+        self._write = write
+
+    def __enter__(self):
+        objs = self._objs
+        order = [o for o in objs if o is not None]
+        if len(order) > 1:
+            order.sort(key=id)
+        held = []
+        try:
+            prev = None
+            for o in order:
+                if o is prev:
+                    continue  # the same object twice: its lock once
+                prev = o
+                if not isinstance(o, Owned):
+                    raise TypeError("numafit: expected a numafit object, not %s"
+                                    % type(o).__name__)
+                lock = o._lock
+                if o is self._write:
+                    lock.acquire_write()
+                    held.append(lock.release_write)
+                else:
+                    lock.acquire_read()
+                    held.append(lock.release_read)
+            handles = [None if o is None else (o._h or o.handle) for o in objs]
+        except BaseException:
+            for release in reversed(held):
+                release()
+            raise
+        self._held = held
+        return handles
+
+    def __exit__(self, *exc):
+        for release in reversed(self._held):
+            release()

@@ -3,7 +3,9 @@
 Writers are preferred: once a writer waits, new readers wait behind it, so
 a claim or a close() is not starved by a steady stream of fits.  The lock
 is not reentrant: a thread holding it must not take it again (a second
-read could wait behind a writer that waits for the first).
+read could wait behind a writer that waits for the first).  Code that
+needs several objects' locks takes them through _ffi.hold(), in one global
+order.
 """
 import threading
 

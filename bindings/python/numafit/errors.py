@@ -19,7 +19,8 @@ crash on e.g. hw:numa_mem.N=abc):
 The named classes also derive from the errno class of the error they come
 with (nova's request refusals are -EINVAL, so they are ValueErrors too).
 
-The binding itself raises InvalidArgument for text with a NUL character,
+The binding itself raises ClosedError (a ValueError, errno EBADF) for a
+handle used after close(), InvalidArgument for text with a NUL character,
 RangeError for an integer outside its C type or the library's limits, and
 plain TypeError for a value of the wrong type.
 
@@ -107,6 +108,11 @@ class PinningConflict(NumafitError):
 
 class TooComplex(NumafitError):
     """the fit exceeded its work budget"""
+
+
+class ClosedError(NumafitError, ValueError):
+    """EBADF: a Host, Request, Placement... used after close() (raised by
+    the binding; the handle is never passed to the library)"""
 
 
 _BY_ERRNO = {

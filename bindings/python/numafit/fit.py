@@ -32,7 +32,7 @@ class Options(_ffi.Owned):
     def __init__(self, limits=None, profile="latest", strategy="spread", budget=0):
         h = _ffi.OptionsP()
         _ffi.options_new(byref(h))
-        self._h = h
+        self._h = h  # not shared yet: set up without the lock
         try:
             _ffi.options_set_profile(h, profile_number(profile))
             if strategy not in STRATEGIES:
@@ -51,49 +51,68 @@ class Options(_ffi.Owned):
             self.close()
             raise
 
+
 def _options(limits, profile, strategy, budget):
     if isinstance(limits, Options):
         return limits, False
     return Options(limits, profile, strategy, budget), True
 
 
-def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
-    """Fit and say why not.  limits: nova's NUMATopologyLimits as a dict
-    ({"cpu_allocation_ratio", "ram_allocation_ratio", "network_metadata"}),
-    its primitive, JSON text, an Options object, or None (no limits)."""
+def _check_args(host, request):
+    from .host import Host
+    from .request import Request
+    if not isinstance(host, Host):
+        raise TypeError("numafit: expected a numafit.Host, not %s" % type(host).__name__)
+    if not isinstance(request, Request):
+        raise TypeError("numafit: expected a numafit.Request, not %s" % type(request).__name__)
+
+
+def _try_fit(host, request, limits, profile, strategy, budget):
+    """numafit_fit under the host's reader lock."""
     from .placement import Placement
+    _check_args(host, request)
     opt, own = _options(limits, profile, strategy, budget)
     try:
         p, err = _ffi.PlacementP(), _ffi.Error()
-        with host._lock.read():
-            rc = _ffi.fit(host.handle, request.handle, opt._h, 0, byref(p), byref(err))
+        with _ffi.hold(host, request, opt) as (h, r, o):
+            rc = _ffi.fit(h, r, o, 0, byref(p), byref(err))
+            if rc == 1:
+                placement = Placement(p)
     finally:
         if own:
             opt.close()
     if rc == 1:
-        return FitResult(Placement(p), 0, "OK", -1, "")
+        return FitResult(placement, 0, "OK", -1, "")
     name = _ffi.error_code_name(err.code)
     return FitResult(None, err.code, name.decode() if name else "", err.cell,
                      err.text.decode("utf-8", "replace"))
 
 
+def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+    """Fit and say why not.  limits: nova's NUMATopologyLimits as a dict
+    ({"cpu_allocation_ratio", "ram_allocation_ratio", "network_metadata"}),
+    its primitive, JSON text, an Options object, or None (no limits)."""
+    return _try_fit(host, request, limits, profile, strategy, budget)
+
+
 def fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
     """The Placement, or None when the request does not fit (see try_fit
     and explain for the reason)."""
-    return try_fit(host, request, limits, profile, strategy, budget).placement
+    return _try_fit(host, request, limits, profile, strategy, budget).placement
 
 
 def explain(host, request, limits=None, profile="latest", strategy="spread", budget=0):
     """numafit_fit_explain(): {"fits", "reason", "text", "cells": [{"id",
     "guest_cells": [{"guest", "fits", "reason", "text"}]}]}."""
+    _check_args(host, request)
     opt, own = _options(limits, profile, strategy, budget)
     try:
-        with host._lock.read():
-            return json.loads(_ffi.call_str(_ffi.fit_explain, host.handle, request.handle,
-                                            opt._h, 0))
+        with _ffi.hold(host, request, opt) as (h, r, o):
+            txt = _ffi.call_str(_ffi.fit_explain, h, r, o, 0)
     finally:
         if own:
             opt.close()
+    return json.loads(txt)
 
 
 def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None,

@@ -4,8 +4,7 @@ import os
 import stat
 from ctypes import byref, c_size_t, c_uint
 
-from . import _ffi
-from ._rwlock import RWLock
+from . import _ffi, errors
 
 JSON_STRING = 1  # NUMAFIT_HOST_JSON_STRING
 JSON_INDENT = 2  # NUMAFIT_JSON_INDENT
@@ -27,7 +26,7 @@ class HostConf(_ffi.Owned):
                  reserved_huge_pages=(), physnets=None, tunnel_numa_nodes=None):
         h = _ffi.HostconfP()
         _ffi.hostconf_new(byref(h))
-        self._h = h
+        self._h = h  # not shared yet: set up without the lock
         err = _ffi.Error()
         for name, value in (("cpu_dedicated_set", cpu_dedicated_set),
                             ("cpu_shared_set", cpu_shared_set),
@@ -60,10 +59,11 @@ class HostConf(_ffi.Owned):
 class Host(_ffi.Owned):
     """A host: nova's NUMATopology with usage.
 
-    Fits (numafit.fit) only read the host, and may run from many threads at
-    once; claim() and release() change it and wait for running fits on the
-    same Host object (a readers-writer lock).  Use copy.copy(host) for a
-    what-if copy (numafit_host_dup).
+    Fits (numafit.fit) and the accessors only read the host, and may run
+    from many threads at once; claim(), release() and close() change it and wait for running readers on the same Host object
+    (a readers-writer lock; waiting writers go first).  A closed Host raises
+    numafit.errors.ClosedError.  Use copy.copy(host) for a what-if copy
+    (numafit_host_dup).
     """
     _free = "host_free"
 
@@ -71,7 +71,6 @@ class Host(_ffi.Owned):
         if not handle:
             raise ValueError("numafit.Host needs a handle; use Host.from_json() etc.")
         self._h = handle
-        self._lock = RWLock()
 
     # ---------------------------------------------------------- constructors
     @classmethod
@@ -118,8 +117,9 @@ class Host(_ffi.Owned):
         b, n = _ffi.cbuf(xml, "capabilities XML")
         ob = _ffi.cstr(online, "online", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_caps_xml(b, n, conf._h if conf else None, ob,
-                                    _dflags(all_online, any_arch), byref(h), byref(err))
+        with _ffi.hold(conf) as (ch,):
+            _ffi.host_new_from_caps_xml(b, n, ch, ob, _dflags(all_online, any_arch), byref(h),
+                                        byref(err))
         return cls(h)
 
     @classmethod
@@ -129,8 +129,9 @@ class Host(_ffi.Owned):
         conf = HostConf.coerce(conf)
         ub = _ffi.cstr(uri or None, "uri", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_libvirt(ub, conf._h if conf else None,
-                                   _dflags(all_online, any_arch), byref(h), byref(err))
+        with _ffi.hold(conf) as (ch,):
+            _ffi.host_new_from_libvirt(ub, ch, _dflags(all_online, any_arch), byref(h),
+                                       byref(err))
         return cls(h)
 
     @classmethod
@@ -139,15 +140,16 @@ class Host(_ffi.Owned):
         conf = HostConf.coerce(conf)
         rb = _ffi.cpath(root or None, "root", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_sysfs(rb, conf._h if conf else None, _dflags(all_online, any_arch),
-                                 byref(h), byref(err))
+        with _ffi.hold(conf) as (ch,):
+            _ffi.host_new_from_sysfs(rb, ch, _dflags(all_online, any_arch), byref(h),
+                                     byref(err))
         return cls(h)
 
     # ---------------------------------------------------------- copies
     def __copy__(self):
         h = _ffi.HostP()
-        with self._lock.read():
-            _ffi.host_dup(self.handle, byref(h))
+        with _ffi.hold(self) as (sh,):
+            _ffi.host_dup(sh, byref(h))
         return type(self)(h)
 
     def __deepcopy__(self, memo):
@@ -159,33 +161,34 @@ class Host(_ffi.Owned):
         return {"json": self.to_json()}
 
     def __setstate__(self, state):
-        other = Host.from_json(state["json"])
-        self._h, other._h = other._h, None
-        self._lock = RWLock()
+        self._adopt(Host.from_json(state["json"]))
 
     # ---------------------------------------------------------- accessors
     def to_json(self, indent=False, as_string=False):
         """nova's NUMATopology 1.2 primitive as JSON text (as_string: the DB
         column form, a JSON string holding it)."""
         flags = (JSON_INDENT if indent else 0) | (JSON_STRING if as_string else 0)
-        with self._lock.read():
-            return _ffi.call_str(_ffi.host_to_json, self.handle, flags)
+        with _ffi.hold(self) as (h,):
+            return _ffi.call_str(_ffi.host_to_json, h, flags)
 
     def to_dict(self):
         return json.loads(self.to_json())
 
     def __len__(self):
-        return _ffi.host_get_cell_count(self.handle)
+        with _ffi.hold(self) as (h,):
+            return _ffi.host_get_cell_count(h)
 
     @property
     def cell_ids(self):
-        return [_ffi.host_get_cell_id(self.handle, i) for i in range(len(self))]
+        with _ffi.hold(self) as (h,):
+            return [_ffi.host_get_cell_id(h, i) for i in range(_ffi.host_get_cell_count(h))]
 
     @property
     def model_size(self):
         """bytes of memory the host model occupies in the library"""
         n = c_size_t()
-        _ffi.host_get_memory_size(self.handle, byref(n))
+        with _ffi.hold(self) as (h,):
+            _ffi.host_get_memory_size(h, byref(n))
         return n.value
 
     def distance(self, i, j):
@@ -193,20 +196,23 @@ class Host(_ffi.Owned):
         distances known, or an index past the last cell)."""
         i, j = _ffi.cint(i, "i"), _ffi.cint(j, "j")
         d = c_uint()
-        rc = _ffi.host_get_distance(self.handle, i, j, byref(d))
+        with _ffi.hold(self) as (h,):
+            rc = _ffi.host_get_distance(h, i, j, byref(d))
         return d.value if rc == 0 else None
 
     def __eq__(self, other):
         if not isinstance(other, Host):
             return NotImplemented
-        return _ffi.host_equal(self.handle, other.handle) == 1
+        with _ffi.hold(self, other) as (h, oh):
+            return _ffi.host_equal(h, oh) == 1
 
     __hash__ = None
 
     def __repr__(self):
-        if not self._h:
+        try:
+            return "<numafit.Host cells=%s>" % self.cell_ids
+        except errors.ClosedError:
             return "<numafit.Host closed>"
-        return "<numafit.Host cells=%s>" % self.cell_ids
 
     # ---------------------------------------------------------- usage
     def claim(self, placement):
@@ -214,14 +220,24 @@ class Host(_ffi.Owned):
         Raises numafit.errors.CPUPinningInvalid etc. and leaves the host
         unchanged on conflict."""
         err = _ffi.Error()
-        with self._lock.write():
-            _ffi.host_claim(self.handle, placement.handle, 0, byref(err))
+        _placement_arg(placement)
+        with _ffi.hold(self, placement, write=self) as (h, p):
+            _ffi.host_claim(h, p, 0, byref(err))
 
     def release(self, placement):
         """Remove a placement's usage (free=True)."""
         err = _ffi.Error()
-        with self._lock.write():
-            _ffi.host_release(self.handle, placement.handle, 0, byref(err))
+        _placement_arg(placement)
+        with _ffi.hold(self, placement, write=self) as (h, p):
+            _ffi.host_release(h, p, 0, byref(err))
+
+
+
+def _placement_arg(placement):
+    from .placement import Placement
+    if not isinstance(placement, Placement):
+        raise TypeError("numafit: expected a numafit.Placement, not %s"
+                        % type(placement).__name__)
 
 
 def _too_big(path):
