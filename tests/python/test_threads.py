@@ -8,7 +8,8 @@ binding's readers-writer lock while others fit on it.
 
 Closing: close() waits for the fits running on the host, and every later
 use raises numafit.errors.ClosedError; readers wait for writers and the
-other way round.
+other way round.  AtomicClaims: plan() and Host.fit_and_claim() from
+several threads never conflict.
 
 When the process is monkey-patched by eventlet (test discovery imports
 nova.test, which imports nova.monkey_patch), threading.Thread makes
@@ -171,6 +172,28 @@ class Threads(OSThreads):
         self.assertEqual(json.loads(host.to_json()), json.loads(before))
 
 
+def run_threads(targets):
+    """Start a thread per callable, join them; the exceptions they raised."""
+    failures = []
+
+    def wrap(f):
+        def run():
+            try:
+                f()
+            except Exception as e:  # pragma: no cover - reported by the caller
+                failures.append(repr(e))
+        return run
+
+    ts = [threading.Thread(target=wrap(f)) for f in targets]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+        if t.is_alive():
+            failures.append("a thread did not finish within 60 s (a deadlock?)")
+    return failures
+
+
 def pinned(host_dict):
     return sorted(c for cell in host_dict["nova_object.data"]["cells"]
                   for c in cell["nova_object.data"]["pinned_cpus"])
@@ -230,6 +253,7 @@ class Closing(OSThreads):
             "release": lambda: host.release(p), "fit": lambda: numafit.fit(host, req),
             "try_fit": lambda: numafit.try_fit(host, req),
             "explain": lambda: numafit.explain(host, req),
+            "fit_and_claim": lambda: host.fit_and_claim(req),
             "plan": lambda: numafit.plan(host, req),
             "domain_xml": lambda: numafit.domain_xml(host, req, p),
         }
@@ -280,7 +304,8 @@ class Closing(OSThreads):
             "explain": lambda: numafit.explain(host, req),
             "domain_xml": lambda: numafit.domain_xml(host, req, p),
         }
-        writers = {"claim": lambda: (host.claim(p), host.release(p))}
+        writers = {"claim": lambda: (host.claim(p), host.release(p)),
+                   "fit_and_claim": lambda: host.release(host.fit_and_claim(req))}
         for kind, calls, held in (("reader", readers, host._lock.write),
                                   ("writer", writers, host._lock.read)):
             for name, call in calls.items():
@@ -298,6 +323,48 @@ class Closing(OSThreads):
                     t.join(10)
                     self.assertTrue(done.is_set(), "%s failed or hung" % name)
         self.assertEqual(pinned(host.to_dict()), [])
+
+
+class AtomicClaims(OSThreads):
+    def test_plan_from_threads(self):
+        """numafit.plan() from 8 threads on one host: no CPUPinningInvalid
+        (fit and claim are one step under the host's writer lock), every
+        pCPU pinned once, the host full at the end."""
+        req = numafit.Request.from_flavor(2, 512, {"hw:cpu_policy": "dedicated"})
+        for _ in range(3):
+            host = numafit.Host.synthetic(HOSTS[0])  # 32 pCPUs: 16 instances
+            plans = []
+            start = threading.Barrier(THREADS)
+
+            def planner():
+                start.wait()
+                plans.append(numafit.plan(host, req))
+
+            self.assertEqual(run_threads([planner] * THREADS)[:5], [])
+            placements = [p for ps in plans for p in ps]
+            self.assertEqual(len(placements), 16)
+            pins = [c for p in placements for c in p.pinning.values()]
+            self.assertEqual(sorted(pins), list(range(32)))
+            self.assertEqual(pinned(host.to_dict()), list(range(32)))
+            self.assertIsNone(host.fit_and_claim(req))
+
+    def test_fit_and_claim_from_threads(self):
+        host = numafit.Host.synthetic(HOSTS[1])
+        before = host.to_json()
+        req = numafit.Request.from_flavor(*FLAVORS[1])
+        start = threading.Barrier(THREADS)
+
+        def worker():
+            start.wait()
+            for _ in range(50):
+                p = host.fit_and_claim(req, strategy="pack")
+                if p is not None:
+                    host.release(p)
+            res = host.try_fit_and_claim(numafit.Request.from_flavor(*FLAVORS[7]))
+            assert res.placement is None and res.code_name == "NOFIT_CPU", res
+
+        self.assertEqual(run_threads([worker] * THREADS)[:5], [])
+        self.assertEqual(host.to_json(), before)
 
 
 if __name__ == "__main__":

@@ -67,17 +67,21 @@ def _check_args(host, request):
         raise TypeError("numafit: expected a numafit.Request, not %s" % type(request).__name__)
 
 
-def _try_fit(host, request, limits, profile, strategy, budget):
-    """numafit_fit under the host's reader lock."""
+def _try_fit(host, request, limits, profile, strategy, budget, claim=False):
+    """numafit_fit under the host's lock: shared, or with claim=True
+    exclusive across the fit and numafit_host_claim of its placement, so
+    that no other claim comes in between (Host.fit_and_claim)."""
     from .placement import Placement
     _check_args(host, request)
     opt, own = _options(limits, profile, strategy, budget)
     try:
         p, err = _ffi.PlacementP(), _ffi.Error()
-        with _ffi.hold(host, request, opt) as (h, r, o):
+        with _ffi.hold(host, request, opt, write=host if claim else None) as (h, r, o):
             rc = _ffi.fit(h, r, o, 0, byref(p), byref(err))
             if rc == 1:
                 placement = Placement(p)
+                if claim:
+                    _ffi.host_claim(h, p, 0, byref(_ffi.Error()))
     finally:
         if own:
             opt.close()
@@ -97,7 +101,8 @@ def try_fit(host, request, limits=None, profile="latest", strategy="spread", bud
 
 def fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
     """The Placement, or None when the request does not fit (see try_fit
-    and explain for the reason)."""
+    and explain for the reason).  To claim it, prefer
+    host.fit_and_claim(): another thread may claim in between."""
     return _try_fit(host, request, limits, profile, strategy, budget).placement
 
 
@@ -118,7 +123,9 @@ def explain(host, request, limits=None, profile="latest", strategy="spread", bud
 def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None,
          budget=0):
     """Fit and claim the same request on `host` (changed in place) until it
-    no longer fits; returns the list of placements."""
+    no longer fits; returns the list of placements.  Each fit and its claim
+    are one step (Host.fit_and_claim), so several threads may plan on one
+    host at once."""
     if max_count is not None:
         max_count = _ffi.cint(max_count, "max_count", c_uint64)
     out = []
@@ -128,10 +135,9 @@ def plan(host, request, limits=None, profile="latest", strategy="spread", max_co
         opt, own = Options(limits, profile, strategy, budget), True
     try:
         while max_count is None or len(out) < max_count:
-            p = fit(host, request, opt)
+            p = _try_fit(host, request, opt, None, None, None, claim=True).placement
             if p is None:
                 break
-            host.claim(p)
             out.append(p)
     finally:
         if own:

@@ -60,7 +60,8 @@ class Host(_ffi.Owned):
     """A host: nova's NUMATopology with usage.
 
     Fits (numafit.fit) and the accessors only read the host, and may run
-    from many threads at once; claim(), release() and close() change it and wait for running readers on the same Host object
+    from many threads at once; claim(), release(), fit_and_claim() and
+    close() change it and wait for running readers on the same Host object
     (a readers-writer lock; waiting writers go first).  A closed Host raises
     numafit.errors.ClosedError.  Use copy.copy(host) for a what-if copy
     (numafit_host_dup).
@@ -218,7 +219,8 @@ class Host(_ffi.Owned):
     def claim(self, placement):
         """Add a placement's usage (nova's numa_usage_from_instance_numa).
         Raises numafit.errors.CPUPinningInvalid etc. and leaves the host
-        unchanged on conflict."""
+        unchanged on conflict.  A placement from fit() may conflict with a
+        claim made since by another thread: fit_and_claim() cannot."""
         err = _ffi.Error()
         _placement_arg(placement)
         with _ffi.hold(self, placement, write=self) as (h, p):
@@ -231,6 +233,23 @@ class Host(_ffi.Owned):
         with _ffi.hold(self, placement, write=self) as (h, p):
             _ffi.host_release(h, p, 0, byref(err))
 
+    def fit_and_claim(self, request, limits=None, profile="latest", strategy="spread",
+                      budget=0):
+        """Fit the request and claim the placement in one step, under the
+        host's writer lock: the Placement (now claimed), or None when the
+        request does not fit.  Safe from several threads on one Host, where
+        numafit.fit() followed by claim() may raise CPUPinningInvalid
+        (another thread claimed those CPUs in between).  Arguments as for
+        numafit.fit()."""
+        from .fit import _try_fit
+        return _try_fit(self, request, limits, profile, strategy, budget, claim=True).placement
+
+    def try_fit_and_claim(self, request, limits=None, profile="latest", strategy="spread",
+                          budget=0):
+        """fit_and_claim() with the reason: a numafit.FitResult, as
+        numafit.try_fit() gives it (its placement is claimed)."""
+        from .fit import _try_fit
+        return _try_fit(self, request, limits, profile, strategy, budget, claim=True)
 
 
 def _placement_arg(placement):
