@@ -9,7 +9,8 @@ binding's readers-writer lock while others fit on it.
 Closing: close() waits for the fits running on the host, and every later
 use raises numafit.errors.ClosedError; readers wait for writers and the
 other way round.  AtomicClaims: plan() and Host.fit_and_claim() from
-several threads never conflict.
+several threads never conflict.  Stress: fits, claims, releases,
+accessors and close() at once on one host.
 
 When the process is monkey-patched by eventlet (test discovery imports
 nova.test, which imports nova.monkey_patch), threading.Thread makes
@@ -17,6 +18,7 @@ greenthreads; each test then runs itself again in a fresh interpreter, so
 that the threads are real OS threads (checked by their native ids).
 """
 import copy
+import ctypes
 import json
 import os
 import random
@@ -365,6 +367,101 @@ class AtomicClaims(OSThreads):
 
         self.assertEqual(run_threads([worker] * THREADS)[:5], [])
         self.assertEqual(host.to_json(), before)
+
+
+class Stress(OSThreads):
+    """Several OS threads fit, claim, release, read and close one host at
+    once.  The only exception allowed is ClosedError once the host is
+    closed, and the host's final usage is exactly the claims minus the
+    releases (read at close(), under its writer lock, by a wrapped
+    numafit_host_free)."""
+    WORKERS = 6
+    OPS = 1500  # about 0.7 s on an idle machine
+
+    def stress(self, close_after):
+        host = numafit.Host.synthetic(HOSTS[1])
+        other = copy.copy(host)
+        initial = host.to_json()
+        reqs = [numafit.Request.from_flavor(*f) for f in FLAVORS]
+        opts = numafit.Options(strategy="pack")
+        kept, failures, final = [], [], []
+        real_free = _ffi.host_free
+        start = threading.Barrier(self.WORKERS + 1)
+
+        address = ctypes.cast(host.handle, ctypes.c_void_p).value
+
+        def host_free(h):
+            if ctypes.cast(h, ctypes.c_void_p).value == address and not final:
+                final.append(_ffi.call_str(_ffi.host_to_json, h, 0))
+            real_free(h)
+
+        def worker(k):
+            rng = random.Random(k)
+            mine = []
+            start.wait()
+            try:
+                for i in range(self.OPS):
+                    op = rng.randrange(10)
+                    r = reqs[rng.randrange(len(reqs))]
+                    if op == 0:
+                        numafit.fit(host, r, opts)
+                    elif op == 1:
+                        numafit.try_fit(host, r, strategy=rng.choice(("pack", "spread")))
+                    elif op == 2:
+                        numafit.explain(host, r)
+                    elif op in (3, 4):
+                        p = host.fit_and_claim(r, opts)
+                        if p is not None:
+                            mine.append((p, r))
+                    elif op == 5 and mine:
+                        n = rng.randrange(len(mine))
+                        host.release(mine[n][0])
+                        del mine[n]  # not before: release() may raise ClosedError
+                    elif op == 6:
+                        (len(host), host.cell_ids, host.model_size, host.distance(0, 1),
+                         host == other, repr(host))
+                    elif op == 7:
+                        numafit.Host.from_json(host.to_json()).close()
+                    elif op == 8:
+                        copy.copy(host).close()
+                    elif op == 9 and mine:
+                        numafit.domain_xml(host, mine[-1][1], mine[-1][0])
+            except numafit.errors.ClosedError:
+                pass
+            except Exception as e:
+                failures.append("thread %d: %r" % (k, e))
+            kept.extend(p for p, _ in mine)
+
+        def closer():
+            start.wait()
+            time.sleep(close_after)
+            host.close()
+
+        with mock.patch.object(_ffi, "host_free", host_free):
+            targets = [lambda k=k: worker(k) for k in range(self.WORKERS)]
+            if close_after is not None:
+                targets.append(closer)
+            else:
+                targets.append(start.wait)
+            failures += run_threads(targets)
+            if close_after is None:
+                host.close()
+        self.assertEqual(failures[:5], [])
+        self.assertEqual(len(final), 1)
+        expected = numafit.Host.from_json(initial)
+        for p in kept:
+            expected.claim(p)
+        self.assertEqual(json.loads(final[0]), expected.to_dict())
+        pins = [c for p in kept for c in p.pinning.values()]
+        self.assertEqual(len(pins), len(set(pins)))
+
+    def test_stress_with_close(self):
+        for close_after in (0.0, 0.05, 0.3):
+            with self.subTest(close_after=close_after):
+                self.stress(close_after)
+
+    def test_stress_without_close(self):
+        self.stress(None)
 
 
 if __name__ == "__main__":
