@@ -274,8 +274,11 @@ class Closing(OSThreads):
         host = numafit.Host.synthetic(HOSTS[0])
         req = numafit.Request.from_flavor(*FLAVORS[0])
         p = numafit.fit(host, req)
+        self.assertEqual(len(p.host_cells), 1)  # cached in Python: still refused after close
         p.close()
+        self.assertEqual(repr(p), "<numafit.Placement closed>")
         for use in (lambda: host.claim(p), lambda: p.to_json(), lambda: len(p),
+                    lambda: p.cells, lambda: p.pinning, lambda: copy.copy(p),
                     lambda: p.set_uuid("5b9c6c36-8ef1-4bd8-9a5c-1a2f07e0a6a0")):
             with self.assertRaises(numafit.errors.ClosedError):
                 use()

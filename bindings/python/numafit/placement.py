@@ -65,6 +65,7 @@ class Placement(_ffi.Owned):
 
     @property
     def cells(self):
+        self.handle  # ClosedError once closed, even with the cells cached
         if self._cells is None:
             cells = json.loads(self.to_json())
             for c in cells:
