@@ -275,6 +275,46 @@ class GoldenCases(unittest.TestCase):
         self.assertGreater(n, 10)
 
 
+def _odd_cycle_host(m, ncells):
+    """physnet i on cells i and i-1 (mod m): a cover needs (m + 1) // 2 cells."""
+    cells = []
+    for i in range(ncells):
+        nets = sorted({"n%02d" % i, "n%02d" % ((i - 1) % m)}) if i < m else []
+        cpus = list(range(4 * i, 4 * i + 4))
+        cells.append({"nova_object.name": "NUMACell", "nova_object.namespace": "nova",
+                      "nova_object.version": "1.5", "nova_object.data": {
+                          "id": i, "cpuset": cpus, "pcpuset": [], "memory": 8192,
+                          "cpu_usage": 0, "memory_usage": 0, "pinned_cpus": [],
+                          "siblings": [[c] for c in cpus], "mempages": [],
+                          "network_metadata": {
+                              "nova_object.name": "NetworkMetadata",
+                              "nova_object.namespace": "nova", "nova_object.version": "1.0",
+                              "nova_object.data": {"physnets": nets, "tunneled": False}}}})
+    host = {"nova_object.name": "NUMATopology", "nova_object.namespace": "nova",
+            "nova_object.version": "1.2", "nova_object.data": {"cells": cells}}
+    limits = {"cpu_allocation_ratio": 16.0, "ram_allocation_ratio": 1.5,
+              "network_metadata": {"physnets": ["n%02d" % i for i in range(m)],
+                                   "tunneled": False}}
+    return numafit.Host.from_json(json.dumps(host)), limits
+
+
+class Budget(unittest.TestCase):
+    def test_default_budget_bounds_the_network_search(self):
+        # 21 physnets on an odd cycle need 11 cells, the guest has 10: beyond
+        # the exact bounds, only the budget ends the search
+        h, limits = _odd_cycle_host(21, 22)
+        r = numafit.Request.from_flavor(10, 10240, {"hw:numa_nodes": "10"})
+        with self.assertRaises(errors.TooComplex) as cm:
+            numafit.fit(h, r, limits=limits)  # budget=None: the library default
+        self.assertIn("10000000", str(cm.exception))
+        with self.assertRaises(errors.TooComplex):
+            numafit.fit(h, r, limits=limits, budget=1000)
+        # 15 physnets, 7 guest cells: the exact minimum cover answers at once
+        h, limits = _odd_cycle_host(15, 16)
+        r = numafit.Request.from_flavor(7, 7168, {"hw:numa_nodes": "7"})
+        self.assertIsNone(numafit.fit(h, r, limits=limits, budget=100000))
+
+
 class InputChecks(unittest.TestCase):
     """What the binding refuses before calling the library: files above
     the library's input limit, NUL characters in text, and integers that

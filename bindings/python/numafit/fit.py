@@ -25,11 +25,12 @@ cell: host cell concerned or -1, text: one line."""
 
 
 class Options(_ffi.Owned):
-    """numafit_options_t: profile, strategy, limits, budget (0 or None:
+    """numafit_options_t: profile, strategy, limits, budget (None: the
+    library's default, NUMAFIT_BUDGET_DEFAULT = 10 million steps; 0:
     unlimited; at most 2**64 - 1 steps)."""
     _free = "options_free"
 
-    def __init__(self, limits=None, profile="latest", strategy="spread", budget=0):
+    def __init__(self, limits=None, profile="latest", strategy="spread", budget=None):
         h = _ffi.OptionsP()
         _ffi.options_new(byref(h))
         self._h = h  # not shared yet: set up without the lock
@@ -44,9 +45,7 @@ class Options(_ffi.Owned):
                 err = _ffi.Error()
                 _ffi.options_set_limits_json(h, b, n, byref(err))
             if budget is not None:
-                budget = _ffi.cint(budget, "budget", c_uint64)
-                if budget:
-                    _ffi.options_set_budget(h, budget)
+                _ffi.options_set_budget(h, _ffi.cint(budget, "budget", c_uint64))
         except BaseException:
             self.close()
             raise
@@ -92,21 +91,21 @@ def _try_fit(host, request, limits, profile, strategy, budget, claim=False):
                      err.text.decode("utf-8", "replace"))
 
 
-def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=None):
     """Fit and say why not.  limits: nova's NUMATopologyLimits as a dict
     ({"cpu_allocation_ratio", "ram_allocation_ratio", "network_metadata"}),
     its primitive, JSON text, an Options object, or None (no limits)."""
     return _try_fit(host, request, limits, profile, strategy, budget)
 
 
-def fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+def fit(host, request, limits=None, profile="latest", strategy="spread", budget=None):
     """The Placement, or None when the request does not fit (see try_fit
     and explain for the reason).  To claim it, prefer
     host.fit_and_claim(): another thread may claim in between."""
     return _try_fit(host, request, limits, profile, strategy, budget).placement
 
 
-def explain(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+def explain(host, request, limits=None, profile="latest", strategy="spread", budget=None):
     """numafit_fit_explain(): {"fits", "reason", "text", "cells": [{"id",
     "guest_cells": [{"guest", "fits", "reason", "text"}]}]}."""
     _check_args(host, request)
@@ -121,7 +120,7 @@ def explain(host, request, limits=None, profile="latest", strategy="spread", bud
 
 
 def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None,
-         budget=0):
+         budget=None):
     """Fit and claim the same request on `host` (changed in place) until it
     no longer fits; returns the list of placements.  Each fit and its claim
     are one step (Host.fit_and_claim), so several threads may plan on one

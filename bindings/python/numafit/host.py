@@ -234,7 +234,7 @@ class Host(_ffi.Owned):
             _ffi.host_release(h, p, 0, byref(err))
 
     def fit_and_claim(self, request, limits=None, profile="latest", strategy="spread",
-                      budget=0):
+                      budget=None):
         """Fit the request and claim the placement in one step, under the
         host's writer lock: the Placement (now claimed), or None when the
         request does not fit.  Safe from several threads on one Host, where
@@ -245,7 +245,7 @@ class Host(_ffi.Owned):
         return _try_fit(self, request, limits, profile, strategy, budget, claim=True).placement
 
     def try_fit_and_claim(self, request, limits=None, profile="latest", strategy="spread",
-                          budget=0):
+                          budget=None):
         """fit_and_claim() with the reason: a numafit.FitResult, as
         numafit.try_fit() gives it (its placement is claimed)."""
         from .fit import _try_fit
