@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "discover_internal.h"
@@ -52,16 +53,31 @@ static int mkpath(struct sctx *x, char *out, const char *rel) {
  * -errno; ENOENT is returned silently (callers decide). */
 static int read_rel(struct sctx *x, const char *rel) {
     char path[PATH_CAP];
+    struct stat st;
     size_t len = 0;
     int fd, r;
     if ((r = mkpath(x, path, rel)) < 0)
         return r;
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the
+     * attribute files of sysfs are never symbolic links */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) {
         r = -errno;
+        if (r == -ELOOP)
+            return fail(x, -EINVAL, rel, "%s: a symbolic link, not a regular file", rel);
         if (r != -ENOENT)
             fail(x, r, rel, "%s: cannot open", rel);
         return r;
+    }
+    /* a FIFO, a device or a directory would block, never end or fail later */
+    if (fstat(fd, &st) < 0) {
+        r = -errno;
+        close(fd);
+        return fail(x, r, rel, "%s: cannot stat", rel);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(x, -EINVAL, rel, "%s: not a regular file", rel);
     }
     for (;;) {
         ssize_t n = read(fd, x->buf + len, FILE_MAX + 1 - len);

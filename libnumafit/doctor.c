@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -293,6 +294,7 @@ static const char *size_name(uint64_t kb, char *out, size_t cap) {
  * unless it is ENOENT and quiet_enoent. */
 static int read_rel(struct dctx *x, const char *rel, bool quiet_enoent) {
     char path[PATH_CAP];
+    struct stat st;
     size_t len = 0;
     int fd, n = snprintf(path, sizeof(path), "%s/%s", x->root, rel);
     if (n < 0 || n >= PATH_CAP) {
@@ -305,6 +307,19 @@ static int read_rel(struct dctx *x, const char *rel, bool quiet_enoent) {
         if (r != -ENOENT || !quiet_enoent)
             unreadable(x, rel, r == -ENOENT ? "missing" : "cannot open");
         return r;
+    }
+    /* a FIFO would read as empty (or as what a writer sends), a device
+     * without end: only regular files (proc and sysfs files are) */
+    if (fstat(fd, &st) < 0) {
+        int r = -errno;
+        close(fd);
+        unreadable(x, rel, "cannot stat");
+        return r;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        unreadable(x, rel, "not a regular file");
+        return -EINVAL;
     }
     for (;;) {
         ssize_t got = read(fd, x->buf + len, FILE_MAX + 1 - len);
