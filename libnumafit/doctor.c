@@ -21,9 +21,10 @@
 #include "discover_internal.h"
 #include "private.h"
 
-#define FILE_MAX     (256u << 10) /* bytes read from one file */
-#define PATH_CAP     4096
-#define NODES_MAX    (NUMAFIT_CELL_ID_MAX + 1)
+#define FILE_MAX  (256u << 10) /* bytes read from one file */
+#define PATH_CAP  4096
+#define NODES_MAX (NUMAFIT_CELL_ID_MAX + 1)
+_Static_assert(NUMAFIT_CELL_ID_MAX == 1023, "the unreadable note of read_nodes() says 1023");
 #define PSIZES_MAX   8u    /* huge page sizes per node */
 #define INI_MAX      4096u /* nova.conf entries */
 #define NSCRATCH     8     /* formatted cpu lists alive at once */
@@ -659,8 +660,13 @@ static void read_nodes(struct dctx *x) {
     for (uint32_t i = 0; i < n && !x->oom; i++) {
         struct dnode *d = &x->nodes[x->nnodes];
         char *p;
-        if (ids[i] > NUMAFIT_CELL_ID_MAX)
+        if (ids[i] > NUMAFIT_CELL_ID_MAX) {
+            /* not a silent gap in the report */
+            snprintf(rel, sizeof(rel), "sys/devices/system/node/node%llu",
+                     (unsigned long long)ids[i]);
+            unreadable(x, rel, "node number above the limit 1023");
             continue;
+        }
         x->nnodes++;
         d->id = (uint32_t)ids[i];
         if (!(d->cpus = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t)))) {
