@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <numafit/discover.h>
 
@@ -550,6 +552,125 @@ START_TEST(test_sysfs_bad_files) {
 }
 END_TEST
 
+/* A one-node tree under a fresh temp dir: node0 with CPUs 0-1 and 2 GiB. */
+static void mini_tree(char *root, size_t cap) {
+    char path[PATH_MAX + 128];
+    FILE *f;
+    ck_assert_uint_ge(cap, 64);
+    ck_assert_ptr_nonnull(mkdtemp(strcpy(root, "/tmp/check_discover.XXXXXX")));
+    snprintf(path, sizeof(path), "mkdir -p %s/sys/devices/system/node/node0", root);
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/cpulist", root);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs("0-1\n", f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/meminfo", root);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs("Node 0 MemTotal:       2097152 kB\n", f);
+    fclose(f);
+}
+
+static void rm_tree(const char *root) {
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A FIFO (nobody writing: a blocking open or read never returns), a
+ * directory or a symbolic link where sysfs has a regular file is refused,
+ * naming it; the case's timeout catches a reader that blocks. */
+START_TEST(test_sysfs_not_regular) {
+    static const char *const rels[] = {"sys/devices/system/node/node0/meminfo",
+                                       "sys/devices/system/cpu/online",
+                                       "sys/devices/system/node/node0/cpulist"};
+    char root[PATH_MAX], path[PATH_MAX + 128];
+    const char *rel = rels[_i / 3];
+    const int kind = _i % 3; /* FIFO, directory, symbolic link */
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    mini_tree(root, sizeof(root));
+    snprintf(path, sizeof(path), "mkdir -p %s/sys/devices/system/cpu", root);
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    unlink(path);
+    if (kind == 0) {
+        ck_assert_int_eq(mkfifo(path, 0600), 0);
+    } else if (kind == 1) {
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    } else {
+        char target[PATH_MAX + 16];
+        FILE *f;
+        snprintf(target, sizeof(target), "%s/elsewhere", root);
+        ck_assert_ptr_nonnull(f = fopen(target, "w"));
+        fputs(strstr(rel, "meminfo") ? "Node 0 MemTotal:       2097152 kB\n" : "0-1\n", f);
+        fclose(f);
+        ck_assert_int_eq(symlink(target, path), 0);
+    }
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -EINVAL);
+    ck_assert_ptr_null(h);
+    ck_assert_str_eq(e.where, rel);
+    ck_assert_msg(strstr(e.text, rel) && strstr(e.text, "not a regular file"), "%s", e.text);
+    rm_tree(root);
+}
+END_TEST
+
+/* A node directory numbered above NUMAFIT_CELL_ID_MAX is refused, naming it
+ * (it used to be skipped: a cell went missing without a word). */
+START_TEST(test_sysfs_node_above_limit) {
+    static const char *const names[] = {"node1024", "node4294967296", "node99999999999999999999"};
+    char root[PATH_MAX], path[2 * PATH_MAX + 128], where[128];
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    mini_tree(root, sizeof(root));
+    snprintf(path, sizeof(path), "mkdir %s/sys/devices/system/node/%s", root, names[_i]);
+    ck_assert_int_eq(system(path), 0);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -ERANGE);
+    ck_assert_ptr_null(h);
+    snprintf(where, sizeof(where), "sys/devices/system/node/%s", names[_i]);
+    ck_assert_str_eq(e.where, where);
+    ck_assert_msg(strstr(e.text, where) && strstr(e.text, "above the limit 1023"), "%s", e.text);
+    /* node1023 is the last cell id allowed */
+    snprintf(path, sizeof(path), "rmdir %s/sys/devices/system/node/%s", root, names[_i]);
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof(path),
+             "cp -r %s/sys/devices/system/node/node0 %s/sys/devices/system/node/node1023", root,
+             root);
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof(path), "%s/sys/devices/system/node/node1023/cpulist", root);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("2-3\n", f);
+    fclose(f);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), 0);
+    ck_assert_uint_eq(h->ncells, 2);
+    numafit_host_free(h);
+    rm_tree(root);
+}
+END_TEST
+
+/* 70,000 huge page size directories: "too many entries", -E2BIG (it said
+ * "out of memory"). */
+START_TEST(test_sysfs_too_many_entries) {
+    char root[PATH_MAX], path[PATH_MAX + 128];
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    size_t n;
+    mini_tree(root, sizeof(root));
+    n = (size_t)snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/hugepages", root);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    for (unsigned i = 1; i <= 70000; i++) {
+        snprintf(path + n, sizeof(path) - n, "/hugepages-%ukB", i);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -E2BIG);
+    ck_assert_ptr_null(h);
+    ck_assert_str_eq(e.where, "sys/devices/system/node/node0/hugepages");
+    ck_assert_msg(strstr(e.text, "too many entries"), "%s", e.text);
+    ck_assert_int_ne(e.code, NUMAFIT_E_NOMEM);
+    rm_tree(root);
+}
+END_TEST
+
 /* ------------------------------------------------------------ nova's option rules (G) */
 /* The fake 2 nodes x 4 cores x 2 threads host of NOVA-NOTES G: cell n has
  * cores 4n..4n+3 with threads c and c+8; pages 4K x 1310720, 2M x 512, 1G x 2. */
@@ -1061,6 +1182,9 @@ static Suite *discover_suite(void) {
     tcase_add_loop_test(tc, test_sysfs_vs_caps, 0, 3 * NTREES);
     tcase_add_test(tc, test_distances);
     tcase_add_test(tc, test_sysfs_bad_files);
+    tcase_add_loop_test(tc, test_sysfs_not_regular, 0, 9);
+    tcase_add_loop_test(tc, test_sysfs_node_above_limit, 0, 3);
+    tcase_add_test(tc, test_sysfs_too_many_entries);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("edge");
