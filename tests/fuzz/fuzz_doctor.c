@@ -1,0 +1,96 @@
+/*
+ * libFuzzer target: the host doctor (numafit_doctor), which reads a
+ * compute host's captured files (proc/cmdline, proc/mounts, proc/meminfo,
+ * sys/devices/system/..., sys/kernel/mm/hugepages/..., etc/tuned/...) and
+ * nova.conf.
+ *
+ * Input: records "PATH\0CONTENT\0" (PATH relative to the host's root, as in
+ * tests/data/doctor/<host>/), written as a scratch tree on tmpfs
+ * (tests/fuzz/fstree.c). The record "etc/nova/nova.conf" is passed as the
+ * nova.conf text (the doctor does not read it from the tree); the record
+ * "flags" (not a file the doctor reads) chooses NUMAFIT_DOCTOR_REALTIME
+ * ('r' in it) and NUMAFIT_DOCTOR_INDENT ('i').
+ * Invariants: the result is the number of "error" findings of a valid JSON
+ * report {"host":{...},"findings":[{"id","severity",...}]}, or a known
+ * negative errno with no report.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <numafit.h>
+
+#include "fstree.h"
+#include "invariants.h"
+
+/* The content of the record named name (the last one), or NULL. */
+static const uint8_t *record(const uint8_t *data, size_t size, const char *name, size_t *ret_len) {
+    const uint8_t *p = data, *e = data + size, *found = NULL;
+    size_t nlen = strlen(name);
+
+    while (p < e) {
+        const uint8_t *pe = memchr(p, '\0', (size_t)(e - p)), *c, *ce;
+        if (!pe)
+            break;
+        c = pe + 1;
+        ce = c < e ? memchr(c, '\0', (size_t)(e - c)) : NULL;
+        if (!ce)
+            ce = e;
+        if ((size_t)(pe - p) == nlen && memcmp(p, name, nlen) == 0) {
+            found = c;
+            *ret_len = (size_t)(ce - c);
+        }
+        p = ce < e ? ce + 1 : e;
+    }
+    return found;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const char *root = fuzz_tree_build("", data, size);
+    size_t clen = 0, flen = 0;
+    const uint8_t *conf = record(data, size, "etc/nova/nova.conf", &clen);
+    const uint8_t *fl = record(data, size, "flags", &flen);
+    unsigned flags = 0;
+    numafit_error_t err;
+    char *json = NULL;
+    json_t *report, *findings, *f;
+    size_t i;
+    int r, errors = 0;
+
+    if (fl && memchr(fl, 'r', flen))
+        flags |= NUMAFIT_DOCTOR_REALTIME;
+    if (fl && memchr(fl, 'i', flen))
+        flags |= NUMAFIT_DOCTOR_INDENT;
+    fuzz_error_prefill(&err);
+    r = numafit_doctor(root, (const char *)conf, clen, flags, &json, &err);
+    fuzz_check_error(&err);
+    if (r < 0) {
+        FUZZ_ASSERT(r == -EBADMSG || r == -ERANGE || r == -ENOMEM);
+        FUZZ_ASSERT(json == NULL);
+        FUZZ_ASSERT(err.text[0] != '\0');
+        return 0;
+    }
+    FUZZ_ASSERT(json != NULL);
+    report = json_loads(json, JSON_REJECT_DUPLICATES, NULL);
+    if (!report)
+        fuzz_note("the doctor's report is not JSON:\n%s", json);
+    FUZZ_ASSERT(report != NULL);
+    FUZZ_ASSERT(json_is_object(json_object_get(report, "host")));
+    findings = json_object_get(report, "findings");
+    FUZZ_ASSERT(json_is_array(findings));
+    json_array_foreach(findings, i, f) {
+        const char *sev = json_string_value(json_object_get(f, "severity"));
+        FUZZ_ASSERT(json_is_string(json_object_get(f, "id")));
+        FUZZ_ASSERT(sev &&
+                    (!strcmp(sev, "error") || !strcmp(sev, "warning") || !strcmp(sev, "info")));
+        errors += !strcmp(sev, "error");
+    }
+    FUZZ_ASSERT(r == errors);
+    json_decref(report);
+    numafit_free(json);
+    return 0;
+}

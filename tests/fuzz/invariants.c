@@ -1,0 +1,375 @@
+/*
+ * The invariants shared by the fuzz targets (see invariants.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <numafit.h>
+
+#include "invariants.h"
+
+/* ------------------------------------------------------------------ output */
+
+/* The sanitizers' report file (compiler-rt); absent without sanitizers. */
+void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+
+static int real_stderr = -1, devnull = -1, silenced;
+
+static void output_setup(void) {
+    if (real_stderr >= 0)
+        return;
+    real_stderr = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (real_stderr < 0)
+        real_stderr = STDERR_FILENO;
+    else if (__sanitizer_set_report_fd)
+        __sanitizer_set_report_fd((void *)(intptr_t)real_stderr);
+}
+
+void fuzz_note(const char *fmt, ...) {
+    va_list ap;
+    output_setup();
+    fflush(stderr);
+    va_start(ap, fmt);
+    vdprintf(real_stderr, fmt, ap);
+    va_end(ap);
+    dprintf(real_stderr, "\n");
+}
+
+void fuzz_fail(const char *file, int line, const char *what) {
+    fuzz_note("%s:%d: invariant violated: %s", file, line, what);
+    abort();
+}
+
+void fuzz_stderr_off(void) {
+    const char *v = getenv("NUMAFIT_FUZZ_VERBOSE");
+    output_setup();
+    if (silenced || (v && *v && strcmp(v, "0") != 0))
+        return;
+    if (devnull < 0 && (devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+        return;
+    fflush(stderr);
+    if (dup2(devnull, STDERR_FILENO) >= 0)
+        silenced = 1;
+}
+
+void fuzz_stderr_on(void) {
+    if (!silenced)
+        return;
+    fflush(stderr);
+    dup2(real_stderr, STDERR_FILENO);
+    silenced = 0;
+}
+
+/* ------------------------------------------------------------------ errors */
+
+void fuzz_error_prefill(numafit_error_t *err) {
+    memset(err, 'x', sizeof(*err));
+}
+
+void fuzz_check_error(const numafit_error_t *err) {
+    FUZZ_ASSERT(memchr(err->text, '\0', sizeof(err->text)) != NULL);
+    FUZZ_ASSERT(memchr(err->where, '\0', sizeof(err->where)) != NULL);
+    FUZZ_ASSERT(memchr(err->exception, '\0', sizeof(err->exception)) != NULL);
+}
+
+void fuzz_check_failure(int rc, const numafit_error_t *err, const void *ret_obj) {
+    fuzz_check_error(err);
+    if (!(rc == -EBADMSG || rc == -EINVAL || rc == -ERANGE || rc == -ENOMEM || rc == -ENOENT ||
+          rc == -EACCES || rc == -EIO || rc == -E2BIG))
+        fuzz_note("unexpected error %d (%s): %s", rc, strerror(-rc), err->text);
+    FUZZ_ASSERT(rc == -EBADMSG || rc == -EINVAL || rc == -ERANGE || rc == -ENOMEM ||
+                rc == -ENOENT || rc == -EACCES || rc == -EIO || rc == -E2BIG);
+    FUZZ_ASSERT(ret_obj == NULL);
+    FUZZ_ASSERT(err->text[0] != '\0' || err->exception[0] != '\0');
+}
+
+void fuzz_check_json_text(const char *text) {
+    json_error_t jerr;
+    json_t *j = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+    if (!j)
+        fuzz_note("invalid JSON from the library: %s\n%s", jerr.text, text);
+    FUZZ_ASSERT(j != NULL);
+    json_decref(j);
+}
+
+/* ------------------------------------------------------------------ fixed requests */
+
+/* Small requests fitted on every host: one of each policy family. */
+static const char *const flavors[] = {
+    /* dedicated, thread policy prefer */
+    "{\"vcpus\":2,\"memory_mb\":512,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\"}}",
+    /* whole cores, huge pages */
+    "{\"vcpus\":2,\"memory_mb\":1024,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+    "\"hw:cpu_thread_policy\":\"isolate\",\"hw:mem_page_size\":\"large\"}}",
+    /* two shared guest cells, any page size */
+    "{\"vcpus\":4,\"memory_mb\":1024,\"extra_specs\":{\"hw:numa_nodes\":\"2\","
+    "\"hw:mem_page_size\":\"any\"}}",
+    /* siblings required, an emulator thread pCPU, 2 MiB pages */
+    "{\"vcpus\":4,\"memory_mb\":2048,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+    "\"hw:cpu_thread_policy\":\"require\",\"hw:emulator_threads_policy\":\"isolate\","
+    "\"hw:mem_page_size\":\"2048\"}}",
+    /* mixed: one shared vCPU, three dedicated */
+    "{\"vcpus\":4,\"memory_mb\":1024,\"extra_specs\":{\"hw:cpu_policy\":\"mixed\","
+    "\"hw:cpu_dedicated_mask\":\"^0\"}}",
+};
+#define NFLAVORS (sizeof(flavors) / sizeof(flavors[0]))
+
+static numafit_request_t *requests[NFLAVORS];
+static numafit_options_t *options;
+
+static void setup(void) {
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    for (size_t i = 0; i < NFLAVORS; i++) {
+        numafit_error_t err;
+        int r = numafit_request_new(flavors[i], strlen(flavors[i]), NULL, 0, 0, &requests[i], &err);
+        if (r != 1)
+            fuzz_note("fixed request %zu: %d %s", i, r, err.text);
+        FUZZ_ASSERT(r == 1);
+    }
+    FUZZ_ASSERT(numafit_options_new(&options) == 0);
+    /* keep a hostile host from making one input take seconds */
+    FUZZ_ASSERT(numafit_options_set_budget(options, 200000) == 0);
+}
+
+const numafit_options_t *fuzz_default_options(void) {
+    setup();
+    return options;
+}
+
+/* ------------------------------------------------------------------ hosts */
+
+char *fuzz_host_json(const numafit_host_t *host) {
+    numafit_error_t err;
+    char *json = NULL;
+    int r = numafit_host_to_json(host, 0, &json, &err);
+    if (r < 0)
+        fuzz_note("numafit_host_to_json: %d %s", r, err.text);
+    FUZZ_ASSERT(r == 0 && json != NULL);
+    return json;
+}
+
+/* The host's JSON is still `expect`, byte for byte. */
+static void check_host_is(const numafit_host_t *host, const char *expect, const char *why) {
+    char *now = fuzz_host_json(host);
+    if (strcmp(now, expect) != 0)
+        fuzz_note("%s: the host changed\nbefore: %s\nafter:  %s", why, expect, now);
+    FUZZ_ASSERT(strcmp(now, expect) == 0);
+    numafit_free(now);
+}
+
+/* host -> JSON (json_flags) -> host -> JSON: the same text, an equal host. */
+static void check_round_trip(const numafit_host_t *host, unsigned load_flags, unsigned json_flags) {
+    numafit_host_t *again = NULL;
+    numafit_error_t err;
+    char *json = NULL, *json2 = NULL;
+    unsigned dist;
+    int r;
+
+    fuzz_error_prefill(&err);
+    r = numafit_host_to_json(host, json_flags, &json, &err);
+    fuzz_check_error(&err);
+    if (r < 0)
+        fuzz_note("numafit_host_to_json: %d %s", r, err.text);
+    FUZZ_ASSERT(r == 0 && json != NULL);
+    fuzz_error_prefill(&err);
+    r = numafit_host_new_from_json(json, strlen(json), load_flags, &again, &err);
+    fuzz_check_error(&err);
+    if (r < 0)
+        fuzz_note("the host's JSON does not read back: %d %s at %s\n%s", r, err.text, err.where,
+                  json);
+    FUZZ_ASSERT(r == 0 && again != NULL);
+    FUZZ_ASSERT(numafit_host_to_json(again, json_flags, &json2, NULL) == 0);
+    if (strcmp(json, json2) != 0)
+        fuzz_note("to_json/from_json/to_json differs\nfirst:  %s\nsecond: %s", json, json2);
+    FUZZ_ASSERT(strcmp(json, json2) == 0);
+    /* equal too, unless discovery gave a distance matrix (not in nova's JSON) */
+    if (numafit_host_get_distance(host, 0, 0, &dist) == -ENOENT)
+        FUZZ_ASSERT(numafit_host_equal(host, again) == 1);
+    numafit_free(json);
+    numafit_free(json2);
+    numafit_host_free(again);
+}
+
+static void check_cells(const numafit_host_t *host) {
+    int ncells = numafit_host_get_cell_count(host);
+    FUZZ_ASSERT(ncells >= 0 && ncells <= NUMAFIT_MAX_CELLS);
+    for (int k = 0; k < ncells; k++) {
+        int id = numafit_host_get_cell_id(host, (unsigned)k);
+        FUZZ_ASSERT(id >= 0 && id <= NUMAFIT_CELL_ID_MAX);
+    }
+    FUZZ_ASSERT(numafit_host_get_cell_id(host, (unsigned)ncells) == -ENOENT);
+}
+
+/* ------------------------------------------------------------------ placements */
+
+void fuzz_check_placement_json(const numafit_placement_t *p) {
+    static const unsigned forms[] = {0, NUMAFIT_PLACEMENT_JSON_NOVA};
+    numafit_placement_t *fixed = NULL;
+
+    /* a fixed uuid: the nova form otherwise gets a fresh one each time */
+    FUZZ_ASSERT(numafit_placement_dup(p, &fixed) == 0 && fixed != NULL);
+    FUZZ_ASSERT(numafit_placement_set_uuid(fixed, "a4c0fd2b-24d5-4d4e-9b0c-2d2f3e1a5b6c") == 0);
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+        numafit_placement_t *again = NULL;
+        numafit_error_t err;
+        char *json = NULL, *json2 = NULL;
+        int r;
+
+        fuzz_error_prefill(&err);
+        r = numafit_placement_to_json(fixed, forms[f], &json, &err);
+        fuzz_check_error(&err);
+        if (r < 0)
+            fuzz_note("numafit_placement_to_json: %d %s", r, err.text);
+        FUZZ_ASSERT(r == 0 && json != NULL);
+        fuzz_check_json_text(json);
+        fuzz_error_prefill(&err);
+        r = numafit_placement_new_from_json(json, strlen(json), 0, &again, &err);
+        fuzz_check_error(&err);
+        if (r < 0)
+            fuzz_note("the placement's JSON does not read back: %d %s at %s\n%s", r, err.text,
+                      err.where, json);
+        FUZZ_ASSERT(r == 0 && again != NULL);
+        FUZZ_ASSERT(numafit_placement_to_json(again, forms[f], &json2, NULL) == 0);
+        if (strcmp(json, json2) != 0)
+            fuzz_note("placement to_json/from_json/to_json differs\nfirst:  %s\nsecond: %s", json,
+                      json2);
+        FUZZ_ASSERT(strcmp(json, json2) == 0);
+        numafit_free(json);
+        numafit_free(json2);
+        numafit_placement_free(again);
+    }
+    numafit_placement_free(fixed);
+}
+
+int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numafit_placement_t *p,
+                     int must_claim) {
+    numafit_host_t *work = NULL;
+    numafit_error_t err;
+    char *before, *claimed;
+    int r, r2;
+
+    FUZZ_ASSERT(numafit_host_dup(host, &work) == 0 && work != NULL);
+    before = fuzz_host_json(work);
+
+    fuzz_error_prefill(&err);
+    r = numafit_host_claim(work, p, 0, &err);
+    fuzz_check_error(&err);
+    if (r < 0) {
+        if (must_claim)
+            fuzz_note("a placement numafit_fit() gave is not claimable: %d %s %s", r, err.exception,
+                      err.text);
+        FUZZ_ASSERT(!must_claim);
+        FUZZ_ASSERT(err.text[0] != '\0' || err.exception[0] != '\0');
+        check_host_is(work, before, "a refused claim");
+        goto out;
+    }
+    FUZZ_ASSERT(r == 0);
+    claimed = fuzz_host_json(work);
+    check_round_trip(work, load_flags, 0);
+
+    /* the same placement again: refused (pinned CPUs, full pages) without a
+     * trace, or accepted (shared CPUs) and then released again */
+    fuzz_error_prefill(&err);
+    r2 = numafit_host_claim(work, p, 0, &err);
+    fuzz_check_error(&err);
+    if (r2 < 0) {
+        check_host_is(work, claimed, "a refused second claim");
+    } else {
+        FUZZ_ASSERT(r2 == 0);
+        fuzz_error_prefill(&err);
+        r2 = numafit_host_release(work, p, 0, &err);
+        fuzz_check_error(&err);
+        if (r2 < 0)
+            fuzz_note("release after a second claim: %d %s %s", r2, err.exception, err.text);
+        FUZZ_ASSERT(r2 == 0);
+        check_host_is(work, claimed, "claim then release");
+    }
+
+    fuzz_error_prefill(&err);
+    r2 = numafit_host_release(work, p, 0, &err);
+    fuzz_check_error(&err);
+    if (r2 < 0)
+        fuzz_note("release after claim: %d %s %s", r2, err.exception, err.text);
+    FUZZ_ASSERT(r2 == 0);
+    check_host_is(work, before, "claim then release");
+
+    /* releasing again: when refused, nothing changes */
+    fuzz_error_prefill(&err);
+    r2 = numafit_host_release(work, p, 0, &err);
+    fuzz_check_error(&err);
+    if (r2 < 0)
+        check_host_is(work, before, "a refused release");
+    numafit_free(claimed);
+out:
+    numafit_free(before);
+    numafit_host_free(work);
+    return r;
+}
+
+int fuzz_check_fit(const numafit_host_t *host, unsigned load_flags, const numafit_request_t *req,
+                   const numafit_options_t *opt) {
+    numafit_placement_t *p = NULL;
+    numafit_error_t err;
+    char *before = fuzz_host_json(host);
+    int r;
+
+    if (!opt)
+        opt = fuzz_default_options();
+    fuzz_error_prefill(&err);
+    r = numafit_fit(host, req, opt, 0, &p, &err);
+    fuzz_check_error(&err);
+    if (r <= 0) {
+        FUZZ_ASSERT(p == NULL);
+        FUZZ_ASSERT(r == 0 || r == -E2BIG || r == -ENOMEM || r == -EINVAL);
+        if (r == 0)
+            FUZZ_ASSERT(err.code >= NUMAFIT_E_NOFIT && err.code <= NUMAFIT_E_NOFIT_NETWORK);
+        goto out;
+    }
+    FUZZ_ASSERT(r == 1 && p != NULL);
+    FUZZ_ASSERT(numafit_placement_get_cell_count(p) == numafit_request_get_cell_count(req));
+    for (int i = 0; i < numafit_placement_get_cell_count(p); i++) {
+        int id = numafit_placement_get_host_cell(p, (unsigned)i);
+        int found = 0;
+        for (int k = 0; k < numafit_host_get_cell_count(host); k++)
+            found |= numafit_host_get_cell_id(host, (unsigned)k) == id;
+        FUZZ_ASSERT(found);
+    }
+    fuzz_check_placement_json(p);
+    fuzz_check_claim(host, load_flags, p, 1);
+    numafit_placement_free(p);
+out:
+    check_host_is(host, before, "numafit_fit");
+    numafit_free(before);
+    return r;
+}
+
+void fuzz_check_host(const numafit_host_t *host, unsigned load_flags,
+                     const numafit_options_t *opt) {
+    numafit_host_t *copy = NULL;
+
+    setup();
+    FUZZ_ASSERT(host != NULL);
+    check_cells(host);
+    check_round_trip(host, load_flags, 0);
+    check_round_trip(host, load_flags, NUMAFIT_HOST_JSON_STRING);
+    check_round_trip(host, load_flags, NUMAFIT_JSON_INDENT);
+
+    FUZZ_ASSERT(numafit_host_dup(host, &copy) == 0 && copy != NULL);
+    FUZZ_ASSERT(numafit_host_equal(host, copy) == 1);
+    FUZZ_ASSERT(numafit_host_equal(copy, host) == 1);
+    numafit_host_free(copy);
+
+    for (size_t i = 0; i < NFLAVORS; i++)
+        fuzz_check_fit(host, load_flags, requests[i], opt);
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""Write the seed corpora of the fuzz targets from the repository's fixtures:
+
+  tests/fuzz/corpus/<target>/seed-*      (the other files there are kept)
+
+  caps_xml    tests/data/caps/*.xml (those under 16 KiB)
+  sysfs       tests/data/sysfs/<host>/sys/devices/system as PATH\\0CONTENT\\0 records
+  doctor      tests/data/doctor/<host>/ as records, and rt-good with "flags" r
+  synthetic   the specs of the unit tests and the documentation
+  placement   examples/fleet/instances.jsonl topologies (with their host's
+              JSON when it is small) and the plain placements of tests/cases
+  limits      the limits of tests/cases and examples/fleet/limits.json
+  hostconf    a few nova.conf option sets
+  domain      the flavors and images of tests/cases, with domain settings
+  plan_load   examples/fleet and tests/plan/data dumps, instances, flavors
+  render      tests/data/plan/*.json
+  batch       the input lines of tests/cases
+
+Run from anywhere: /usr/bin/python3 tests/fuzz/make-seeds.py
+Only seeds up to 16 KiB are written; see doc/fuzzing.md.
+"""
+import glob
+import json
+import os
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.path.join(TOP, "tests", "fuzz", "corpus")
+MAX = 16 * 1024
+
+
+def rd(*parts):
+    with open(os.path.join(TOP, *parts), "rb") as f:
+        return f.read()
+
+
+def put(target, name, data):
+    if isinstance(data, str):
+        data = data.encode()
+    if len(data) > MAX:
+        return
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+def records(root, sub=""):
+    """PATH\\0CONTENT\\0 records of every file under root/sub (paths relative to root/sub)."""
+    base = os.path.join(root, sub)
+    out = b""
+    for dirpath, _, names in sorted(os.walk(base)):
+        for n in sorted(names):
+            p = os.path.join(dirpath, n)
+            out += os.path.relpath(p, base).encode() + b"\0" + open(p, "rb").read() + b"\0"
+    return out
+
+
+def loads(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def cases():
+    for path in sorted(glob.glob(os.path.join(TOP, "tests", "cases", "*.case"))):
+        name = os.path.basename(path)[:-5]
+        lines = {}
+        for line in open(path, encoding="utf-8"):
+            if ":" in line and not line.startswith("#"):
+                k, v = line.split(":", 1)
+                lines.setdefault(k.strip(), []).append(v.strip())
+        yield name, lines
+
+
+def main():
+    for p in sorted(glob.glob(os.path.join(TOP, "tests", "data", "caps", "*"))):
+        put("caps_xml", os.path.basename(p).rsplit(".", 1)[0], open(p, "rb").read())
+    put("caps_xml", "online", rd("tests", "data", "caps", "edge-offline.xml") + b"\0" + b"0-2,4-7")
+
+    for d in sorted(glob.glob(os.path.join(TOP, "tests", "data", "sysfs", "*"))):
+        put("sysfs", os.path.basename(d), records(d, "sys/devices/system"))
+    for d in sorted(glob.glob(os.path.join(TOP, "tests", "data", "doctor", "*"))):
+        put("sysfs", "doctor-" + os.path.basename(d), records(d, "sys/devices/system"))
+        put("doctor", os.path.basename(d), records(d))
+    put("doctor", "rt-good-flags",
+        records(os.path.join(TOP, "tests", "data", "doctor", "rt-good")) + b"flags\0ri\0")
+    put("doctor", "conf-only", b"etc/nova/nova.conf\0[compute]\ncpu_dedicated_set = 2-7\n\0")
+
+    specs = [
+        "cells:2 cores:8 threads:2 mem:64G pages:1G=4,2M=512 dedicated:2-7,18-23 shared:0-1,16-17",
+        "cells:4 sockets:2 cores:6 threads:2 mem:32G pages:2M=1024",
+        "cells:1 cores:4 dedicated:2-3 shared:0-1", "cells:8 cores:2 threads:2 mem:8G pages:2M=512",
+        "cells:2 cores:4 threads:2 mem:16G pages:1G=4,2M=1024 shared:0,4,8,12",
+        "2x32c2t 4cells 1G:64 2M:4096", "2x4c2t 2cells 1G:4 2M:1024 mem:64G", "1x2c mem:4G 1G:8",
+        "1x8c dedicated:2-7 shared:0-1", "1x64c2t 3cells", "2x8c 1G:3", "cells:1",
+        "cells:32 sockets:2 cores:16 threads:2 mem:64G",
+    ]
+    for i, s in enumerate(specs):
+        put("synthetic", "spec%02d" % i, s)
+
+    hosts = {}
+    for line in rd("examples", "fleet", "compute_nodes.jsonl").decode().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            hosts[row["hypervisor_hostname"]] = row["numa_topology"]
+    for i, line in enumerate(rd("examples", "fleet", "instances.jsonl").decode().splitlines()):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        topo = row["numa_topology"]
+        topo = topo if isinstance(topo, str) else json.dumps(topo)
+        host = hosts.get(row.get("host") or row.get("node") or "")
+        host = host if isinstance(host, str) or host is None else json.dumps(host)
+        put("placement", "fleet%02d" % i, topo)
+        if host:
+            put("placement", "fleet%02d-host" % i, topo + "\0" + host)
+    for name, c in cases():
+        for exp in c.get("expected", []):
+            fit = loads(exp)
+            fit = fit.get("fit") if isinstance(fit, dict) else None
+            if isinstance(fit, list):
+                put("placement", "case-" + name, json.dumps(fit))
+                inp = loads(c["input"][0])
+                put("placement", "case-%s-host" % name,
+                    json.dumps(fit) + "\0" + json.dumps(inp["host"]))
+
+    put("limits", "fleet", rd("examples", "fleet", "limits.json"))
+    put("limits", "null", "null")
+    put("limits", "primitive", json.dumps({
+        "nova_object.name": "NUMATopologyLimits", "nova_object.namespace": "nova",
+        "nova_object.version": "1.1", "nova_object.data": {
+            "cpu_allocation_ratio": 16.0, "ram_allocation_ratio": 1.5,
+            "network_metadata": {"nova_object.name": "NetworkMetadata",
+                                 "nova_object.namespace": "nova", "nova_object.version": "1.0",
+                                 "nova_object.data": {"physnets": ["physnet1"],
+                                                      "tunneled": True}}}}))
+    put("limits", "physnets", json.dumps({"cpu_allocation_ratio": 4.0, "ram_allocation_ratio": 1.0,
+                                          "network_metadata": {"physnets": ["physnet0", "physnet3"],
+                                                               "tunneled": False}}))
+    for name, c in cases():
+        inp = loads(c["input"][0]) if c.get("input") else None
+        if isinstance(inp, dict) and inp.get("limits") is not None:
+            put("limits", "case-" + name, json.dumps(inp["limits"]))
+
+    confs = {
+        "dedicated-shared": "d 2-7,10-15\ns 0-1,8-9\n",
+        "legacy-pin-set": "v 1-7,^4\n",
+        "reserved": "r node:0,size:2048,count:64\nr node:1,size:1GB,count:1\n",
+        "physnets": "p physnet1\t0\np physnet2\t0,1\nt 1\n",
+        "offline": "o 0-6,8-15\nd 2-5\n",
+        "all": "d 4-7,12-15\ns 0-3\nr node:0, size:2MB, count:512\np foo\t1\nt 0,1\n",
+    }
+    for name, text in confs.items():
+        put("hostconf", name, text)
+
+    quota = {"vcpus": 2, "memory_mb": 1024, "extra_specs": {
+        "quota:cpu_shares": "2048", "quota:cpu_period": "20000", "quota:cpu_quota": "10000",
+        "quota:disk_read_bytes_sec": "10240000", "quota:disk_write_iops_sec": "100",
+        "quota:vif_inbound_average": "1024", "quota:vif_inbound_peak": "2048",
+        "quota:vif_outbound_average": "512"}}
+    put("domain", "quota", json.dumps(quota) + "\0\0F 1\n")
+    put("domain", "quota-exact", json.dumps(quota) + "\0\0F 3\nn guest\nu 11111111-2222-3333-4444-555555555555\n")
+    for name, c in cases():
+        inp = loads(c["input"][0]) if c.get("input") else None
+        if not isinstance(inp, dict) or not isinstance(inp.get("flavor"), dict):
+            continue
+        img = json.dumps(inp["image"]) if isinstance(inp.get("image"), dict) else ""
+        put("domain", "case-" + name,
+            json.dumps(inp["flavor"]) + "\0" + img + "\0" + "s 0-1,8-9\nm host-passthrough\n")
+
+    def head(data, n):
+        return b"\n".join(data.split(b"\n")[:n]) + b"\n"
+
+    fleet_jsonl = rd("examples", "fleet", "compute_nodes.jsonl")
+    put("plan_load", "db-jsonl", b"dj" + head(fleet_jsonl, 3))
+    put("plan_load", "db-sniff-jsonl", b"d-" + head(fleet_jsonl, 2))
+    put("plan_load", "db-csv", b"dc" + head(rd("examples", "fleet", "compute_nodes.csv"), 3))
+    put("plan_load", "db-tsv", b"dt" + head(rd("tests", "plan", "data", "nodes-batch.tsv"), 3))
+    put("plan_load", "db-list", b"da" + rd("tests", "plan", "data", "nodes-list.json"))
+    put("plan_load", "db-quoted-csv", b"d-" + rd("tests", "plan", "data", "nodes-quoted.csv"))
+    inst = rd("examples", "fleet", "instances.jsonl")
+    put("plan_load", "instances", b"i\0" + head(fleet_jsonl, 6) + b"\0" + head(inst, 4))
+    put("plan_load", "flavors-list", b"fl" + rd("examples", "fleet", "flavors.json"))
+    put("plan_load", "flavors-mix", b"fl" + rd("examples", "fleet", "mix5.json"))
+    put("plan_load", "flavor-single", b"fs" + rd("examples", "fleet", "rt_flavor.json"))
+    for n in ("four", "iso", "odd", "one"):
+        put("plan_load", "flavor-" + n, b"fs" + rd("tests", "plan", "data", n + ".json"))
+
+    for p in sorted(glob.glob(os.path.join(TOP, "tests", "data", "plan", "*.json"))):
+        put("render", os.path.basename(p)[:-5], open(p, "rb").read())
+
+    for name, c in cases():
+        put("batch", name, "\n".join(c.get("input", [])) + "\n")
+
+
+if __name__ == "__main__":
+    main()
