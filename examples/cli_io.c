@@ -215,14 +215,14 @@ void cli_stdio_init(void) {
 }
 
 int cli_close_stdout(const char *prog, int rc, int nofit_rc) {
-    bool bad = ferror(stdout) != 0;
+    bool bad;
     int err = 0;
 
     errno = 0;
-    if (fclose(stdout) != 0) {
-        bad = true;
+    if (fflush(stdout) != 0)
         err = errno;
-    }
+    bad = err != 0 || ferror(stdout) != 0;
+    clearerr(stdout); /* a later run in the same process starts clean */
     if (!bad)
         return rc;
     if (rc != 0 && rc != nofit_rc)

@@ -45,11 +45,12 @@ int cli_write_file(const char *path, const void *data, size_t n, char *why, size
  * output fails instead of landing in that file. */
 void cli_stdio_init(void);
 
-/* At exit: the fate of standard output. When anything written to it failed
- * (ferror) or closing it fails and rc is 0 or nofit_rc (success or a
+/* At exit: the fate of standard output. It is flushed; when that or anything
+ * written before failed (ferror) and rc is 0 or nofit_rc (success or a
  * verdict), prints "PROG: cannot write standard output: REASON" and returns
  * 1; otherwise returns rc (a command that failed has said why). nofit_rc < 0:
- * none. */
+ * none. Standard output stays open and its error flag is cleared: the CLI's
+ * main() may run more than once in a process (the batch fuzz target). */
 int cli_close_stdout(const char *prog, int rc, int nofit_rc);
 
 #endif
