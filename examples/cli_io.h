@@ -31,6 +31,16 @@ FILE *cli_fopen_read(const char *path, bool allow_stdin, char *why, size_t whyle
  * "line L column C: TEXT" (or just TEXT without a position) and -EBADMSG. */
 int cli_json_error(const json_error_t *jerr, char *out, size_t outlen);
 
+/* The largest number of JSON values the CLI parses from one input (a file
+ * or a batch line: a host of 16,384 CPUs with its flavor, image, limits). */
+#define CLI_JSON_VALUES_MAX (1u << 19)
+
+/* json_loadb() after counting the values with a byte scan: jansson keeps
+ * some 50 bytes per value, so a text of many small values is refused
+ * before it is parsed (NULL, jerr->text "more than N JSON values", line
+ * and column -1). */
+json_t *cli_json_load(const char *buf, size_t len, size_t flags, json_error_t *jerr);
+
 /* Writing. */
 
 /* Write n bytes to path atomically: a temporary file in the same directory,

@@ -1302,7 +1302,7 @@ static int rows_next(struct rows *r) {
             r->fast = true;
             return 1;
         }
-        r->row = json_loadb(r->buf, r->used, JSON_REJECT_DUPLICATES, &jerr);
+        r->row = cli_json_load(r->buf, r->used, JSON_REJECT_DUPLICATES, &jerr);
         if (!r->row && cli_json_error(&jerr, NULL, 0) == -ENOMEM)
             return rows_fail(r, -PLAN_EXIT_FAIL, "out of memory");
         if (!r->row)
@@ -1993,7 +1993,7 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
     if (!text)
         return ret;
     ret = 0;
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    root = cli_json_load(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
         plan_err("%s: out of memory", path);
         free(text);
@@ -2039,7 +2039,7 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
             lineno++;
             if (strspn(line, " \t\r") >= n)
                 continue;
-            fl = json_loadb(line, n, JSON_REJECT_DUPLICATES, &jerr);
+            fl = cli_json_load(line, n, JSON_REJECT_DUPLICATES, &jerr);
             if (!fl && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
                 plan_err("%s:%lu: out of memory", path, lineno);
                 ret = PLAN_EXIT_FAIL;
