@@ -160,7 +160,9 @@ numafit_host_new_from_libvirt(const char *uri, const numafit_hostconf_t *conf, u
  * core 0, its own sibling (libvirt's defaults). Without node directories the
  * host has 0 cells. Every file read is bounded (64 KiB).
  * \return as numafit_host_new_from_caps_xml(), plus -ENOENT/-EACCES/-EIO for
- * unreadable files (reterr->where has the path).
+ * unreadable files, the errno of open(), opendir() or read() as it is for
+ * others (e.g. -ENOTDIR, -EISDIR), -EFBIG for a file over 64 KiB
+ * (reterr->where has the path).
  * \ownership owned
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int
