@@ -7,7 +7,7 @@
  * For a host (fuzz_check_host):
  *  - its cells are within the model's limits;
  *  - to_json, then new_from_json, then to_json gives the same text, byte for
- *    byte (plain, DB string and indented forms), and an equal host; dup too;
+ *    byte (plain and DB string forms), and an equal host; dup too;
  *  - for a few fixed requests (and any the target adds, fuzz_check_fit):
  *    every placement numafit_fit() returns is claimable on that host; claim
  *    then release restores the host JSON byte for byte; a refused claim or
