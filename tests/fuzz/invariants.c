@@ -213,6 +213,47 @@ static void check_cells(const numafit_host_t *host) {
 
 /* ------------------------------------------------------------------ placements */
 
+/* What any placement must be, read from its plain JSON: page sizes are
+ * powers of two of at least 4 KiB (or null), and no pCPU is used twice
+ * (vCPU pins and emulator pCPUs, over all cells). */
+static void check_placement_sane(const char *plain) {
+    json_t *cells = json_loads(plain, 0, NULL), *cell;
+    static unsigned char seen[NUMAFIT_CPU_MAX + 1];
+    size_t i;
+
+    FUZZ_ASSERT(json_is_array(cells));
+    memset(seen, 0, sizeof(seen));
+    json_array_foreach(cells, i, cell) {
+        json_t *ps = json_object_get(cell, "pagesize"), *pin, *v;
+        const char *key;
+        size_t k;
+        if (!json_is_null(ps)) {
+            json_int_t kb = json_integer_value(ps);
+            if (!json_is_integer(ps) || kb < 4 || (kb & (kb - 1)) != 0)
+                fuzz_note("placement page size is not a power of two >= 4 KiB: %s", plain);
+            FUZZ_ASSERT(json_is_integer(ps) && kb >= 4 && (kb & (kb - 1)) == 0);
+        }
+        pin = json_object_get(cell, "cpu_pinning");
+        json_object_foreach(pin, key, v) {
+            json_int_t c = json_integer_value(v);
+            FUZZ_ASSERT(json_is_integer(v) && c >= 0 && c <= NUMAFIT_CPU_MAX);
+            if (seen[c])
+                fuzz_note("placement uses pCPU %lld twice: %s", (long long)c, plain);
+            FUZZ_ASSERT(!seen[c]);
+            seen[c] = 1;
+        }
+        json_array_foreach(json_object_get(cell, "cpuset_reserved"), k, v) {
+            json_int_t c = json_integer_value(v);
+            FUZZ_ASSERT(json_is_integer(v) && c >= 0 && c <= NUMAFIT_CPU_MAX);
+            if (seen[c])
+                fuzz_note("placement uses pCPU %lld twice: %s", (long long)c, plain);
+            FUZZ_ASSERT(!seen[c]);
+            seen[c] = 1;
+        }
+    }
+    json_decref(cells);
+}
+
 void fuzz_check_placement_json(const numafit_placement_t *p) {
     static const unsigned forms[] = {0, NUMAFIT_PLACEMENT_JSON_NOVA};
     numafit_placement_t *fixed = NULL;
@@ -233,6 +274,8 @@ void fuzz_check_placement_json(const numafit_placement_t *p) {
             fuzz_note("numafit_placement_to_json: %d %s", r, err.text);
         FUZZ_ASSERT(r == 0 && json != NULL);
         fuzz_check_json_text(json);
+        if (forms[f] == 0)
+            check_placement_sane(json);
         fuzz_error_prefill(&err);
         r = numafit_placement_new_from_json(json, strlen(json), 0, &again, &err);
         fuzz_check_error(&err);
