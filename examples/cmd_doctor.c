@@ -24,6 +24,8 @@
 #include <numafit.h>
 #include <numafit/doctor.h>
 
+#include "cli_io.h"
+
 #define EXIT_USAGE 2
 
 int numafit_cli_doctor(int argc, char **argv);
@@ -43,41 +45,6 @@ static void usage(FILE *o) {
                "  --json            print the JSON report even on a terminal\n"
                "\n"
                "Exit status: 0 no errors, 1 errors found, 2 usage.\n");
-}
-
-/* Read a whole file (at most NUMAFIT_DOCTOR_CONF_MAX + 1 bytes, so that the
- * library reports a larger one). NULL with errno set on failure. */
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    size_t cap = NUMAFIT_DOCTOR_CONF_MAX + 1, n = 0;
-    char *buf;
-    if (!f)
-        return NULL;
-    buf = malloc(cap + 1);
-    if (!buf) {
-        if (f != stdin)
-            fclose(f);
-        errno = ENOMEM;
-        return NULL;
-    }
-    while (n < cap) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        if (!got)
-            break;
-        n += got;
-    }
-    if (ferror(f)) {
-        free(buf);
-        if (f != stdin)
-            fclose(f);
-        errno = EIO;
-        return NULL;
-    }
-    if (f != stdin)
-        fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
 }
 
 static void print_wrapped(FILE *o, const char *indent, const char *text) {
@@ -171,7 +138,7 @@ int numafit_cli_doctor(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     const char *root = NULL, *conf_path = NULL;
-    char *conf = NULL, *out = NULL, defconf[4096];
+    char *conf = NULL, *out = NULL, defconf[4096], why[256];
     size_t conf_len = 0;
     bool json = false;
     unsigned flags = 0;
@@ -212,8 +179,10 @@ int numafit_cli_doctor(int argc, char **argv) {
         if (access(defconf, R_OK) == 0)
             conf_path = defconf;
     }
-    if (conf_path && !(conf = read_all(conf_path, &conf_len))) {
-        fprintf(stderr, "numafit doctor: %s: %s\n", conf_path, strerror(errno));
+    /* a regular file (a directory or FIFO is refused, never read) or "-" */
+    if (conf_path && cli_read_file(conf_path, NUMAFIT_DOCTOR_CONF_MAX, true, &conf, &conf_len, why,
+                                   sizeof(why)) < 0) {
+        fprintf(stderr, "numafit doctor: --nova-conf %s: %s\n", conf_path, why);
         return 1;
     }
     if (!json && !isatty(STDOUT_FILENO))
@@ -231,7 +200,8 @@ int numafit_cli_doctor(int argc, char **argv) {
         json_error_t je;
         json_t *report = json_loads(out, 0, &je);
         if (!report) {
-            fprintf(stderr, "numafit doctor: %s\n", je.text);
+            cli_json_error(&je, why, sizeof(why));
+            fprintf(stderr, "numafit doctor: %s\n", why);
             numafit_free(out);
             return 1;
         }

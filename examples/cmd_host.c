@@ -26,6 +26,7 @@
 #include <numafit/discover.h>
 
 #include "cli_conf.h"
+#include "cli_io.h"
 
 #define EXIT_USAGE 2
 
@@ -60,45 +61,6 @@ static void usage(FILE *o) {
                "Exit status: 0 ok, 1 error (nova's exception name is printed), 2 usage.\n");
 }
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    size_t cap = 1 << 16, n = 0;
-    char *buf;
-    if (!f)
-        return NULL;
-    buf = malloc(cap + 1);
-    while (buf) {
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (n < cap) {
-            if (ferror(f)) {
-                free(buf);
-                buf = NULL;
-            }
-            break;
-        }
-        if (cap > NUMAFIT_INPUT_MAX) {
-            /* larger than the library accepts: let it refuse the size */
-            break;
-        }
-        char *nb = realloc(buf, cap * 2 + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (f != stdin)
-        fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
-}
-
 static json_t *data(json_t *o) {
     return json_object_get(o, "nova_object.data");
 }
@@ -130,13 +92,18 @@ static void size_kb(char *out, size_t cap, long long kb) {
         snprintf(out, cap, "%lld KiB", kb);
 }
 
-static void summary(const numafit_host_t *h, const char *json, const char *source) {
+/* Returns 0, or -1 with the message printed. */
+static int summary(const numafit_host_t *h, const char *json, const char *source) {
     json_error_t jerr;
     json_t *root = json_loads(json, 0, &jerr), *cells, *cell;
     size_t i;
     int n = numafit_host_get_cell_count(h);
-    if (!root)
-        return;
+    char why[200];
+    if (!root) {
+        cli_json_error(&jerr, why, sizeof(why));
+        fprintf(stderr, "numafit host: %s\n", why);
+        return -1;
+    }
     cells = json_object_get(data(root), "cells");
     printf("Host %s: %d NUMA cell%s\n", source, n, n == 1 ? "" : "s");
     if (n == 0)
@@ -201,6 +168,7 @@ static void summary(const numafit_host_t *h, const char *json, const char *sourc
         }
     }
     json_decref(root);
+    return 0;
 }
 
 static int fail(const char *what, int rc, const numafit_error_t *e) {
@@ -330,10 +298,10 @@ int numafit_cli_host(int argc, char **argv) {
         rc = numafit_host_new_from_libvirt(libvirt_uri, conf, flags, &host, &err);
     } else if (caps) {
         size_t len = 0;
-        char *xml = read_file(caps, &len);
+        char *xml = NULL, why[256];
         snprintf(label, sizeof(label), "capabilities %s", caps);
-        if (!xml) {
-            fprintf(stderr, "numafit host: %s: %s\n", caps, strerror(errno ? errno : EIO));
+        if (cli_read_file(caps, NUMAFIT_INPUT_MAX, true, &xml, &len, why, sizeof(why)) < 0) {
+            fprintf(stderr, "numafit host: %s: %s\n", caps, why);
             goto out;
         }
         rc = numafit_host_new_from_caps_xml(xml, len, conf, online, flags, &host, &err);
@@ -354,9 +322,9 @@ int numafit_cli_host(int argc, char **argv) {
     }
     if (json || !isatty(STDOUT_FILENO))
         printf("%s\n", out);
-    else
-        summary(host, out, label);
-    ret = fflush(stdout) == 0 ? 0 : 1;
+    else if (summary(host, out, label) < 0)
+        goto out;
+    ret = 0; /* main() checks that standard output was written */
 out:
     numafit_free(out);
     numafit_host_free(host);

@@ -13,10 +13,12 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +27,7 @@
 #include <numafit.h>
 
 #include "cli_conf.h"
+#include "cli_io.h"
 #include "plan_fleet.h"
 #include "plan_render.h"
 
@@ -149,15 +152,22 @@ static int load_limits(struct plan *pl, const char *path) {
     json_t *root, *d;
     numafit_options_t *o = NULL;
     numafit_error_t e;
-    char *txt;
+    char *txt = NULL, why[256];
+    size_t len;
     int rc;
 
-    root = json_load_file(path, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (cli_read_file(path, NUMAFIT_INPUT_MAX, false, &txt, &len, why, sizeof(why)) < 0) {
+        plan_err("--limits %s: %s", path, why);
+        return PLAN_EXIT_INPUT;
+    }
+    root = json_loadb(txt, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    free(txt);
     if (!root) {
-        if (jerr.line < 1)
-            plan_err("--limits %s: %s", path, jerr.text);
-        else
-            plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
+        if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM) {
+            plan_err("--limits %s: %s", path, why);
+            return PLAN_EXIT_FAIL;
+        }
+        plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
         return PLAN_EXIT_INPUT;
     }
     txt = json_dumps(root, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -261,18 +271,53 @@ static double mono_now(void) {
 }
 
 /* Write a picture; returns 0 or PLAN_EXIT_FAIL. */
-static int picture(const json_t *plan, const char *opt, const char *path, FILE *f, bool html) {
-    char err[512] = "";
-    int rc = html ? plan_render_html(plan, f, err, sizeof(err))
-                  : plan_render_svg(plan, NULL, f, err, sizeof(err));
-    if (fclose(f) != 0 && rc == 0) {
-        snprintf(err, sizeof(err), "%s", strerror(errno));
+/* Draw the plan into memory, then write path whole or not at all (a
+ * temporary file renamed into place: an existing file stays as it was when
+ * drawing or writing fails). */
+static int picture(const json_t *plan, const char *opt, const char *path, bool html) {
+    char err[512] = "", *data = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&data, &n);
+    int rc;
+
+    if (!mem) {
+        plan_err("%s %s: out of memory", opt, path);
+        return PLAN_EXIT_FAIL;
+    }
+    rc = html ? plan_render_html(plan, mem, err, sizeof(err))
+              : plan_render_svg(plan, NULL, mem, err, sizeof(err));
+    if (fclose(mem) != 0 && rc == 0) {
+        snprintf(err, sizeof(err), "out of memory");
         rc = -1;
     }
+    /* "-" is a file of that name here, as it always was */
+    if (rc == 0 && cli_write_file(strcmp(path, "-") ? path : "./-", data, n, err, sizeof(err)) < 0)
+        rc = -1;
+    free(data);
     if (rc < 0) {
         plan_err("%s %s: %s", opt, path, err[0] ? err : "cannot draw the plan");
-        unlink(path);
         return PLAN_EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* Before the plan runs: can a file be created where an output goes? */
+static int writable_dir(const char *opt, const char *path) {
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    struct stat st;
+
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        plan_err("%s %s: is a directory", opt, path);
+        return -1;
+    }
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (access(dir, W_OK | X_OK) < 0) {
+        plan_err("%s %s: %s", opt, path, strerror(errno));
+        return -1;
     }
     return 0;
 }
@@ -355,7 +400,6 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
     numafit_error_t e;
     unsigned disc_flags = 0;
     bool cpu_opts = false; /* a CPU pool option: applied to every host */
-    FILE *svg = NULL, *html = NULL;
     json_t *plan_json = NULL;
     double t0 = mono_now();
     bool in_options = true;
@@ -565,14 +609,9 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
         /* a file holding null */
         pl->limits[0].cpu_ratio = pl->limits[0].ram_ratio = 0;
     }
-    if (pl->svg_path && !(svg = fopen(pl->svg_path, "w"))) {
-        plan_err("--svg %s: %s", pl->svg_path, strerror(errno));
+    if ((pl->svg_path && writable_dir("--svg", pl->svg_path) < 0) ||
+        (pl->html_path && writable_dir("--html", pl->html_path) < 0))
         goto out;
-    }
-    if (pl->html_path && !(html = fopen(pl->html_path, "w"))) {
-        plan_err("--html %s: %s", pl->html_path, strerror(errno));
-        goto out;
-    }
 
     /* flavors first: a bad one is found before the hosts are loaded */
     for (size_t i = 0; i < nflav; i++)
@@ -634,7 +673,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
     }
     if (pl->placements)
         pl->keep = (uint32_t)pl->nhosts;
-    else if (pl->detail || svg || html)
+    else if (pl->detail || pl->svg_path || pl->html_path)
         pl->keep = pl->draw < pl->nhosts ? pl->draw : (uint32_t)pl->nhosts;
     for (size_t i = 0; i < ninst; i++)
         if ((ret = plan_load_instances(pl, inst[i])) != 0)
@@ -669,7 +708,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
 
     /* output */
     ret = PLAN_EXIT_FAIL;
-    if (pl->json || svg || html) {
+    if (pl->json || pl->svg_path || pl->html_path) {
         plan_json = plan_to_json(pl);
         if (!plan_json) {
             plan_err("out of memory");
@@ -684,34 +723,24 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
     } else {
         plan_report(stdout, pl);
     }
-    if (fflush(stdout) != 0) {
-        plan_err("cannot write the plan: %s", strerror(errno));
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        plan_err("cannot write the plan: %s", strerror(errno ? errno : EIO));
         goto out;
     }
     ret = 0;
-    if (svg) {
-        rc = picture(plan_json, "--svg", pl->svg_path, svg, false);
-        svg = NULL;
+    if (pl->svg_path) {
+        rc = picture(plan_json, "--svg", pl->svg_path, false);
         if (rc)
             ret = rc;
     }
-    if (html) {
-        rc = picture(plan_json, "--html", pl->html_path, html, true);
-        html = NULL;
+    if (pl->html_path) {
+        rc = picture(plan_json, "--html", pl->html_path, true);
         if (rc)
             ret = rc;
     }
 out:
     if (ret == PLAN_EXIT_INPUT && in_options)
         fprintf(stderr, "Try 'numafit plan --help'.\n");
-    if (svg) {
-        fclose(svg);
-        unlink(pl->svg_path);
-    }
-    if (html) {
-        fclose(html);
-        unlink(pl->html_path);
-    }
     json_decref(plan_json);
     if (pl)
         plan_free(pl);

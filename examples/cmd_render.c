@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "cli_io.h"
 #include "plan_render.h"
 
 #define RENDER_EXIT_IO    1
@@ -36,84 +37,27 @@ static void render_usage(FILE *o) {
                "  --strategy S     the strategy the SVG shows (default: the plan's first)\n"
                "\n"
                "At least one of --svg and --html is needed. Nothing is written when the plan\n"
-               "is refused; the message names the JSON path at fault.\n"
+               "is refused (the message names the JSON path at fault); each file is written\n"
+               "whole or not at all (a temporary file renamed into place).\n"
                "Exit status: 0 written, 1 write error, 2 usage or a bad plan.\n");
 }
 
-/* The whole of path ("-": stdin), NUL-terminated; NULL with a message. */
+/* The whole of path ("-": stdin; otherwise a regular file), NUL-terminated;
+ * NULL with a message. */
 static char *render_read(const char *path, size_t *ret_len) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = NULL, *nbuf;
+    char why[256], *buf = NULL;
 
-    if (!f) {
-        fprintf(stderr, "numafit render: %s: %s\n", path, strerror(errno));
+    if (cli_read_file(path, RENDER_INPUT_MAX, true, &buf, ret_len, why, sizeof(why)) < 0) {
+        fprintf(stderr, "numafit render: %s: %s\n", path, why);
         return NULL;
     }
-    for (;;) {
-        size_t got;
-        if (!buf || n == cap) {
-            if (buf)
-                cap *= 2;
-            if (cap > (size_t)RENDER_INPUT_MAX + 1)
-                cap = (size_t)RENDER_INPUT_MAX + 1;
-            nbuf = realloc(buf, cap + 1);
-            if (!nbuf) {
-                fprintf(stderr, "numafit render: %s: out of memory\n", path);
-                goto fail;
-            }
-            buf = nbuf;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n > RENDER_INPUT_MAX) {
-            fprintf(stderr, "numafit render: %s: larger than %u MiB\n", path,
-                    RENDER_INPUT_MAX >> 20);
-            goto fail;
-        }
-        if (!got)
-            break;
-    }
-    if (ferror(f)) {
-        fprintf(stderr, "numafit render: %s: read error\n", path);
-        goto fail;
-    }
-    if (f != stdin)
-        fclose(f);
-    buf[n] = '\0';
-    *ret_len = n;
     return buf;
-fail:
-    if (f != stdin)
-        fclose(f);
-    free(buf);
-    return NULL;
 }
 
-/* Write the n bytes of data to path ("-": stdout). Returns 0 or -1. */
-static int render_write(const char *path, const char *data, size_t n) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-    bool bad;
-
-    if (!f) {
-        fprintf(stderr, "numafit render: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    bad = fwrite(data, 1, n, f) != n;
-    bad |= fflush(f) != 0;
-    if (f != stdout)
-        bad |= fclose(f) != 0;
-    if (bad) {
-        fprintf(stderr, "numafit render: %s: write error\n", path);
-        return -1;
-    }
-    return 0;
-}
-
-/* Render into memory with svg (or html when svg is false), then write the
- * file: a refused plan leaves no file behind. */
-static int render_one(const json_t *plan, const char *strategy, bool svg, const char *path,
-                      const char *input) {
+/* Render into memory with svg (or html when svg is false): *ret_data and
+ * *ret_n, or an exit status with the message printed. */
+static int render_one(const json_t *plan, const char *strategy, bool svg, const char *input,
+                      char **ret_data, size_t *ret_n) {
     char err[256] = "", *data = NULL;
     size_t n = 0;
     FILE *mem = open_memstream(&data, &n);
@@ -135,17 +79,29 @@ static int render_one(const json_t *plan, const char *strategy, bool svg, const 
         return strcmp(err, "out of memory") && strcmp(err, "write error") ? RENDER_EXIT_USAGE
                                                                           : RENDER_EXIT_IO;
     }
-    rc = render_write(path, data, n) ? RENDER_EXIT_IO : 0;
-    free(data);
-    return rc;
+    *ret_data = data;
+    *ret_n = n;
+    return 0;
+}
+
+/* Write a rendered picture: atomically (a temporary file renamed), so a
+ * failure leaves no partial file; "-" is standard output. */
+static int render_write(const char *path, const char *data, size_t n) {
+    char why[300];
+    if (cli_write_file(path, data, n, why, sizeof(why)) < 0) {
+        fprintf(stderr, "numafit render: %s: %s\n", strcmp(path, "-") ? path : "standard output",
+                why);
+        return RENDER_EXIT_IO;
+    }
+    return 0;
 }
 
 int numafit_cli_render(int argc, char **argv) {
     const char *input = NULL, *svg = NULL, *html = NULL, *strategy = NULL;
     json_error_t jerr;
     json_t *plan;
-    char *text;
-    size_t len;
+    char *text, *svg_data = NULL, *html_data = NULL, why[200];
+    size_t len, svg_n = 0, html_n = 0;
     int i, rc = 0;
 
     for (i = 1; i < argc; i++) {
@@ -207,15 +163,23 @@ int numafit_cli_render(int argc, char **argv) {
     plan = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     free(text);
     if (!plan) {
-        fprintf(stderr, "numafit render: %s: line %d column %d: %s\n", input, jerr.line,
-                jerr.column, jerr.text);
-        return RENDER_EXIT_USAGE;
+        rc = cli_json_error(&jerr, why, sizeof(why));
+        fprintf(stderr, "numafit render: %s: %s\n", input, why);
+        return rc == -ENOMEM ? RENDER_EXIT_IO : RENDER_EXIT_USAGE;
     }
+    /* both pictures are drawn before anything is written: a plan refused by
+     * either leaves no file */
     if (svg)
-        rc = render_one(plan, strategy, true, svg, input);
+        rc = render_one(plan, strategy, true, input, &svg_data, &svg_n);
     if (!rc && html)
-        rc = render_one(plan, NULL, false, html, input);
+        rc = render_one(plan, NULL, false, input, &html_data, &html_n);
     json_decref(plan);
+    if (!rc && svg)
+        rc = render_write(svg, svg_data, svg_n);
+    if (!rc && html)
+        rc = render_write(html, html_data, html_n);
+    free(svg_data);
+    free(html_data);
     return rc;
 
 usage:

@@ -29,6 +29,7 @@
 
 #include <numafit.h>
 
+#include "cli_io.h"
 #include "demo.h"
 
 #define PLAN_CAP   100000L /* most instances a plan places */
@@ -537,7 +538,10 @@ static json_t *batch_answer(const struct cli *cli, const char *line, size_t len)
 
     in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!in)
-        return error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column, jerr.text);
+        return cli_json_error(&jerr, NULL, 0) == -ENOMEM
+                   ? error_answer("NOMEM", "out of memory")
+                   : error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column,
+                                  jerr.text);
     ans = check_line(c, in, &op, &max);
     if (ans) {
         json_decref(in);
@@ -556,12 +560,16 @@ static json_t *batch_answer(const struct cli *cli, const char *line, size_t len)
 
 /*
  * Read one line (without its '\n', and a trailing '\r') into *buf. Lines
- * longer than limit are read to their end but not kept (*toolong set).
- * Returns 1 for a line, 0 at the end of input, -1 on a read or memory error.
+ * longer than limit are read to their end but not kept (*toolong set), up
+ * to 16 times limit: a longer one (a stream without newlines, /dev/zero)
+ * is not skipped but ends the input.
+ * Returns 1 for a line, 0 at the end of input, -1 on a read or memory error,
+ * -2 for a line too long to skip.
  */
 static int read_line(FILE *f, char **buf, size_t *cap, size_t *len, size_t limit, bool *toolong) {
     int ch;
     bool any = false;
+    size_t skipped = 0;
 
     *len = 0;
     *toolong = false;
@@ -569,8 +577,11 @@ static int read_line(FILE *f, char **buf, size_t *cap, size_t *len, size_t limit
         any = true;
         if (ch == '\n')
             break;
-        if (*toolong)
+        if (*toolong) {
+            if (++skipped > 15 * (uint64_t)limit)
+                return -2;
             continue;
+        }
         if (*len >= limit) {
             *toolong = true;
             continue;
@@ -616,7 +627,7 @@ static int emit(json_t *ans) {
         fputc('\n', stdout);
         free(s);
     }
-    if (fflush(stdout) != 0)
+    if (fflush(stdout) != 0 || ferror(stdout))
         rc = -1;
     return rc;
 }
@@ -644,6 +655,11 @@ static int batch_main(const struct cli *c) {
         json_decref(ans);
     }
     free(buf);
+    if (rc == -2) {
+        fprintf(stderr, "numafit: standard input: a line longer than %llu bytes: giving up\n",
+                16ULL * NUMAFIT_INPUT_MAX);
+        return 1;
+    }
     if (rc < 0) {
         fprintf(stderr, "numafit: error reading standard input: %s\n", strerror(errno));
         return 1;
@@ -740,8 +756,10 @@ static void bench_line(const struct cli *cli, const char *line, size_t len,
     memset(out, 0, sizeof(*out));
     in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!in) {
-        out->answer =
-            error_answer("PARSE", "malformed JSON line (column %d): %s", jerr.column, jerr.text);
+        out->answer = cli_json_error(&jerr, NULL, 0) == -ENOMEM
+                          ? error_answer("NOMEM", "out of memory")
+                          : error_answer("PARSE", "malformed JSON line (column %d): %s",
+                                         jerr.column, jerr.text);
         return;
     }
     err = check_line(c, in, &op, &max);
@@ -823,17 +841,14 @@ static int bench_main(const struct cli *c) {
     bool toolong;
     unsigned long lineno = 0, timed = 0, nfit = 0, nerr = 0, nnone = 0;
     uint64_t total = 0;
-    char tbuf[32];
+    char tbuf[32], why[256];
     int rc, ret = 0;
 
-    if (strcmp(c->bench_path, "-") == 0) {
-        f = stdin;
-    } else {
-        f = fopen(c->bench_path, "r");
-        if (!f) {
-            fprintf(stderr, "numafit bench: %s: %s\n", c->bench_path, strerror(errno));
-            return 1;
-        }
+    /* a regular file, or "-": standard input (lines are capped) */
+    f = cli_fopen_read(c->bench_path, true, why, sizeof(why));
+    if (!f) {
+        fprintf(stderr, "numafit bench: %s: %s\n", c->bench_path, why);
+        return 1;
     }
     if (!c->json)
         printf("%6s  %-5s  %12s  %s\n", "line", "fits", "time/fit", "repetitions");
@@ -871,7 +886,7 @@ static int bench_main(const struct cli *c) {
                    json_string_value(json_object_get(r.answer, "message")));
         }
         json_decref(r.answer);
-        if (!c->json && fflush(stdout) != 0)
+        if (!c->json && (fflush(stdout) != 0 || ferror(stdout)))
             ret = -1;
         if (ret < 0)
             break;
@@ -886,7 +901,7 @@ static int bench_main(const struct cli *c) {
     if (rc < 0) {
         fprintf(stderr, "numafit bench: error reading %s: %s\n",
                 strcmp(c->bench_path, "-") == 0 ? "standard input" : c->bench_path,
-                strerror(errno));
+                rc == -2 ? "a line too long to skip" : strerror(errno));
         return 1;
     }
     if (c->json) {
@@ -912,8 +927,9 @@ static int bench_main(const struct cli *c) {
             printf(" (mean %s per fit)", tbuf);
         }
         printf("\n");
-        if (fflush(stdout) != 0) {
-            fprintf(stderr, "numafit bench: cannot write the results: %s\n", strerror(errno));
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "numafit bench: cannot write the results: %s\n",
+                    strerror(errno ? errno : EIO));
             return 1;
         }
     }
@@ -922,44 +938,27 @@ static int bench_main(const struct cli *c) {
 
 /* ------------------------------------------------------------------ files */
 
-/* Read and parse a JSON file (at most NUMAFIT_INPUT_MAX bytes). Prints the
- * error naming the file and returns NULL on failure. */
+/* Read and parse a JSON file (a regular file of at most NUMAFIT_INPUT_MAX
+ * bytes). Prints the error naming the file and returns NULL on failure. */
 static json_t *load_file(const char *path) {
-    FILE *f;
-    char *buf;
+    char *buf = NULL, why[256];
     size_t n;
     json_error_t jerr;
     json_t *v;
 
-    f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "numafit: %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    buf = malloc((size_t)NUMAFIT_INPUT_MAX + 1);
-    if (!buf) {
-        fclose(f);
-        fprintf(stderr, "numafit: %s: out of memory\n", path);
-        return NULL;
-    }
-    n = fread(buf, 1, (size_t)NUMAFIT_INPUT_MAX + 1, f);
-    if (ferror(f)) {
-        fprintf(stderr, "numafit: %s: read error\n", path);
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    fclose(f);
-    if (n > NUMAFIT_INPUT_MAX) {
-        fprintf(stderr, "numafit: %s: larger than %u bytes\n", path, NUMAFIT_INPUT_MAX);
-        free(buf);
+    if (cli_read_file(path, NUMAFIT_INPUT_MAX, false, &buf, &n, why, sizeof(why)) < 0) {
+        fprintf(stderr, "numafit: %s: %s\n", path, why);
         return NULL;
     }
     v = json_loadb(buf, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     free(buf);
-    if (!v)
-        fprintf(stderr, "numafit: %s:%d:%d: malformed JSON: %s\n", path, jerr.line, jerr.column,
-                jerr.text);
+    if (!v) {
+        if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM)
+            fprintf(stderr, "numafit: %s: %s\n", path, why);
+        else
+            fprintf(stderr, "numafit: %s:%d:%d: malformed JSON: %s\n", path, jerr.line, jerr.column,
+                    jerr.text);
+    }
     return v;
 }
 
@@ -1720,7 +1719,7 @@ out:
     return ret;
 }
 
-int main(int argc, char **argv) {
+static int run_command(int argc, char **argv) {
     struct cli c;
     int rc;
 
@@ -1772,4 +1771,11 @@ int main(int argc, char **argv) {
     if (c.batch)
         return batch_main(&c);
     return single_main(&c);
+}
+
+int main(int argc, char **argv) {
+    cli_stdio_init();
+    /* every subcommand: output that could not be written is a failure (3 is
+     * fit's and xml's "does not fit", a verdict like 0) */
+    return cli_close_stdout("numafit", run_command(argc, argv), EXIT_NOFIT);
 }

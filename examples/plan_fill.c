@@ -27,6 +27,7 @@
 
 #include <numafit.h>
 
+#include "cli_io.h"
 #include "plan_fleet.h"
 
 #define PLAN_CPU_IDS (NUMAFIT_CPU_MAX + 1)
@@ -166,6 +167,7 @@ static int explain_host(struct fill *F, const numafit_host_t *h, size_t hi, unsi
     numafit_error_t e;
     char *txt = NULL;
     json_t *root, *cells, *c, *g;
+    json_error_t jerr;
     size_t i, j;
     uint64_t refused = 0;
     const char *top;
@@ -186,11 +188,12 @@ static int explain_host(struct fill *F, const numafit_host_t *h, size_t hi, unsi
         plan_lib_err(prefix, rc, &e);
         return -1;
     }
-    root = json_loads(txt, 0, NULL);
+    root = json_loads(txt, 0, &jerr);
     numafit_free(txt);
     if (!root) {
-        plan_err("explaining %s on host %s: the library wrote invalid JSON", fl->name,
-                 plan_host_name(pl, hi));
+        plan_err("explaining %s on host %s: %s", fl->name, plan_host_name(pl, hi),
+                 cli_json_error(&jerr, NULL, 0) == -ENOMEM ? "out of memory"
+                                                           : "the library wrote invalid JSON");
         return -1;
     }
     if (json_is_true(json_object_get(root, "fits"))) {

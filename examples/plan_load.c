@@ -23,6 +23,7 @@
 
 #include <numafit.h>
 
+#include "cli_io.h"
 #include "plan_fleet.h"
 
 /* A record (CSV/TSV row, JSON line) may hold a topology of NUMAFIT_INPUT_MAX
@@ -270,57 +271,18 @@ nomem:
 
 /* ------------------------------------------------------------------ files */
 
-/* Read a whole file of at most max bytes (NUL-terminated). Prints why and
- * returns NULL on failure (*status set). */
+/* Read a whole regular file of at most max bytes (NUL-terminated). Prints
+ * why and returns NULL on failure (*status set). */
 static char *read_all(const char *path, size_t max, size_t *ret_len, int *status) {
-    FILE *f = fopen(path, "rb");
-    size_t cap = 65536, n = 0;
-    char *buf;
+    char *buf = NULL, why[256];
+    int rc = cli_read_file(path, max, false, &buf, ret_len, why, sizeof(why));
 
-    *status = PLAN_EXIT_INPUT;
-    if (!f) {
-        plan_err("%s: %s", path, strerror(errno));
+    if (rc < 0) {
+        *status = rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
+        plan_err("%s: %s", path, why);
         return NULL;
     }
-    buf = malloc(cap + 1);
-    for (;;) {
-        size_t k;
-        if (!buf) {
-            fclose(f);
-            plan_err("%s: out of memory", path);
-            *status = PLAN_EXIT_FAIL;
-            return NULL;
-        }
-        k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (n < cap)
-            break;
-        if (cap > max) {
-            fclose(f);
-            free(buf);
-            plan_err("%s: larger than %zu bytes", path, max);
-            return NULL;
-        }
-        cap *= 2;
-        char *nb = realloc(buf, cap + 1);
-        if (!nb)
-            free(buf);
-        buf = nb;
-    }
-    if (ferror(f)) {
-        plan_err("%s: read error: %s", path, strerror(errno));
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    fclose(f);
-    if (n > max) {
-        plan_err("%s: larger than %zu bytes", path, max);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *ret_len = n;
+    *status = 0;
     return buf;
 }
 
@@ -917,14 +879,16 @@ static int read_jsonl(struct rows *r) {
 /* Open a row file: the format from the extension or the first bytes. */
 static int rows_open(struct rows *r, const char *path, const char *what) {
     const char *ext = strrchr(path, '.');
+    char why[256];
     int ch;
 
     memset(r, 0, sizeof(*r));
     r->path = path;
     r->what = what;
-    r->f = fopen(path, "rb");
+    /* a regular file: a FIFO or a device (/dev/zero) is refused, never read */
+    r->f = cli_fopen_read(path, false, why, sizeof(why));
     if (!r->f) {
-        plan_err("%s %s: %s", what, path, strerror(errno));
+        plan_err("%s %s: %s", what, path, why);
         return PLAN_EXIT_INPUT;
     }
     /* a UTF-8 byte order mark */
@@ -942,14 +906,26 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
     } else if (ext && strcmp(ext, ".tsv") == 0) {
         r->fmt = ROWS_TSV;
     } else {
-        /* sniff: '[' a JSON list, '{' JSON lines, else a header line */
+        /* sniff: '[' a JSON list, '{' JSON lines, else a header line; at
+         * most ROW_MAX bytes are looked at */
         int first;
+        size_t seen = 0;
         long pos = ftell(r->f);
         do
             first = getc_unlocked(r->f);
-        while (first == ' ' || first == '\t' || first == '\r' || first == '\n');
+        while ((first == ' ' || first == '\t' || first == '\r' || first == '\n') &&
+               ++seen <= ROW_MAX);
         if (first == EOF) {
+            if (ferror(r->f)) {
+                plan_err("%s %s: read error: %s", what, path, strerror(errno));
+                return PLAN_EXIT_FAIL;
+            }
             plan_err("%s %s: empty file", what, path);
+            return PLAN_EXIT_INPUT;
+        }
+        if (seen > ROW_MAX) {
+            plan_err("%s %s: more than %zu bytes of blank space at the start", what, path,
+                     (size_t)ROW_MAX);
             return PLAN_EXIT_INPUT;
         }
         if (first == '[')
@@ -964,6 +940,11 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
             for (ch = first; ch != EOF && ch != '\n'; ch = getc_unlocked(r->f)) {
                 tab |= ch == '\t';
                 comma |= ch == ',';
+                if (++seen > ROW_MAX) {
+                    plan_err("%s %s: no header line in the first %zu bytes", what, path,
+                             (size_t)ROW_MAX);
+                    return PLAN_EXIT_INPUT;
+                }
             }
             r->fmt = tab && !comma ? ROWS_TSV : ROWS_CSV;
         }
@@ -976,6 +957,10 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
         json_error_t jerr;
         r->arr = json_loadf(r->f, JSON_REJECT_DUPLICATES, &jerr);
         if (!r->arr) {
+            if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM) {
+                plan_err("%s %s: %s", what, path, why);
+                return PLAN_EXIT_FAIL;
+            }
             plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
             return PLAN_EXIT_INPUT;
         }
@@ -1263,6 +1248,8 @@ static int rows_next(struct rows *r) {
             return 1;
         }
         r->row = json_loadb(r->buf, r->used, JSON_REJECT_DUPLICATES, &jerr);
+        if (!r->row && cli_json_error(&jerr, NULL, 0) == -ENOMEM)
+            return rows_fail(r, -PLAN_EXIT_FAIL, "out of memory");
         if (!r->row)
             return rows_fail(r, -PLAN_EXIT_INPUT, "malformed JSON (column %d): %s", jerr.column,
                              jerr.text);
@@ -1952,6 +1939,11 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
         return ret;
     ret = 0;
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
+        plan_err("%s: out of memory", path);
+        free(text);
+        return PLAN_EXIT_FAIL;
+    }
     if (single) {
         if (!root) {
             plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
@@ -1993,6 +1985,11 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
             if (strspn(line, " \t\r") >= n)
                 continue;
             fl = json_loadb(line, n, JSON_REJECT_DUPLICATES, &jerr);
+            if (!fl && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
+                plan_err("%s:%lu: out of memory", path, lineno);
+                ret = PLAN_EXIT_FAIL;
+                break;
+            }
             if (!fl) {
                 plan_err("%s:%lu:%d: malformed JSON: %s", path, lineno, jerr.column, jerr.text);
                 ret = PLAN_EXIT_INPUT;

@@ -10,6 +10,8 @@
  *    IndexError in _get_smallest_pagesize);
  *  - "with siblings" pinning (isolate) always includes the CPUs themselves,
  *    also when a CPU is in no sibling set (nova would then pin nothing).
+ *    As in nova, it adds the sets that hold one of the placement's CPUs,
+ *    not the sets that only touch a sibling so added.
  */
 #include "config.h"
 
@@ -24,7 +26,8 @@ struct scratch {
     int64_t *cpu_use;
     uint64_t *pages_used; /* per cell, per page entry (offsets in page_off) */
     uint32_t *page_off;
-    uint64_t *set; /* nw words: the CPUs of one placement cell */
+    uint64_t *set;  /* nw words: the CPUs of one placement cell */
+    uint64_t *cpus; /* nw words: its pinned CPUs alone, before siblings */
 };
 
 static void scratch_free(struct scratch *s) {
@@ -34,6 +37,7 @@ static void scratch_free(struct scratch *s) {
     numafit__free(s->pages_used);
     numafit__free(s->page_off);
     numafit__free(s->set);
+    numafit__free(s->cpus);
 }
 
 static int scratch_init(struct scratch *s, const numafit_host_t *h) {
@@ -47,7 +51,9 @@ static int scratch_init(struct scratch *s, const numafit_host_t *h) {
     s->pages_used = numafit__calloc(np + 1, sizeof(uint64_t));
     s->page_off = numafit__calloc(h->ncells + 1, sizeof(uint32_t));
     s->set = numafit__calloc(h->nw, sizeof(uint64_t));
-    if (!s->pinned || !s->mem_usage || !s->cpu_use || !s->pages_used || !s->page_off || !s->set) {
+    s->cpus = numafit__calloc(h->nw, sizeof(uint64_t));
+    if (!s->pinned || !s->mem_usage || !s->cpu_use || !s->pages_used || !s->page_off || !s->set ||
+        !s->cpus) {
         scratch_free(s);
         return -ENOMEM;
     }
@@ -145,11 +151,14 @@ static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numa
             numafit__bit_set(s.set, cpu);
         }
         if (pc->thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE) {
-            /* whole cores: add every sibling set touching the CPUs */
+            /* whole cores: add every sibling set that holds one of the
+             * placement's own CPUs (nova's pin_cpus_with_siblings; a set
+             * touching only a sibling added here is not added: no closure) */
+            memcpy(s.cpus, s.set, h->nw * sizeof(uint64_t));
             for (uint32_t k = 0; k < c->nsib; k++) {
                 bool touch = false;
                 for (uint32_t t = c->sib_off[k]; t < c->sib_off[k + 1] && !touch; t++)
-                    touch = c->sib_cpu[t] < h->nw * 64u && numafit__bit_test(s.set, c->sib_cpu[t]);
+                    touch = c->sib_cpu[t] < h->nw * 64u && numafit__bit_test(s.cpus, c->sib_cpu[t]);
                 if (!touch)
                     continue;
                 for (uint32_t t = c->sib_off[k]; t < c->sib_off[k + 1]; t++) {

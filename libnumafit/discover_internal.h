@@ -80,7 +80,6 @@ int numafit__dcell_add_pages(struct numafit__dcell *c, uint64_t size_kb, uint64_
 int numafit__dcell_add_dist(struct numafit__dcell *c, int64_t id, uint32_t value);
 /* Bounds of a description (hostile input must not make us allocate much). */
 #define NUMAFIT__SIBLINGS_MAX (1u << 20) /* sibling entries over all CPUs */
-#define NUMAFIT__PAGES_MAX    64u        /* page sizes per cell */
 
 /* Store the CPUs of a full-width bitmap as cpu's siblings; -E2BIG past
  * NUMAFIT__SIBLINGS_MAX entries in all. */

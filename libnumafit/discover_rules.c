@@ -326,6 +326,11 @@ NUMAFIT_EXPORT int numafit_hostconf_add_physnet(numafit_hostconf_t *c, const cha
                                "a physnet name may not contain ',' or control characters");
             return -EINVAL;
         }
+    if (!numafit__utf8_ok(name, len)) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "physnets", NULL,
+                           "a physnet name must be valid UTF-8");
+        return -EINVAL;
+    }
     r = parse_nodelist(numa_nodes, &nodes, &n, err, "numa_nodes");
     if (r < 0)
         return r;
@@ -899,7 +904,10 @@ out:
             numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         return rc;
     }
-    numafit__host_derive(h);
+    if ((rc = numafit__host_finish(h, 0, err)) < 0) {
+        numafit_host_free(h);
+        return rc;
+    }
     *ret = h;
     return 0;
 }
@@ -1045,8 +1053,8 @@ NUMAFIT_EXPORT int numafit_host_set_cpu_pools(numafit_host_t *h, const numafit_h
         ns[i].off = NULL;
         ns[i].cpu = NULL;
     }
-    numafit__host_derive(h);
-    rc = 0;
+    /* the checks above keep the host invariants; checked all the same */
+    rc = numafit__host_finish(h, 0, err);
 out:
     for (uint32_t i = 0; ns && i < h->ncells; i++) {
         numafit__free(ns[i].off);

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "discover_internal.h"
 
 #define FILE_MAX (64u << 10) /* bytes read from one sysfs file */
 #define PATH_CAP 4096
+#define LIST_MAX 65536u /* numbered entries of one directory */
 
 struct sctx {
     const char *root;
@@ -52,16 +54,31 @@ static int mkpath(struct sctx *x, char *out, const char *rel) {
  * -errno; ENOENT is returned silently (callers decide). */
 static int read_rel(struct sctx *x, const char *rel) {
     char path[PATH_CAP];
+    struct stat st;
     size_t len = 0;
     int fd, r;
     if ((r = mkpath(x, path, rel)) < 0)
         return r;
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the
+     * attribute files of sysfs are never symbolic links */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) {
         r = -errno;
+        if (r == -ELOOP)
+            return fail(x, -EINVAL, rel, "%s: a symbolic link, not a regular file", rel);
         if (r != -ENOENT)
             fail(x, r, rel, "%s: cannot open", rel);
         return r;
+    }
+    /* a FIFO, a device or a directory would block, never end or fail later */
+    if (fstat(fd, &st) < 0) {
+        r = -errno;
+        close(fd);
+        return fail(x, r, rel, "%s: cannot stat", rel);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(x, -EINVAL, rel, "%s: not a regular file", rel);
     }
     for (;;) {
         ssize_t n = read(fd, x->buf + len, FILE_MAX + 1 - len);
@@ -128,7 +145,9 @@ static int cmp_u32(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Numeric suffixes of the entries of dir named prefix<N>[suffix], sorted. */
+/* Numeric suffixes of the entries of dir named prefix<N>[suffix], sorted.
+ * An entry numbered above max_n is refused (-ERANGE), as are more than
+ * LIST_MAX entries (-E2BIG). */
 static int list_dir(struct sctx *x, const char *rel, const char *prefix, const char *suffix,
                     uint32_t max_n, uint32_t **ret, uint32_t *ret_n) {
     char path[PATH_CAP];
@@ -154,22 +173,37 @@ static int list_dir(struct sctx *x, const char *rel, const char *prefix, const c
         uint64_t num = 0;
         if (len <= pl + sl || strncmp(s, prefix, pl) || strcmp(s + len - sl, suffix))
             continue;
+        bool digits = true;
         for (size_t i = pl; i < len - sl; i++, nd++) {
-            if (s[i] < '0' || s[i] > '9' || nd > 9) {
-                nd = 0;
+            if (s[i] < '0' || s[i] > '9') {
+                digits = false;
                 break;
             }
-            num = num * 10 + (uint64_t)(s[i] - '0');
+            if (num <= max_n)
+                num = num * 10 + (uint64_t)(s[i] - '0');
         }
-        if (!nd || num > max_n)
+        if (!digits || !nd)
             continue;
+        if (num > max_n) {
+            /* skipping it would drop a node (or page size) without a word */
+            char where[PATH_CAP];
+            snprintf(where, sizeof(where), "%s/%s", rel, s);
+            closedir(dir);
+            numafit__free(v);
+            return fail(x, -ERANGE, where, "%s: number above the limit %u", where, max_n);
+        }
         if (n == cap) {
             uint32_t *nv;
-            cap = cap ? cap * 2 : 16;
-            if (cap > 65536 || !(nv = numafit__realloc(v, cap * sizeof(*v)))) {
+            if (cap == LIST_MAX) {
                 closedir(dir);
                 numafit__free(v);
-                return fail(x, -ENOMEM, rel, "%s: too many entries", rel);
+                return fail(x, -E2BIG, rel, "%s: too many entries (more than %u)", rel, LIST_MAX);
+            }
+            cap = cap ? cap * 2 : 16;
+            if (!(nv = numafit__realloc(v, cap * sizeof(*v)))) {
+                closedir(dir);
+                numafit__free(v);
+                return -ENOMEM; /* the caller says so */
             }
             v = nv;
         }

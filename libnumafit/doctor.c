@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -20,9 +21,10 @@
 #include "discover_internal.h"
 #include "private.h"
 
-#define FILE_MAX     (256u << 10) /* bytes read from one file */
-#define PATH_CAP     4096
-#define NODES_MAX    (NUMAFIT_CELL_ID_MAX + 1)
+#define FILE_MAX  (256u << 10) /* bytes read from one file */
+#define PATH_CAP  4096
+#define NODES_MAX (NUMAFIT_CELL_ID_MAX + 1)
+_Static_assert(NUMAFIT_CELL_ID_MAX == 1023, "the unreadable note of read_nodes() says 1023");
 #define PSIZES_MAX   8u    /* huge page sizes per node */
 #define INI_MAX      4096u /* nova.conf entries */
 #define NSCRATCH     8     /* formatted cpu lists alive at once */
@@ -293,6 +295,7 @@ static const char *size_name(uint64_t kb, char *out, size_t cap) {
  * unless it is ENOENT and quiet_enoent. */
 static int read_rel(struct dctx *x, const char *rel, bool quiet_enoent) {
     char path[PATH_CAP];
+    struct stat st;
     size_t len = 0;
     int fd, n = snprintf(path, sizeof(path), "%s/%s", x->root, rel);
     if (n < 0 || n >= PATH_CAP) {
@@ -305,6 +308,19 @@ static int read_rel(struct dctx *x, const char *rel, bool quiet_enoent) {
         if (r != -ENOENT || !quiet_enoent)
             unreadable(x, rel, r == -ENOENT ? "missing" : "cannot open");
         return r;
+    }
+    /* a FIFO would read as empty (or as what a writer sends), a device
+     * without end: only regular files (proc and sysfs files are) */
+    if (fstat(fd, &st) < 0) {
+        int r = -errno;
+        close(fd);
+        unreadable(x, rel, "cannot stat");
+        return r;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        unreadable(x, rel, "not a regular file");
+        return -EINVAL;
     }
     for (;;) {
         ssize_t got = read(fd, x->buf + len, FILE_MAX + 1 - len);
@@ -644,8 +660,13 @@ static void read_nodes(struct dctx *x) {
     for (uint32_t i = 0; i < n && !x->oom; i++) {
         struct dnode *d = &x->nodes[x->nnodes];
         char *p;
-        if (ids[i] > NUMAFIT_CELL_ID_MAX)
+        if (ids[i] > NUMAFIT_CELL_ID_MAX) {
+            /* not a silent gap in the report */
+            snprintf(rel, sizeof(rel), "sys/devices/system/node/node%llu",
+                     (unsigned long long)ids[i]);
+            unreadable(x, rel, "node number above the limit 1023");
             continue;
+        }
         x->nnodes++;
         d->id = (uint32_t)ids[i];
         if (!(d->cpus = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t)))) {

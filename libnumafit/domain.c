@@ -490,6 +490,8 @@ static int load_flavor(const char *buf, size_t len, json_t **root, const json_t 
         numafit__error_set(err, NUMAFIT_E_RANGE, -1, "flavor", NULL, "flavor JSON too large");
         return -ERANGE;
     }
+    if (numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_SMALL, "flavor", err) < 0)
+        return -ERANGE;
     *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!*root && numafit__json_load_errno(&jerr) == -ENOMEM) {
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "flavor", NULL, "out of memory");

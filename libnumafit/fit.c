@@ -82,6 +82,8 @@ struct fitctx {
     bool net;
     uint64_t net_all;
     uint64_t *net_mask; /* per host position */
+    uint32_t net_groups;
+    uint8_t *mincover; /* [S]: fewest host cells covering groups S, or NULL */
 
     void *heap; /* the scratch block when it did not fit the caller's stack buffer */
 };
@@ -310,6 +312,37 @@ static bool closure_free(const struct sibs *sb, bool overlap, uint32_t s, uint16
     return true;
 }
 
+/*
+ * With overlapping sibling sets, the claim pins for a CPU t every set that
+ * holds t (its "core"). Two vCPUs of an isolate guest must not share a core,
+ * and an emulator pCPU must not share one with a vCPU: a candidate is taken
+ * only when its core meets none of the cores already taken (x->taken marks
+ * them whole). Without overlap a set is its CPUs' only core, visited once.
+ */
+static bool core_meets(const struct sibs *sb, uint16_t t, const uint64_t *bits) {
+    for (uint32_t q = 0; q < sb->n; q++) {
+        bool holds = false;
+        for (uint32_t i = sb->off[q]; i < sb->off[q + 1] && !holds; i++)
+            holds = sb->cpu[i] == t;
+        if (!holds)
+            continue;
+        for (uint32_t i = sb->off[q]; i < sb->off[q + 1]; i++)
+            if (numafit__bit_test(bits, sb->cpu[i]))
+                return true;
+    }
+    return false;
+}
+
+static void core_mark(const struct sibs *sb, uint16_t t, uint64_t *bits) {
+    for (uint32_t q = 0; q < sb->n; q++) {
+        bool holds = false;
+        for (uint32_t i = sb->off[q]; i < sb->off[q + 1] && !holds; i++)
+            holds = sb->cpu[i] == t;
+        for (uint32_t i = sb->off[q]; holds && i < sb->off[q + 1]; i++)
+            numafit__bit_set(bits, sb->cpu[i]);
+    }
+}
+
 /* isolate: the first free thread of each fully free core of full size. */
 static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overlap, uint32_t tpc,
                             uint32_t n) {
@@ -322,7 +355,14 @@ static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overla
             uint16_t t = sb->cpu[i];
             if (numafit__bit_test(x->taken, t) || !closure_free(sb, overlap, s, t))
                 continue;
-            take(x, &j, t);
+            if (overlap) {
+                if (core_meets(sb, t, x->taken))
+                    continue;
+                core_mark(sb, t, x->taken);
+                x->pin[j++] = t;
+            } else {
+                take(x, &j, t);
+            }
             break;
         }
     }
@@ -330,8 +370,8 @@ static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overla
 }
 
 /* isolate: the emulator pCPUs, the first nres threads of the sibling sets
- * holding no vCPU (nova's _get_reserved), on cores that are entirely free.
- * Returns how many. */
+ * holding no vCPU (nova's _get_reserved), on cores that are entirely free
+ * and share no CPU with a vCPU's core. Returns how many. */
 static uint32_t isolate_reserved(struct fitctx *x, const struct sibs *sb, bool overlap,
                                  uint32_t npin, uint32_t nres) {
     uint32_t got = 0, seen = 0;
@@ -346,11 +386,12 @@ static uint32_t isolate_reserved(struct fitctx *x, const struct sibs *sb, bool o
         if (has_pinned)
             continue;
         for (FOR_FREE(x, sb, s, i)) {
+            uint16_t t = sb->cpu[i];
             if (seen == nres)
                 break;
-            if (!numafit__bit_test(x->taken, sb->cpu[i]) &&
-                closure_free(sb, overlap, s, sb->cpu[i])) {
-                add_reserved(x, npin, &got, sb->cpu[i]);
+            if (!numafit__bit_test(x->taken, t) && closure_free(sb, overlap, s, t) &&
+                !(overlap && core_meets(sb, t, x->taken))) {
+                add_reserved(x, npin, &got, t);
                 seen++;
             }
         }
@@ -597,12 +638,45 @@ static bool matchable(struct fitctx *x, uint32_t from) {
     return true;
 }
 
+/* augment() over the host positions in `only`. */
+static bool augment_in(struct fitctx *x, uint32_t g, const uint64_t *only) {
+    for (uint32_t p = 0; p < x->n; p++) {
+        if (!numafit__bit_test(only, p) || x->seen[p])
+            continue;
+        x->steps++;
+        if (!pair_ok(x, p, g))
+            continue;
+        x->seen[p] = 1;
+        if (x->match_h[p] < 0 || augment_in(x, (uint32_t)x->match_h[p], only)) {
+            x->match_h[p] = (int32_t)g;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* How many of the guest cells from..k-1 can take distinct cells of `only`
+ * at once (a maximum bipartite matching). */
+static uint32_t match_size(struct fitctx *x, uint32_t from, const uint64_t *only) {
+    uint32_t m = 0;
+    for (uint32_t p = 0; p < x->n; p++)
+        x->match_h[p] = -1;
+    for (uint32_t g = from; g < x->k; g++) {
+        memset(x->seen, 0, x->n);
+        m += augment_in(x, g, only);
+    }
+    return m;
+}
+
 /*
  * Could the remaining guest cells (from..k-1) still cover every network
- * group not covered yet? Two necessary conditions: every uncovered group has
- * an unused host cell that some remaining guest cell fits on, and a family
- * of pairwise disjoint uncovered groups (found greedily, smallest first)
- * needs one remaining guest cell each.
+ * group not covered yet? Necessary conditions: every uncovered group has an
+ * unused host cell that some remaining guest cell fits on; a cover needs at
+ * least mincover[need] cells (build_mincover) and a family of pairwise
+ * disjoint uncovered groups (found greedily, smallest first) one cell each;
+ * and the cover's cells take distinct remaining guest cells, so neither
+ * count may exceed the largest matching of remaining guest cells into
+ * unused cells holding an uncovered group.
  */
 static bool net_coverable(struct fitctx *x, uint32_t from, uint64_t covered) {
     uint64_t need = x->net_all & ~covered, reach = 0;
@@ -612,6 +686,9 @@ static bool net_coverable(struct fitctx *x, uint32_t from, uint64_t covered) {
         return true;
     if (from >= x->k)
         return false;
+    if (x->mincover && x->mincover[need] > x->k - from)
+        return false;
+    x->steps += x->n;
     memset(usable, 0, nw * sizeof(uint64_t));
     memset(size, 0, sizeof(size));
     for (uint32_t p = 0; p < x->n; p++) {
@@ -627,6 +704,9 @@ static bool net_coverable(struct fitctx *x, uint32_t from, uint64_t covered) {
             }
     }
     if (need & ~reach)
+        return false;
+    uint32_t room = match_size(x, from, usable);
+    if (x->mincover && x->mincover[need] > room)
         return false;
     /* greedy disjoint family, groups with the fewest usable cells first */
     memset(picked, 0, nw * sizeof(uint64_t));
@@ -650,7 +730,7 @@ static bool net_coverable(struct fitctx *x, uint32_t from, uint64_t covered) {
         for (uint32_t p = 0; p < x->n; p++)
             if (numafit__bit_test(usable, p) && (x->net_mask[p] >> best & 1))
                 numafit__bit_set(picked, p);
-        if (++family > x->k - from)
+        if (++family > room)
             return false;
     }
     return true;
@@ -740,6 +820,7 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
 
 static void ctx_free(struct fitctx *x) {
     numafit__free(x->heap);
+    numafit__free(x->mincover);
 }
 
 static bool has_physnet(const struct numafit__cell *c, const char *name) {
@@ -792,6 +873,7 @@ static int net_setup(struct fitctx *x, const numafit_options_t *o) {
     if (too_many)
         return -E2BIG;
     x->net = ngroups > 0;
+    x->net_groups = ngroups;
     x->net_all = ngroups == 64 ? ~0ull : (1ull << ngroups) - 1;
     return 0;
 }
@@ -843,6 +925,8 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->heap = NULL;
     x->net = false;
     x->net_all = 0;
+    x->net_groups = 0;
+    x->mincover = NULL;
     x->last_valid = false;
     x->h = h;
     x->r = r;
@@ -851,7 +935,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->has_limits = o && o->has_limits;
     x->cpu_ratio = o ? o->cpu_ratio : 0;
     x->ram_ratio = o ? o->ram_ratio : 0;
-    x->budget = o ? o->budget : 0;
+    x->budget = o ? o->budget : NUMAFIT_BUDGET_DEFAULT;
     x->n = h->ncells;
     x->k = r->ncells;
     for (uint32_t i = 0; i < h->ncells; i++) {
@@ -1006,6 +1090,54 @@ static void set_nofit_text(numafit_error_t *err, int code, int cell, uint32_t g)
     err->where[0] = err->exception[0] = '\0';
 }
 
+/*
+ * The fewest host cells that cover each subset S of the network groups,
+ * over the cells some guest cell fits on (nova's network check is a set
+ * cover: NP-hard in the number of groups, polynomial in the cells for a
+ * fixed number of groups). A cover of S needs a cell holding S's lowest
+ * group: mincover[S] = 1 + min over such cells m of mincover[S & ~m]. Used
+ * cells only make covers larger, so the table bounds every search node
+ * from below in O(1). Built for up to 20 groups while it costs at most
+ * 2^24 table updates (some milliseconds, not counted in the work budget);
+ * beyond that the greedy bound and the work budget remain.
+ * Returns -ENOMEM, else 0 (the table may stay NULL).
+ */
+#define MINCOVER_MAX_GROUPS 20
+#define MINCOVER_MAX_WORK   (1u << 24)
+static int build_mincover(struct fitctx *x) {
+    uint64_t masks[NUMAFIT_MAX_CELLS];
+    uint32_t nm = 0, G = x->net_groups;
+    if (!x->net || G > MINCOVER_MAX_GROUPS)
+        return 0;
+    for (uint32_t p = 0; p < x->n; p++) {
+        uint64_t m = x->net_mask[p];
+        bool dup = false, fits = false;
+        for (uint32_t i = 0; i < nm && !dup; i++)
+            dup = masks[i] == m;
+        if (!m || dup)
+            continue;
+        for (uint32_t g = 0; g < x->k && !fits; g++)
+            fits = pair_ok(x, p, g);
+        if (fits)
+            masks[nm++] = m;
+    }
+    if (((uint64_t)nm << G) > MINCOVER_MAX_WORK)
+        return 0;
+    x->mincover = numafit__malloc((size_t)1 << G);
+    if (!x->mincover)
+        return -ENOMEM;
+    x->mincover[0] = 0;
+    for (uint64_t S = 1; S < (1ull << G); S++) {
+        uint64_t low = S & (~S + 1);
+        uint32_t best = 255;
+        for (uint32_t i = 0; i < nm; i++)
+            if ((masks[i] & low) && x->mincover[S & ~masks[i]] + 1u < best)
+                best = x->mincover[S & ~masks[i]] + 1u;
+        x->mincover[S] = (uint8_t)best;
+    }
+    return 0;
+}
+
 /* Run the search; returns 1 fit, 0 no fit, <0 error; fills err on no fit. */
 static int run(struct fitctx *x, numafit_error_t *err) {
     if (x->k == 0) {
@@ -1017,6 +1149,10 @@ static int run(struct fitctx *x, numafit_error_t *err) {
         numafit__error_set(err, NUMAFIT_E_NOFIT_CELLS, -1, "", NULL,
                            "the host has %u NUMA cells, the guest needs %u", x->n, x->k);
         return 0;
+    }
+    if (build_mincover(x) < 0) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
     }
     if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0))
         return 1;

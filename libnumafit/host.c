@@ -290,3 +290,167 @@ NUMAFIT_EXPORT int numafit_host_get_memory_size(const numafit_host_t *h, size_t 
     *ret = n;
     return 0;
 }
+
+/* ------------------------------------------------------------ invariants */
+
+bool numafit__utf8_ok(const char *str, size_t n) {
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char b = s[i];
+        uint32_t cp;
+        size_t len;
+        if (b == 0)
+            return false;
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        if (b >= 0xc2 && b <= 0xdf) {
+            len = 2;
+            cp = b & 0x1f;
+        } else if (b >= 0xe0 && b <= 0xef) {
+            len = 3;
+            cp = b & 0x0f;
+        } else if (b >= 0xf0 && b <= 0xf4) {
+            len = 4;
+            cp = b & 0x07;
+        } else {
+            return false;
+        }
+        if (n - i < len)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3f);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+#define BAD(rc, code, ...)                                                                         \
+    do {                                                                                           \
+        numafit__error_set(err, code, c->id, "", NULL, __VA_ARGS__);                               \
+        return rc;                                                                                 \
+    } while (0)
+
+static int check_pages(const struct numafit__cell *c, numafit_error_t *err) {
+    if (c->npages > NUMAFIT__PAGES_MAX)
+        BAD(-ERANGE, NUMAFIT_E_RANGE, "cell %d: too many page sizes (%u)", c->id, c->npages);
+    for (uint32_t k = 0; k < c->npages; k++) {
+        const struct numafit__pages *pg = &c->pages[k];
+        uint64_t max;
+        if (pg->size_kb < 4 || pg->size_kb > NUMAFIT__PAGE_SIZE_MAX ||
+            (pg->size_kb & (pg->size_kb - 1)))
+            BAD(-ERANGE, NUMAFIT_E_RANGE,
+                "cell %d: mempages: page size %llu KiB is not a power of two in 4..%llu", c->id,
+                (unsigned long long)pg->size_kb, (unsigned long long)NUMAFIT__PAGE_SIZE_MAX);
+        for (uint32_t q = 0; q < k; q++)
+            if (c->pages[q].size_kb == pg->size_kb)
+                BAD(-EINVAL, NUMAFIT_E_SCHEMA, "cell %d: mempages: page size %llu KiB listed twice",
+                    c->id, (unsigned long long)pg->size_kb);
+        max = NUMAFIT__PAGE_KB_MAX / pg->size_kb;
+        if (pg->total > max || pg->used > max || pg->reserved > max)
+            BAD(-ERANGE, NUMAFIT_E_RANGE,
+                "cell %d: mempages: %llu KiB pages: counts above %llu (total %llu, used %llu, "
+                "reserved %llu)",
+                c->id, (unsigned long long)pg->size_kb, (unsigned long long)max,
+                (unsigned long long)pg->total, (unsigned long long)pg->used,
+                (unsigned long long)pg->reserved);
+    }
+    return 0;
+}
+
+static int check_cpus(const numafit_host_t *h, const struct numafit__cell *c, unsigned flags,
+                      uint64_t *seen, numafit_error_t *err) {
+    int k;
+    if (numafit__bits_intersects(c->cpuset, c->pcpuset, h->nw) &&
+        !numafit__bits_equal(c->cpuset, c->pcpuset, h->nw) && !(flags & NUMAFIT_HOST_ALLOW_OVERLAP))
+        BAD(-EINVAL, NUMAFIT_E_SCHEMA, "cell %d: cpuset and pcpuset overlap without being equal",
+            c->id);
+    if (!numafit__bits_subset(c->pinned, c->pcpuset, h->nw))
+        BAD(-EINVAL, NUMAFIT_E_SCHEMA, "cell %d: pinned_cpus: a pinned CPU is not in pcpuset",
+            c->id);
+    for (uint32_t w = 0; w < h->nw; w++) {
+        uint64_t mine = c->cpuset[w] | c->pcpuset[w];
+        if (mine & seen[w])
+            BAD(-EINVAL, NUMAFIT_E_SCHEMA, "cell %d: CPU %u belongs to more than one cell", c->id,
+                w * 64 + (unsigned)__builtin_ctzll(mine & seen[w]));
+        seen[w] |= mine;
+    }
+    k = numafit__bits_last(c->cpuset, h->nw);
+    if (k > NUMAFIT_CPU_MAX || numafit__bits_last(c->pcpuset, h->nw) > NUMAFIT_CPU_MAX)
+        BAD(-ERANGE, NUMAFIT_E_RANGE, "cell %d: a CPU id is above %d", c->id, NUMAFIT_CPU_MAX);
+    for (uint32_t s = 0; s < c->nsib; s++)
+        for (uint32_t i = c->sib_off[s]; i < c->sib_off[s + 1]; i++) {
+            if (c->sib_cpu[i] >= h->nw * 64u || c->sib_cpu[i] > NUMAFIT_CPU_MAX)
+                BAD(-ERANGE, NUMAFIT_E_RANGE, "cell %d: siblings: CPU %u is out of range", c->id,
+                    c->sib_cpu[i]);
+            if (i > c->sib_off[s] && c->sib_cpu[i] <= c->sib_cpu[i - 1])
+                BAD(-EINVAL, NUMAFIT_E_SCHEMA,
+                    "cell %d: siblings: set %u is not a strictly ascending set", c->id, s);
+        }
+    return 0;
+}
+
+static int check_cell(const numafit_host_t *h, uint32_t i, unsigned flags, uint64_t *seen,
+                      numafit_error_t *err) {
+    const struct numafit__cell *c = &h->cells[i];
+    int rc;
+    if (c->id < 0 || c->id > NUMAFIT_CELL_ID_MAX)
+        BAD(-ERANGE, NUMAFIT_E_RANGE, "cell id %d is outside 0..%d", c->id, NUMAFIT_CELL_ID_MAX);
+    for (uint32_t k = 0; k < i; k++)
+        if (h->cells[k].id == c->id)
+            BAD(-EINVAL, NUMAFIT_E_SCHEMA, "duplicate cell id %d", c->id);
+    if (c->socket < -1 || c->socket > NUMAFIT__SOCKET_MAX)
+        BAD(-ERANGE, NUMAFIT_E_RANGE, "cell %d: socket %d is outside 0..%d", c->id, c->socket,
+            NUMAFIT__SOCKET_MAX);
+    if (c->memory > NUMAFIT_MEMORY_MB_MAX || c->memory_usage > NUMAFIT_MEMORY_MB_MAX)
+        BAD(-ERANGE, NUMAFIT_E_RANGE, "cell %d: memory or memory_usage above %llu MiB", c->id,
+            (unsigned long long)NUMAFIT_MEMORY_MB_MAX);
+    if (c->cpu_usage > NUMAFIT__CPU_USAGE_MAX)
+        BAD(-ERANGE, NUMAFIT_E_RANGE, "cell %d: cpu_usage above %d", c->id, NUMAFIT__CPU_USAGE_MAX);
+    if ((rc = check_cpus(h, c, flags, seen, err)) < 0 || (rc = check_pages(c, err)) < 0)
+        return rc;
+    for (uint32_t k = 0; k < c->nphysnets; k++) {
+        const char *pn = c->physnets[k];
+        size_t n = strlen(pn);
+        if (n > NUMAFIT__PHYSNET_MAX || !numafit__utf8_ok(pn, n))
+            BAD(-EINVAL, NUMAFIT_E_SCHEMA,
+                "cell %d: physnet %u is not valid UTF-8 of at most %d bytes", c->id, k,
+                NUMAFIT__PHYSNET_MAX);
+        if (k && strcmp(c->physnets[k - 1], pn) >= 0)
+            BAD(-EINVAL, NUMAFIT_E_SCHEMA, "cell %d: physnets are not a sorted set", c->id);
+    }
+    return 0;
+}
+
+#undef BAD
+
+int numafit__host_check(const numafit_host_t *h, unsigned flags, numafit_error_t *err) {
+    uint64_t seen[NUMAFIT__CPU_WORDS];
+    if (h->ncells > NUMAFIT_MAX_CELLS || h->nw == 0 || h->nw > NUMAFIT__CPU_WORDS) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "", NULL, "%u cells exceed the limit %d",
+                           h->ncells, NUMAFIT_MAX_CELLS);
+        return -ERANGE;
+    }
+    memset(seen, 0, h->nw * sizeof(uint64_t));
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        int rc = check_cell(h, i, flags, seen, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int numafit__host_finish(numafit_host_t *h, unsigned flags, numafit_error_t *err) {
+    int rc = numafit__host_check(h, flags, err);
+    if (rc == 0)
+        numafit__host_derive(h);
+    return rc;
+}

@@ -25,11 +25,11 @@
 #define NETMETA_MINOR  0
 
 /* Bounds not covered by the public limits. */
-#define SOCKET_MAX    65535
-#define CPU_USAGE_MAX INT32_MAX
-#define PAGE_SIZE_MAX (1ull << 30) /* KiB: 1 TiB pages */
-#define PAGE_KB_MAX   (NUMAFIT_MEMORY_MB_MAX * 1024)
-#define PHYSNET_MAX   1024 /* bytes in one physnet name */
+#define SOCKET_MAX    NUMAFIT__SOCKET_MAX
+#define CPU_USAGE_MAX NUMAFIT__CPU_USAGE_MAX
+#define PAGE_SIZE_MAX NUMAFIT__PAGE_SIZE_MAX
+#define PAGE_KB_MAX   NUMAFIT__PAGE_KB_MAX
+#define PHYSNET_MAX   NUMAFIT__PHYSNET_MAX
 
 #define KEY_NAME    "nova_object.name"
 #define KEY_NS      "nova_object.namespace"
@@ -390,7 +390,7 @@ static int read_pages(struct ctx *c, const json_t *data, struct numafit__cell *c
     n = json_array_size(v);
     if (n == 0)
         goto out;
-    if (n > 64) {
+    if (n > NUMAFIT__PAGES_MAX) {
         r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "too many page sizes (%zu)", n);
         goto out;
     }
@@ -736,7 +736,8 @@ static int read_cells(struct ctx *c, const json_t *cells, bool legacy, numafit_h
     if ((r = shrink(c, h)) < 0)
         goto fail;
     numafit__free(seen);
-    numafit__host_derive(h);
+    if ((r = numafit__host_finish(h, c->flags, c->err)) < 0)
+        goto fail;
     *ret = h;
     return 0;
 fail:
@@ -747,6 +748,9 @@ fail:
 
 static int parse_json(struct ctx *c, const char *buf, size_t len, json_t **ret) {
     json_error_t jerr;
+    int r = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_HOST, "host", c->err);
+    if (r < 0)
+        return r;
     json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root) {
         if (numafit__json_load_errno(&jerr) == -ENOMEM)

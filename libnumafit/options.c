@@ -18,6 +18,7 @@ NUMAFIT_EXPORT int numafit_options_new(numafit_options_t **ret) {
         return -ENOMEM;
     o->profile = NUMAFIT_PROFILE_LATEST;
     o->strategy = NUMAFIT_STRATEGY_SPREAD;
+    o->budget = NUMAFIT_BUDGET_DEFAULT;
     *ret = o;
     return 0;
 }
@@ -131,6 +132,8 @@ NUMAFIT_EXPORT int numafit_options_set_limits_json(numafit_options_t *o, const c
     numafit__error_clear(err);
     if (!o || !buf || len > NUMAFIT_INPUT_MAX)
         return -EINVAL;
+    if ((rc = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_SMALL, "limits", err)) < 0)
+        return rc;
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root && numafit__json_load_errno(&jerr) == -ENOMEM) {
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");

@@ -413,6 +413,7 @@ static int policy_from(json_t *v, int (*fn)(const char *), int none, int *out) {
 static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i) {
     struct numafit__pcell *c = &p->cells[i];
     uint64_t x;
+    uint64_t used[NUMAFIT__CPU_WORDS]; /* pinned and emulator CPUs seen */
     int minor, rc;
     char base[48];
     json_t *d, *f;
@@ -441,8 +442,11 @@ static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i
     snprintf(r->where, sizeof(r->where), "%s/pagesize", base);
     f = json_object_get(d, "pagesize");
     if (f && !json_is_null(f)) {
-        if ((rc = read_uint(r, f, 1ull << 40, &x)) < 0)
+        if ((rc = read_uint(r, f, NUMAFIT__PAGE_SIZE_MAX, &x)) < 0)
             return rc;
+        if (x < 4 || (x & (x - 1)))
+            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA,
+                        "pagesize must be null or a power of two >= 4 (KiB)");
         c->pagesize = (int64_t)x;
     }
     snprintf(r->where, sizeof(r->where), "%s/cpu_policy", base);
@@ -469,6 +473,7 @@ static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i
     f = json_object_get(d, "cpu_pinning_raw");
     if (!f)
         f = json_object_get(d, "cpu_pinning");
+    memset(used, 0, sizeof(used));
     if (f && !json_is_null(f)) {
         const char *k;
         json_t *e;
@@ -501,6 +506,14 @@ static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i
                 c->pin_pcpu[b] = c->pin_pcpu[b - 1];
                 c->pin_pcpu[b - 1] = t;
             }
+        for (uint32_t a = 1; a < n; a++)
+            if (c->pin_vcpu[a] == c->pin_vcpu[a - 1])
+                return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "a vCPU is pinned twice");
+        for (uint32_t a = 0; a < n; a++) {
+            if (numafit__bit_test(used, c->pin_pcpu[a]))
+                return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "two vCPUs are pinned to one host CPU");
+            numafit__bit_set(used, c->pin_pcpu[a]);
+        }
     }
     snprintf(r->where, sizeof(r->where), "%s/cpuset_reserved", base);
     f = json_object_get(d, "cpuset_reserved");
@@ -515,6 +528,10 @@ static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i
         json_array_foreach(f, k, e) {
             if ((rc = read_uint(r, e, NUMAFIT_CPU_MAX, &x)) < 0)
                 return rc;
+            if (numafit__bit_test(used, (unsigned)x))
+                return fail(r, -EINVAL, NUMAFIT_E_SCHEMA,
+                            "a CPU is listed twice, or is also a vCPU's pinned CPU");
+            numafit__bit_set(used, (unsigned)x);
             c->reserved[k] = (uint32_t)x;
         }
         c->nreserved = (uint32_t)json_array_size(f);
@@ -536,6 +553,9 @@ NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, 
     numafit__error_clear(err);
     if (!buf || !ret || flags || len > NUMAFIT_INPUT_MAX)
         return -EINVAL;
+    if ((rc = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_PLACEMENT, "placement",
+                                         err)) < 0)
+        return rc;
     root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root && numafit__json_load_errno(&jerr) == -ENOMEM) {
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
@@ -547,6 +567,12 @@ NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, 
         return -EBADMSG;
     }
     if (json_is_string(root)) { /* the instance_extra column form */
+        if ((rc = numafit__json_check_values(json_string_value(root), json_string_length(root),
+                                             NUMAFIT__JSON_VALUES_PLACEMENT, "placement", err)) <
+            0) {
+            json_decref(root);
+            return rc;
+        }
         json_t *inner = json_loads(json_string_value(root), JSON_REJECT_DUPLICATES, &jerr);
         json_decref(root);
         if (!inner && numafit__json_load_errno(&jerr) == -ENOMEM) {

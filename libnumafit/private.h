@@ -149,6 +149,30 @@ int numafit__host_alloc(uint32_t ncells, uint32_t nw, numafit_host_t **ret);
  * path that builds a host or changes its CPU sets or pinned CPUs calls it
  * before handing the host out. */
 void numafit__host_derive(numafit_host_t *h);
+/*
+ * The host invariants every loader ends with (JSON, capabilities XML,
+ * libvirt, sysfs, synthetic, CPU pools): what numafit_host_to_json writes
+ * must read back with numafit_host_new_from_json(flags) to the same host.
+ * Cell count and ids, memory and usage ranges, cpuset/pcpuset disjoint (or
+ * equal, or overlapping with NUMAFIT_HOST_ALLOW_OVERLAP), pinned within
+ * pcpuset, each CPU in one cell, sibling CPUs within the bitmap width and
+ * each set strictly ascending, page sizes powers of two >= 4 KiB listed once
+ * with counts in range, physnets valid UTF-8 without NUL, sorted and unique.
+ * Returns 0, or -EINVAL/-ERANGE with *err naming the cell and field.
+ */
+int numafit__host_check(const numafit_host_t *h, unsigned flags, numafit_error_t *err);
+/* numafit__host_check, then numafit__host_derive. */
+int numafit__host_finish(numafit_host_t *h, unsigned flags, numafit_error_t *err);
+/* Limits the host JSON format shares with the check. */
+#define NUMAFIT__SOCKET_MAX    65535
+#define NUMAFIT__CPU_USAGE_MAX INT32_MAX
+#define NUMAFIT__PAGE_SIZE_MAX (1ull << 30) /* KiB: 1 TiB pages */
+#define NUMAFIT__PAGE_KB_MAX   (NUMAFIT_MEMORY_MB_MAX * 1024)
+#define NUMAFIT__PAGES_MAX     64u  /* page sizes in one cell */
+#define NUMAFIT__PHYSNET_MAX   1024 /* bytes in one physnet name */
+/* s[0..n) is valid UTF-8 (no overlongs, surrogates or code points above
+ * U+10FFFF) without NUL: what jansson reads and writes. */
+bool numafit__utf8_ok(const char *s, size_t n);
 void numafit__cell_derive(numafit_host_t *h, uint32_t index);
 /* Are the derived fields up to date? (tests) */
 bool numafit__host_derived_ok(const numafit_host_t *h);
@@ -248,6 +272,18 @@ char *numafit__json_dump(const void *json_t_value, unsigned numafit_flags);
  * only; when it cannot allocate its lexer or a value it leaves the error as
  * it initialised it (empty text), which a syntax error never does. */
 int numafit__json_load_errno(const void *json_error);
+/*
+ * jansson keeps 40-60 bytes per value, so a JSON text of small values costs
+ * some 40 times its size before any check can refuse it. Each reader first
+ * counts the values (a byte scan, no allocation) and refuses a text with
+ * more than it can hold, so memory stays within a few MiB of what a valid
+ * input needs: -ERANGE, NUMAFIT_E_RANGE, "WHAT: more than N JSON values".
+ */
+#define NUMAFIT__JSON_VALUES_HOST      (1u << 18) /* host JSON: 16,384 CPUs, 1,024 cells */
+#define NUMAFIT__JSON_VALUES_PLACEMENT (1u << 17) /* placements: 16,384 vCPUs */
+#define NUMAFIT__JSON_VALUES_SMALL     (1u << 16) /* flavors, images, limits, options */
+int numafit__json_check_values(const char *buf, size_t len, size_t max, const char *what,
+                               numafit_error_t *err);
 /* An extra spec value as nova stores it: a string as it is, an integer in
  * decimal (written to buf), a boolean as Python prints it; NULL for other
  * JSON types. */

@@ -353,6 +353,9 @@ static int load_json(numafit_error_t *err, const char *what, const char *text, s
     if (len > NUMAFIT_INPUT_MAX)
         return fail(err, -ERANGE, NUMAFIT_E_RANGE, what, NULL, "%s JSON larger than %u bytes", what,
                     NUMAFIT_INPUT_MAX);
+    int rc = numafit__json_check_values(text, len, NUMAFIT__JSON_VALUES_SMALL, what, err);
+    if (rc < 0)
+        return rc;
     json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!j && numafit__json_load_errno(&jerr) == -ENOMEM)
         return nomem(err);

@@ -75,7 +75,10 @@ static int bad(numafit_error_t *err, const char *key, const char *text) {
 }
 
 static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
+    static const char *const keys[] = {"cells", "sockets",   "cores",  "threads",
+                                       "mem",   "dedicated", "shared", "pages"};
     const char *p = spec;
+    unsigned seen = 0;
     while (*p) {
         const char *tok, *colon, *val;
         size_t klen, vlen;
@@ -94,6 +97,12 @@ static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
         val = colon + 1;
         vlen = (size_t)(p - val);
 #define KEY(k) (klen == sizeof(k) - 1 && !memcmp(tok, k, klen))
+        for (unsigned k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+            if (klen == strlen(keys[k]) && !memcmp(tok, keys[k], klen)) {
+                if (seen & (1u << k))
+                    return bad(err, keys[k], "a key is given twice");
+                seen |= 1u << k;
+            }
         if (KEY("cells") || KEY("sockets") || KEY("cores") || KEY("threads")) {
             uint64_t v;
             if (parse_num(val, vlen, &v) < 0 || v == 0 || v > 16384)
@@ -125,6 +134,9 @@ static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
                     return bad(err, "pages",
                                "pages must be SIZE=COUNT[,SIZE=COUNT...] with "
                                "power-of-two sizes above 4K");
+                for (uint32_t i = 0; i < s->npages; i++)
+                    if (s->psize[i] == size)
+                        return bad(err, "pages", "a page size is given twice");
                 s->psize[s->npages] = size;
                 s->pcount[s->npages++] = count;
                 q = comma ? comma + 1 : end;
@@ -203,19 +215,27 @@ static int parse_short(const char *spec, struct synth *s, numafit_error_t *err) 
                                "the CPU shape is SOCKETSxCORESc[THREADSt], e.g. 2x32c2t");
         } else if (n > 4 && (!memcmp(tok + n - 5, "cells", 5) || !memcmp(tok + n - 4, "cell", 4))) {
             size_t k = !memcmp(tok + n - 5, "cells", 5) ? n - 5 : n - 4;
+            if (cells_len)
+                return bad_tok(err, tok, n, "the cells are given twice");
             if (parse_num(tok, k, &cells) < 0 || !cells || cells > 1024)
                 return bad_tok(err, tok, n, "NUMA cells are NCELLS, e.g. 4cells");
             cells_tok = tok;
             cells_len = n;
         } else if (n > 4 && !memcmp(tok, "mem:", 4)) {
+            if (mem_len)
+                return bad_tok(err, tok, n, "the memory is given twice");
             if (parse_size_kib(tok + 4, n - 4, 1024, &mem_kib) < 0 || mem_kib < 1024)
                 return bad_tok(err, tok, n, "memory per host is mem:SIZE, e.g. mem:512G");
             mem_tok = tok;
             mem_len = n;
         } else if (n > 10 && !memcmp(tok, "dedicated:", 10)) {
+            if (s->dedicated)
+                return bad_tok(err, tok, n, "dedicated: is given twice");
             s->dedicated = tok + 10;
             s->dedicated_len = n - 10;
         } else if (n > 7 && !memcmp(tok, "shared:", 7)) {
+            if (s->shared)
+                return bad_tok(err, tok, n, "shared: is given twice");
             s->shared = tok + 7;
             s->shared_len = n - 7;
         } else if (memchr(tok, ':', n)) {
@@ -322,6 +342,12 @@ NUMAFIT_EXPORT int numafit_host_new_synthetic(const char *spec, unsigned flags,
     numafit__error_clear(err);
     if (!spec || !ret || flags)
         return -EINVAL;
+    if (!spec[strspn(spec, " \t")]) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "", NULL,
+                           "synthetic host: the description is empty (e.g. \"cells:2 cores:8\" "
+                           "or \"2x32c2t\")");
+        return -EINVAL;
+    }
     if ((rc = short_form(spec) ? parse_short(spec, &s, err) : parse_spec(spec, &s, err)) < 0)
         return rc;
     if (!s.sockets)
@@ -423,7 +449,8 @@ NUMAFIT_EXPORT int numafit_host_new_synthetic(const char *spec, unsigned flags,
         }
         c->npages = s.npages + 1;
     }
-    numafit__host_derive(h);
+    if ((rc = numafit__host_finish(h, 0, err)) < 0)
+        goto out;
     *ret = h;
     h = NULL;
     rc = 0;

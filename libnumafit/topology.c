@@ -214,6 +214,9 @@ static void ctx_free(struct topo_ctx *c) {
 static int load_json(const char *buf, size_t len, const char *what, json_t **ret,
                      numafit_error_t *err) {
     json_error_t jerr;
+    int rc = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_SMALL, what, err);
+    if (rc < 0)
+        return rc;
     json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!j && numafit__json_load_errno(&jerr) == -ENOMEM) {
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, what, NULL, "out of memory");

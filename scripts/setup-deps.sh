@@ -5,7 +5,7 @@
 # checks the formatting (tests/check-format.sh).
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libjansson-dev uuid-dev check
-libvirt-dev libxml2-dev libvirt-clients jq python3-nova
+libvirt-dev libxml2-dev libvirt-clients libxml2-utils jq python3-nova
 python3-oslotest python3-ddt python3-testtools python3-fixtures python3-wsgi-intercept
 chromium-headless-shell fonts-dejavu-core clang-format"
 missing=""

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "private.h"
+#include "testdata.h"
 
 #define HT2 "cells:2 cores:4 threads:2 mem:16G pages:2M=1024"
 
@@ -166,6 +167,47 @@ START_TEST(nova_json_roundtrip_and_unknown_cell) {
     numafit_placement_free(p);
     numafit_host_free(one);
     numafit_host_free(h);
+}
+END_TEST
+
+/* The placement reader accepted two vCPUs on one pCPU and page size 7. */
+START_TEST(placement_reader_refuses_impossible) {
+    static const struct {
+        const char *json, *text, *where;
+    } bad[] = {
+        {"[{\"id\":0,\"pcpuset\":[0,1],\"memory\":64,\"cpu_policy\":\"dedicated\","
+         "\"cpu_pinning\":{\"0\":3,\"1\":3}}]",
+         "two vCPUs are pinned to one host CPU", "/cells/0/cpu_pinning"},
+        {"[{\"id\":0,\"pcpuset\":[1],\"memory\":64,\"cpu_policy\":\"dedicated\","
+         "\"cpu_pinning\":{\"1\":3,\"01\":4}}]",
+         "a vCPU is pinned twice", "/cells/0/cpu_pinning"},
+        {"[{\"id\":0,\"cpuset\":[0],\"memory\":64,\"pagesize\":7}]", "power of two",
+         "/cells/0/pagesize"},
+        {"[{\"id\":0,\"cpuset\":[0],\"memory\":64,\"pagesize\":2}]", "power of two",
+         "/cells/0/pagesize"},
+        {"[{\"id\":0,\"pcpuset\":[0],\"memory\":64,\"cpu_policy\":\"dedicated\","
+         "\"cpu_pinning\":{\"0\":3},\"cpuset_reserved\":[3]}]",
+         "also a vCPU's pinned CPU", "/cells/0/cpuset_reserved"},
+        {"[{\"id\":0,\"pcpuset\":[0],\"memory\":64,\"cpu_policy\":\"dedicated\","
+         "\"cpu_pinning\":{\"0\":3},\"cpuset_reserved\":[5,5]}]",
+         "listed twice", "/cells/0/cpuset_reserved"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        numafit_placement_t *p = NULL;
+        numafit_error_t e;
+        int rc = numafit_placement_new_from_json(bad[i].json, strlen(bad[i].json), 0, &p, &e);
+        ck_assert_msg(rc == -EINVAL, "%zu: rc %d (%s)", i, rc, e.text);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(strstr(e.text, bad[i].text) != NULL, "%zu: %s", i, e.text);
+        ck_assert_str_eq(e.where, bad[i].where);
+    }
+    const char *ok = "[{\"id\":0,\"pcpuset\":[0,1],\"memory\":64,\"pagesize\":1048576,"
+                     "\"cpu_policy\":\"dedicated\",\"cpu_pinning\":{\"0\":3,\"1\":4},"
+                     "\"cpuset_reserved\":[5,6]}]";
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_placement_new_from_json(ok, strlen(ok), 0, &p, &e), 0);
+    numafit_placement_free(p);
 }
 END_TEST
 
@@ -352,6 +394,165 @@ static numafit_hostconf_t *pools(const char *dedicated, const char *shared) {
 /* What-if on the pools (another cpu_dedicated_set): CPUs move between the
  * pools, siblings are cut, pinned CPUs and unknown CPUs are refused, and a
  * refused change leaves the host as it was. */
+/* ------------------------------------------------ isolate, overlapping siblings */
+
+static numafit_host_t *host_file(const char *rel) {
+    size_t len;
+    char *buf = test_slurp(rel, &len);
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    ck_assert_msg(numafit_host_new_from_json(buf, len, 0, &h, &e) == 0, "%s: %s", rel, e.text);
+    free(buf);
+    return h;
+}
+
+static numafit_request_t *req(const char *json) {
+    numafit_request_t *r = NULL;
+    numafit_error_t e;
+    ck_assert_msg(numafit_request_new(json, strlen(json), NULL, 0, 0, &r, &e) == 1, "%s", e.text);
+    return r;
+}
+
+/* No sibling set of host cell c holds two different pCPUs of the placement
+ * cell (vCPUs and emulator pCPUs), and no set holds an emulator pCPU and a
+ * vCPU: what isolate promises. */
+static void assert_isolated(const struct numafit__cell *c, const struct numafit__pcell *pc) {
+    for (uint32_t s = 0; s < c->nsib; s++) {
+        int vcpus = 0, emu = 0;
+        for (uint32_t i = c->sib_off[s]; i < c->sib_off[s + 1]; i++) {
+            for (uint32_t k = 0; k < pc->npin; k++)
+                vcpus += pc->pin_pcpu[k] == c->sib_cpu[i];
+            for (uint32_t k = 0; k < pc->nreserved; k++)
+                emu += pc->reserved[k] == c->sib_cpu[i];
+        }
+        ck_assert_msg(vcpus <= 1, "sibling set %u holds %d vCPUs", s, vcpus);
+        ck_assert_msg(!(vcpus && emu), "sibling set %u holds a vCPU and an emulator pCPU", s);
+    }
+}
+
+/* Fit, check isolation, claim (must succeed), release (must restore). */
+static void fit_claim_release(numafit_host_t *h, const numafit_request_t *r, int expect_fit) {
+    numafit_placement_t *p = NULL;
+    numafit_host_t *orig = NULL;
+    numafit_error_t e;
+    int rc = numafit_fit(h, r, NULL, 0, &p, &e);
+    ck_assert_int_ge(rc, 0);
+    if (expect_fit >= 0)
+        ck_assert_int_eq(rc, expect_fit);
+    if (rc == 0)
+        return;
+    for (uint32_t g = 0; g < p->ncells; g++)
+        if (p->cells[g].thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE)
+            assert_isolated(&h->cells[numafit__host_cell_index(h, p->cells[g].host_id)],
+                            &p->cells[g]);
+    ck_assert_int_eq(numafit_host_dup(h, &orig), 0);
+    ck_assert_msg(numafit_host_claim(h, p, 0, &e) == 0, "fit not claimable: %s: %s", e.exception,
+                  e.text);
+    ck_assert(numafit__host_derived_ok(h));
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_equal(h, orig), 1);
+    numafit_host_free(orig);
+    numafit_placement_free(p);
+}
+
+#define ISOLATE_FLAVOR                                                                             \
+    "{\"vcpus\":2,\"memory_mb\":512,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","             \
+    "\"hw:cpu_thread_policy\":\"isolate\"}}"
+
+/* A sibling set reaching a CPU outside the cell ([0,6] with 6 not in the
+ * cell): the fit pinned vCPU 0 to CPU 4 ([0,4]) and the claim, which took
+ * every set touching a CPU it had added (CPU 0, then [0,6]), refused it. */
+START_TEST(isolate_sibling_outside_cell_claimable) {
+    numafit_host_t *h = host_file("repro/isolate-sibling-outside-cell-host.json");
+    numafit_request_t *r = req(ISOLATE_FLAVOR);
+    fit_claim_release(h, r, 1);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+/* Sibling sets [0,6] and [0,4]: the fit gave vCPU 0 CPU 0 and vCPU 1 CPU 4,
+ * two CPUs of one set. */
+START_TEST(isolate_overlapping_siblings_isolated) {
+    numafit_host_t *h = host_file("repro/isolate-on-two-siblings-host.json");
+    numafit_request_t *r = req(ISOLATE_FLAVOR);
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), 1);
+    ck_assert_uint_eq(p->cells[0].npin, 2);
+    ck_assert_uint_eq(p->cells[0].pin_pcpu[0], 0);
+    ck_assert_uint_eq(p->cells[0].pin_pcpu[1], 1); /* [1,5], not 4 */
+    numafit_placement_free(p);
+    fit_claim_release(h, r, 1);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
+/* Random cells of 8 dedicated CPUs with random (often overlapping, some
+ * reaching outside the cell) sibling sets and random pinned CPUs: every
+ * isolate/require/prefer fit, with and without an isolated emulator
+ * thread, is isolated where asked and claimable. */
+START_TEST(random_overlapping_siblings_fits_claimable) {
+    static const char *flavors[] = {
+        ISOLATE_FLAVOR,
+        "{\"vcpus\":1,\"memory_mb\":512,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+        "\"hw:cpu_thread_policy\":\"isolate\",\"hw:emulator_threads_policy\":\"isolate\"}}",
+        "{\"vcpus\":3,\"memory_mb\":512,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+        "\"hw:cpu_thread_policy\":\"isolate\"}}",
+        "{\"vcpus\":2,\"memory_mb\":512,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+        "\"hw:cpu_thread_policy\":\"require\",\"hw:emulator_threads_policy\":\"isolate\"}}",
+        "{\"vcpus\":3,\"memory_mb\":512,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\","
+        "\"hw:emulator_threads_policy\":\"isolate\"}}",
+    };
+    numafit_request_t *r[5];
+    unsigned seed = 12345, fits = 0;
+    for (int i = 0; i < 5; i++)
+        r[i] = req(flavors[i]);
+    for (int iter = 0; iter < 3000; iter++) {
+        char json[2048], sib[512] = "", pin[128] = "";
+        size_t o = 0, q = 0;
+        int nsets = 1 + (int)(rand_r(&seed) % 5);
+        for (int s = 0; s < nsets; s++) {
+            int a = (int)(rand_r(&seed) % 10), b = (int)(rand_r(&seed) % 10);
+            if (a == b)
+                b = (a + 1) % 10;
+            o += (size_t)snprintf(sib + o, sizeof(sib) - o, "%s[%d,%d]", s ? "," : "",
+                                  a < b ? a : b, a < b ? b : a);
+        }
+        for (int c = 0; c < 8; c++)
+            if (rand_r(&seed) % 5 == 0)
+                q += (size_t)snprintf(pin + q, sizeof(pin) - q, "%s%d", q ? "," : "", c);
+        snprintf(json, sizeof(json),
+                 "{\"nova_object.name\":\"NUMATopology\",\"nova_object.namespace\":\"nova\","
+                 "\"nova_object.version\":\"1.2\",\"nova_object.data\":{\"cells\":[{"
+                 "\"nova_object.name\":\"NUMACell\",\"nova_object.namespace\":\"nova\","
+                 "\"nova_object.version\":\"1.5\",\"nova_object.data\":{\"id\":0,"
+                 "\"cpuset\":[0,1,2,3,4,5,6,7],\"pcpuset\":[0,1,2,3,4,5,6,7],\"memory\":4096,"
+                 "\"cpu_usage\":0,\"memory_usage\":0,\"pinned_cpus\":[%s],\"siblings\":[%s],"
+                 "\"mempages\":[{\"nova_object.name\":\"NUMAPagesTopology\","
+                 "\"nova_object.namespace\":\"nova\",\"nova_object.version\":\"1.1\","
+                 "\"nova_object.data\":{\"size_kb\":4,\"total\":1048576,\"used\":0,"
+                 "\"reserved\":0}}]}}]}}",
+                 pin, sib);
+        numafit_host_t *h = NULL;
+        numafit_error_t e;
+        if (numafit_host_new_from_json(json, strlen(json), 0, &h, &e) != 0)
+            continue; /* e.g. a pinned CPU the loader refuses */
+        for (int i = 0; i < 5; i++) {
+            numafit_placement_t *p = NULL;
+            fits += numafit_fit(h, r[i], NULL, 0, &p, &e) == 1;
+            numafit_placement_free(p);
+            fit_claim_release(h, r[i], -1);
+        }
+        numafit_host_free(h);
+    }
+    ck_assert_uint_gt(fits, 1000); /* the loop really exercised fits */
+    for (int i = 0; i < 5; i++)
+        numafit_request_free(r[i]);
+}
+END_TEST
+
 START_TEST(cpu_pools_what_if) {
     numafit_host_t *h = NULL, *snap = NULL;
     numafit_hostconf_t *conf;
@@ -436,9 +637,13 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, hugepage_accounting);
     tcase_add_test(tc, nova_json_roundtrip_and_unknown_cell);
     tcase_add_test(tc, unknown_pcpu_refused);
+    tcase_add_test(tc, placement_reader_refuses_impossible);
     tcase_add_test(tc, cell_queries_follow_claims);
     tcase_add_test(tc, fill_and_drain_keeps_derived_counts);
     tcase_add_test(tc, cpu_pools_what_if);
+    tcase_add_test(tc, isolate_sibling_outside_cell_claimable);
+    tcase_add_test(tc, isolate_overlapping_siblings_isolated);
+    tcase_add_test(tc, random_overlapping_siblings_fits_claimable);
     suite_add_tcase(s, tc);
     return s;
 }

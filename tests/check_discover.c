@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <numafit/discover.h>
 
@@ -550,6 +552,125 @@ START_TEST(test_sysfs_bad_files) {
 }
 END_TEST
 
+/* A one-node tree under a fresh temp dir: node0 with CPUs 0-1 and 2 GiB. */
+static void mini_tree(char *root, size_t cap) {
+    char path[PATH_MAX + 128];
+    FILE *f;
+    ck_assert_uint_ge(cap, 64);
+    ck_assert_ptr_nonnull(mkdtemp(strcpy(root, "/tmp/check_discover.XXXXXX")));
+    snprintf(path, sizeof(path), "mkdir -p %s/sys/devices/system/node/node0", root);
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/cpulist", root);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs("0-1\n", f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/meminfo", root);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs("Node 0 MemTotal:       2097152 kB\n", f);
+    fclose(f);
+}
+
+static void rm_tree(const char *root) {
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A FIFO (nobody writing: a blocking open or read never returns), a
+ * directory or a symbolic link where sysfs has a regular file is refused,
+ * naming it; the case's timeout catches a reader that blocks. */
+START_TEST(test_sysfs_not_regular) {
+    static const char *const rels[] = {"sys/devices/system/node/node0/meminfo",
+                                       "sys/devices/system/cpu/online",
+                                       "sys/devices/system/node/node0/cpulist"};
+    char root[PATH_MAX], path[PATH_MAX + 128];
+    const char *rel = rels[_i / 3];
+    const int kind = _i % 3; /* FIFO, directory, symbolic link */
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    mini_tree(root, sizeof(root));
+    snprintf(path, sizeof(path), "mkdir -p %s/sys/devices/system/cpu", root);
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    unlink(path);
+    if (kind == 0) {
+        ck_assert_int_eq(mkfifo(path, 0600), 0);
+    } else if (kind == 1) {
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    } else {
+        char target[PATH_MAX + 16];
+        FILE *f;
+        snprintf(target, sizeof(target), "%s/elsewhere", root);
+        ck_assert_ptr_nonnull(f = fopen(target, "w"));
+        fputs(strstr(rel, "meminfo") ? "Node 0 MemTotal:       2097152 kB\n" : "0-1\n", f);
+        fclose(f);
+        ck_assert_int_eq(symlink(target, path), 0);
+    }
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -EINVAL);
+    ck_assert_ptr_null(h);
+    ck_assert_str_eq(e.where, rel);
+    ck_assert_msg(strstr(e.text, rel) && strstr(e.text, "not a regular file"), "%s", e.text);
+    rm_tree(root);
+}
+END_TEST
+
+/* A node directory numbered above NUMAFIT_CELL_ID_MAX is refused, naming it
+ * (it used to be skipped: a cell went missing without a word). */
+START_TEST(test_sysfs_node_above_limit) {
+    static const char *const names[] = {"node1024", "node4294967296", "node99999999999999999999"};
+    char root[PATH_MAX], path[2 * PATH_MAX + 128], where[128];
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    mini_tree(root, sizeof(root));
+    snprintf(path, sizeof(path), "mkdir %s/sys/devices/system/node/%s", root, names[_i]);
+    ck_assert_int_eq(system(path), 0);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -ERANGE);
+    ck_assert_ptr_null(h);
+    snprintf(where, sizeof(where), "sys/devices/system/node/%s", names[_i]);
+    ck_assert_str_eq(e.where, where);
+    ck_assert_msg(strstr(e.text, where) && strstr(e.text, "above the limit 1023"), "%s", e.text);
+    /* node1023 is the last cell id allowed */
+    snprintf(path, sizeof(path), "rmdir %s/sys/devices/system/node/%s", root, names[_i]);
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof(path),
+             "cp -r %s/sys/devices/system/node/node0 %s/sys/devices/system/node/node1023", root,
+             root);
+    ck_assert_int_eq(system(path), 0);
+    snprintf(path, sizeof(path), "%s/sys/devices/system/node/node1023/cpulist", root);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("2-3\n", f);
+    fclose(f);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), 0);
+    ck_assert_uint_eq(h->ncells, 2);
+    numafit_host_free(h);
+    rm_tree(root);
+}
+END_TEST
+
+/* 70,000 huge page size directories: "too many entries", -E2BIG (it said
+ * "out of memory"). */
+START_TEST(test_sysfs_too_many_entries) {
+    char root[PATH_MAX], path[PATH_MAX + 128];
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    size_t n;
+    mini_tree(root, sizeof(root));
+    n = (size_t)snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/hugepages", root);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    for (unsigned i = 1; i <= 70000; i++) {
+        snprintf(path + n, sizeof(path) - n, "/hugepages-%ukB", i);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -E2BIG);
+    ck_assert_ptr_null(h);
+    ck_assert_str_eq(e.where, "sys/devices/system/node/node0/hugepages");
+    ck_assert_msg(strstr(e.text, "too many entries"), "%s", e.text);
+    ck_assert_int_ne(e.code, NUMAFIT_E_NOMEM);
+    rm_tree(root);
+}
+END_TEST
+
 /* ------------------------------------------------------------ nova's option rules (G) */
 /* The fake 2 nodes x 4 cores x 2 threads host of NOVA-NOTES G: cell n has
  * cores 4n..4n+3 with threads c and c+8; pages 4K x 1310720, 2M x 512, 1G x 2. */
@@ -966,6 +1087,88 @@ END_TEST
 #endif
 
 /* ------------------------------------------------------------ suite */
+/* to_json, from_json, to_json: the same text (what a loader accepts, the
+ * JSON reader reads back). */
+static void assert_round_trip(const numafit_host_t *h, const char *what) {
+    char *a = NULL, *b = NULL;
+    numafit_host_t *again = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_to_json(h, 0, &a, &e), 0);
+    ck_assert_msg(numafit_host_new_from_json(a, strlen(a), 0, &again, &e) == 0,
+                  "%s: its JSON does not read back: %s", what, e.text);
+    ck_assert_int_eq(numafit_host_to_json(again, 0, &b, &e), 0);
+    ck_assert_msg(strcmp(a, b) == 0, "%s: JSON differs after a round trip", what);
+    numafit_free(a);
+    numafit_free(b);
+    numafit_host_free(again);
+}
+
+/* One set of host invariants for every loader: capabilities with a page
+ * size that is not a power of two, or one page size twice, were accepted
+ * and their JSON then refused; every accepted fixture round-trips. */
+START_TEST(test_loaders_keep_invariants) {
+    static const struct {
+        const char *file, *text;
+        int rc;
+    } refused[] = {
+        {"caps/repro-pagesize-5.xml", "page size 5 KiB is not a power of two", -ERANGE},
+        {"caps/repro-dup-pages.xml", "page size 2048 KiB listed twice", -EINVAL},
+    };
+    static const char *const caps[] = {"caps/rh2288h-v3.xml",      "caps/sugon-i620-g30.xml",
+                                       "caps/e5-2620-ht.xml",      "caps/epyc-24node.xml",
+                                       "caps/edge-nosiblings.xml", "caps/edge-offline.xml",
+                                       "caps/edge-unit-mib.xml",   "caps/test-default.xml"};
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        size_t len;
+        char *xml = test_slurp(refused[i].file, &len);
+        numafit_host_t *h = NULL;
+        numafit_error_t e;
+        int r = numafit_host_new_from_caps_xml(xml, len, NULL, NULL, 0, &h, &e);
+        ck_assert_msg(r == refused[i].rc, "%s: rc %d (%s)", refused[i].file, r, e.text);
+        ck_assert_ptr_null(h);
+        ck_assert_msg(strstr(e.text, refused[i].text), "%s: %s", refused[i].file, e.text);
+        free(xml);
+    }
+    for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+        numafit_host_t *h = caps_ok(caps[i], NULL, NULL, 0);
+        assert_round_trip(h, caps[i]);
+        numafit_host_free(h);
+    }
+    for (int i = 0; i < (int)(sizeof(seeds) / sizeof(seeds[0])); i++) {
+        struct opts o = seed_opts(i); /* the seed hosts with their nova.conf */
+        char rel[128];
+        snprintf(rel, sizeof(rel), "caps/%s.xml", seeds[i].name);
+        numafit_host_t *h = caps_ok(rel, &o, NULL, 0);
+        assert_round_trip(h, rel);
+        numafit_host_free(h);
+    }
+    for (int i = 0; i < NTREES; i++) {
+        numafit_host_t *h = sysfs_ok(trees[i], NULL, 0);
+        assert_round_trip(h, trees[i]);
+        numafit_host_free(h);
+    }
+}
+END_TEST
+
+/* A physnet name that is not UTF-8 was accepted, and writing the host then
+ * failed as "out of memory". */
+START_TEST(test_physnet_utf8) {
+    numafit_hostconf_t *c = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_hostconf_new(&c), 0);
+    ck_assert_int_eq(numafit_hostconf_add_physnet(c, "ph\xffys", "0", &e), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.text, "UTF-8"));
+    ck_assert_int_eq(numafit_hostconf_add_physnet(c, "ph\xc0\xafys", "0", &e), -EINVAL);
+    ck_assert_int_eq(numafit_hostconf_add_physnet(c, "ph\xed\xa0\x80ys", "0", &e), -EINVAL);
+    ck_assert_int_eq(numafit_hostconf_add_physnet(c, "physnet-\xc3\xa9t\xc3\xa9", "0", &e), 0);
+    numafit_hostconf_free(c);
+    ck_assert(numafit__utf8_ok("\xf0\x9f\x98\x80", 4));
+    ck_assert(!numafit__utf8_ok("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
+    ck_assert(!numafit__utf8_ok("a\0b", 3));
+    ck_assert(!numafit__utf8_ok("\xe2\x82", 2)); /* cut */
+}
+END_TEST
+
 static Suite *discover_suite(void) {
     Suite *s = suite_create("discover");
     TCase *tc;
@@ -975,10 +1178,13 @@ static Suite *discover_suite(void) {
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sysfs_vs_caps");
-    tcase_set_timeout(tc, 30);
+    tcase_set_timeout(tc, 300); /* 70,000 directories on a busy 2-core machine */
     tcase_add_loop_test(tc, test_sysfs_vs_caps, 0, 3 * NTREES);
     tcase_add_test(tc, test_distances);
     tcase_add_test(tc, test_sysfs_bad_files);
+    tcase_add_loop_test(tc, test_sysfs_not_regular, 0, 9);
+    tcase_add_loop_test(tc, test_sysfs_node_above_limit, 0, 3);
+    tcase_add_test(tc, test_sysfs_too_many_entries);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("edge");
@@ -988,6 +1194,8 @@ static Suite *discover_suite(void) {
     tcase_add_test(tc, test_refused_files);
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof(bads) / sizeof(bads[0])));
     tcase_add_test(tc, test_lenient_and_limits);
+    tcase_add_test(tc, test_loaders_keep_invariants);
+    tcase_add_test(tc, test_physnet_utf8);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("rules");

@@ -494,6 +494,43 @@ START_TEST(test_garbage) {
 }
 END_TEST
 
+/* A FIFO, a directory or a device where a file is expected is listed as
+ * unreadable, not read as empty (or without end); so is a node numbered
+ * above the cell-id limit (it was left out without a word). */
+START_TEST(test_not_regular) {
+    char *root = mktree(), path[PATH_MAX];
+    json_t *j, *un, *v;
+    size_t i;
+    int r;
+    bool fifo = false, dir = false, dev = false, big = false;
+    puts_(root, "sys/devices/system/node/node0/cpulist", "0-3\n");
+    puts_(root, "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 8388608 kB\n");
+    puts_(root, "proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
+    snprintf(path, sizeof(path), "%s/sys/devices/system/cpu", root);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/online", root);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof(path), "%s/proc/cmdline", root);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/proc/meminfo", root);
+    ck_assert_int_eq(symlink("/dev/zero", path), 0);
+    puts_(root, "sys/devices/system/node/node1024/cpulist", "4-7\n");
+    j = run(root, NULL, 0, &r);
+    un = json_object_get(json_object_get(j, "host"), "unreadable");
+    json_array_foreach(un, i, v) {
+        const char *s = json_string_value(v);
+        fifo |= !strcmp(s, "sys/devices/system/cpu/online: not a regular file");
+        dir |= !strcmp(s, "proc/cmdline: not a regular file");
+        dev |= !strcmp(s, "proc/meminfo: not a regular file");
+        big |= !strcmp(s, "sys/devices/system/node/node1024: node number above the limit 1023");
+    }
+    ck_assert_msg(fifo && dir && dev && big, "%s", json_dumps(un, 0));
+    json_decref(j);
+    rmtree(root);
+    free(root);
+}
+END_TEST
+
 START_TEST(test_arguments) {
     char *out = NULL, *big;
     numafit_error_t e;
@@ -531,6 +568,7 @@ static Suite *doctor_suite(void) {
     tcase_add_test(tc, test_no_sys);
     tcase_add_test(tc, test_boot_mismatch);
     tcase_add_test(tc, test_garbage);
+    tcase_add_test(tc, test_not_regular);
     tcase_add_test(tc, test_arguments);
     suite_add_tcase(s, tc);
     return s;

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "private.h"
+#include "testdata.h"
 
 /* Synthetic host: "cells:2 cores:4 threads:2": cell 0 has cores {0,8} {1,9}
  * {2,10} {3,11}, cell 1 has {4,12} {5,13} {6,14} {7,15}. */
@@ -363,44 +364,73 @@ START_TEST(network_pruned_at_root) {
 }
 END_TEST
 
-START_TEST(budget_too_complex) {
-    /* physnet i lives on cells i and i+1 (mod 15): covering the 15 physnets
-     * of this odd cycle needs 8 cells, the guest has 7. No quick test sees
-     * it (7 disjoint physnets exist), so the search would walk a huge tree:
-     * the budget stops it with -E2BIG. */
-    numafit_host_t *h = host("cells:16 cores:4 mem:8G");
-    numafit_request_t *r = req(7, 7168, "{\"hw:numa_nodes\":\"7\"}", 0);
-    numafit_options_t *o = NULL;
-    numafit_placement_t *p = NULL;
-    numafit_error_t e;
-    char lim[1024];
-    size_t n = (size_t)snprintf(lim, sizeof(lim),
+/* Physnet i lives on cells i and i-1 (mod m) of h: covering the m
+ * physnets of this odd cycle needs (m + 1) / 2 cells. Writes the limits. */
+static void odd_cycle(numafit_host_t *h, int m, char *lim, size_t cap) {
+    size_t n = (size_t)snprintf(lim, cap,
                                 "{\"cpu_allocation_ratio\":16,"
                                 "\"ram_allocation_ratio\":1.5,\"network_metadata\":"
                                 "{\"tunneled\":false,\"physnets\":[");
-    for (int i = 0; i < 15; i++) {
+    for (int i = 0; i < m; i++) {
         struct numafit__cell *c = &h->cells[i];
         c->has_netmeta = true;
         c->physnets = calloc(2, sizeof(char *));
         c->physnets[0] = calloc(1, 16);
         c->physnets[1] = calloc(1, 16);
-        snprintf(c->physnets[0], 16, "net%d", i);
-        snprintf(c->physnets[1], 16, "net%d", (i + 14) % 15);
+        snprintf(c->physnets[0], 16, "net%02d", i);
+        snprintf(c->physnets[1], 16, "net%02d", (i + m - 1) % m);
+        if (strcmp(c->physnets[0], c->physnets[1]) > 0) { /* a sorted set */
+            char *t = c->physnets[0];
+            c->physnets[0] = c->physnets[1];
+            c->physnets[1] = t;
+        }
         c->nphysnets = 2;
-        n += (size_t)snprintf(lim + n, sizeof(lim) - n, "%s\"net%d\"", i ? "," : "", i);
+        n += (size_t)snprintf(lim + n, cap - n, "%s\"net%02d\"", i ? "," : "", i);
     }
-    snprintf(lim + n, sizeof(lim) - n, "]}}");
+    snprintf(lim + n, cap - n, "]}}");
+}
+
+START_TEST(budget_too_complex) {
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    char lim[2048];
+    /* 15 physnets on an odd cycle need 8 cells, the guest has 7: 7 disjoint
+     * physnets exist, so the greedy bound passes, but the exact minimum
+     * cover (8) refuses at once, well inside a small budget */
+    numafit_host_t *h = host("cells:16 cores:4 mem:8G");
+    numafit_request_t *r = req(7, 7168, "{\"hw:numa_nodes\":\"7\"}", 0);
+    odd_cycle(h, 15, lim, sizeof(lim));
     ck_assert_int_eq(numafit_options_new(&o), 0);
     ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
     ck_assert_int_eq(numafit_options_set_budget(o, 20000), 0);
-    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), -E2BIG);
-    ck_assert_int_eq(e.code, NUMAFIT_E_TOO_COMPLEX);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_NETWORK);
     /* one more guest cell makes it satisfiable (8 cells cover the cycle) */
     numafit_request_free(r);
     r = req(8, 8192, "{\"hw:numa_nodes\":\"8\"}", 0);
-    ck_assert_int_eq(numafit_options_set_budget(o, 0), 0);
     ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
     numafit_placement_free(p);
+    numafit_request_free(r);
+    numafit_host_free(h);
+    /* 21 physnets (more than the exact bound's 20 groups) need 11 cells, the
+     * guest has 10: the search would walk a huge tree; the budget stops it
+     * with -E2BIG and a clear error, never a wrong answer */
+    h = host("cells:22 cores:4 mem:8G");
+    r = req(10, 10240, "{\"hw:numa_nodes\":\"10\"}", 0);
+    odd_cycle(h, 21, lim, sizeof(lim));
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+    p = NULL;
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), -E2BIG);
+    ck_assert_int_eq(e.code, NUMAFIT_E_TOO_COMPLEX);
+    ck_assert_ptr_nonnull(strstr(e.text, "work budget"));
+    ck_assert_ptr_null(p);
+    numafit_options_free(o);
+    /* new options carry the default budget: the same answer, a bounded time */
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), -E2BIG);
+    ck_assert_ptr_nonnull(strstr(e.text, "10000000"));
     numafit_options_free(o);
     numafit_request_free(r);
     numafit_host_free(h);
@@ -629,6 +659,17 @@ START_TEST(synthetic_short_form) {
         {"2x8q", "'2x8q': the CPU shape is SOCKETSxCORESc[THREADSt]"},
         {"1x2c mem:4G 1G:8", "the huge pages (8192 MiB) exceed the host memory (4096 MiB)"},
         {"2x8c 2x8c", "'2x8c': the CPU shape is given twice"},
+        /* nothing given twice, nothing empty (a default host was built) */
+        {"", "the description is empty"},
+        {" \t ", "the description is empty"},
+        {"2x8c 2cells 1cells", "'1cells': the cells are given twice"},
+        {"2x8c mem:4G mem:8G", "'mem:8G': the memory is given twice"},
+        {"1x8c dedicated:0-3 dedicated:4-7", "dedicated: is given twice"},
+        {"1x8c shared:0-3 shared:4-7", "shared: is given twice"},
+        {"cells:2 cells:3", "a key is given twice"},
+        {"cells:1 pages:1G=1 pages:1G=1", "a key is given twice"},
+        {"cells:1 pages:1G=1,1G=2", "a page size is given twice"},
+        {"cores:4 dedicated:0-1 dedicated:2-3", "a key is given twice"},
     };
     for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
         numafit_host_t *a = host(same[i].shortf), *b = host(same[i].longf);
@@ -643,6 +684,35 @@ START_TEST(synthetic_short_form) {
         ck_assert_ptr_null(h);
         ck_assert_msg(strstr(e.text, bad[i].text) != NULL, "%s: %s", bad[i].spec, e.text);
     }
+}
+END_TEST
+
+/* The reproducer that burnt 43 s of CPU: 5 triangles of physnets and one
+ * more over 100 cells, 8 guest cells (a cover needs 11). Within a budget of
+ * 100,000 steps it must now answer "no fit" for the network. */
+START_TEST(network_triangles_reproducer) {
+    size_t hl, fl, ll;
+    char *hj = test_slurp("repro/network-search/host-100cells-16physnets.json", &hl);
+    char *fj = test_slurp("repro/network-search/flavor-8-nodes.json", &fl);
+    char *lj = test_slurp("repro/network-search/limits-16-physnets.json", &ll);
+    numafit_host_t *h = NULL;
+    numafit_request_t *r = NULL;
+    numafit_options_t *o = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_new_from_json(hj, hl, 0, &h, &e), 0);
+    ck_assert_int_eq(numafit_request_new(fj, fl, NULL, 0, 0, &r, &e), 1);
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lj, ll, &e), 0);
+    ck_assert_int_eq(numafit_options_set_budget(o, 100000), 0);
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_NETWORK);
+    numafit_options_free(o);
+    numafit_request_free(r);
+    numafit_host_free(h);
+    free(hj);
+    free(fj);
+    free(lj);
 }
 END_TEST
 
@@ -671,6 +741,7 @@ static Suite *fit_suite(void) {
     tcase_add_test(tc, pinned_hugepages_avail_memory);
     tcase_add_test(tc, fit_cell_reserved);
     tcase_add_test(tc, synthetic_short_form);
+    tcase_add_test(tc, network_triangles_reproducer);
     suite_add_tcase(s, tc);
     TCase *prop = tcase_create("properties");
     tcase_set_timeout(prop, 60);

@@ -539,6 +539,53 @@ START_TEST(test_bad_misc) {
 }
 END_TEST
 
+/* Inputs of many small values cost jansson ~50 bytes per value: a 10 MB host
+ * JSON took 910 MB before being refused. The value count is checked first;
+ * the largest hosts the library models still load. */
+START_TEST(test_value_count_bound) {
+    numafit_host_t *h = NULL, *again = NULL;
+    numafit_request_t *r = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    char *json = NULL;
+    size_t n = 3u << 20, len;
+    char *big = malloc(n + 64);
+    ck_assert_ptr_nonnull(big);
+    /* a host: 16,384 CPUs in 1,024 cells with 2 page sizes */
+    ck_assert_int_eq(numafit_host_new_synthetic(
+                         "cells:1024 cores:8 threads:2 mem:4G pages:2M=16,1G=1", 0, &h, &e),
+                     0);
+    ck_assert_int_eq(numafit_host_to_json(h, 0, &json, &e), 0);
+    ck_assert_msg(numafit_host_new_from_json(json, strlen(json), 0, &again, &e) == 0, "%s", e.text);
+    ck_assert_int_eq(numafit_host_equal(h, again), 1);
+    /* 1.5 M values in 3 MB */
+    len = (size_t)sprintf(big, "{\"cells\":[");
+    while (len < n)
+        big[len++] = '0', big[len++] = ',';
+    len += (size_t)sprintf(big + len, "0]}");
+    ck_assert_int_eq(numafit_host_new_from_json(big, len, 0, &h, &e) == -ERANGE, 1);
+    ck_assert_ptr_nonnull(strstr(e.text, "more than"));
+    ck_assert_int_eq(e.code, NUMAFIT_E_RANGE);
+    memcpy(big, "{\"vcpus\":1,\"junk\":[", 19);
+    ck_assert_int_eq(numafit_request_new(big, len, NULL, 0, 0, &r, &e), -ERANGE);
+    ck_assert_ptr_null(r);
+    memcpy(big, "[[[[[[[[[[", 10);
+    ck_assert_int_eq(numafit_placement_new_from_json(big, len, 0, &p, &e), -ERANGE);
+    ck_assert_ptr_null(p);
+    /* commas inside strings are no values */
+    len = (size_t)sprintf(big, "{\"vcpus\":2,\"memory_mb\":512,\"name\":\"");
+    while (len < n)
+        big[len++] = ',';
+    len += (size_t)sprintf(big + len, "\\\",\"}");
+    ck_assert_int_eq(numafit_request_new(big, len, NULL, 0, 0, &r, &e), 0);
+    numafit_request_free(r);
+    free(big);
+    numafit_free(json);
+    numafit_host_free(again);
+    numafit_host_free(h);
+}
+END_TEST
+
 static Suite *host_json_suite(void) {
     Suite *s = suite_create("host_json");
     TCase *tc = tcase_create("fixtures");
@@ -558,6 +605,7 @@ static Suite *host_json_suite(void) {
     tc = tcase_create("bad");
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof(bads) / sizeof(bads[0])));
     tcase_add_test(tc, test_bad_misc);
+    tcase_add_test(tc, test_value_count_bound);
     suite_add_tcase(s, tc);
     return s;
 }

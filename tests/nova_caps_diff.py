@@ -93,6 +93,10 @@ def deliberate(fixture, opt, nova, ours):
             return "<memory unit='MiB'>: nova 3 MiB, libnumafit 3953 MiB"
     if opt == "reserved negative" and ours == ("exc", "InvalidReservedMemoryPagesOption", -22):
         return "negative reserved count refused"
+    if fixture == "repro-pagesize-5" and ours == ("exc", "", -34):
+        return "a page size that is not a power of two refused"
+    if fixture == "repro-dup-pages" and ours == ("exc", "", -22):
+        return "a page size listed twice refused"
     return None
 
 

@@ -158,11 +158,16 @@ numafit_host_new_from_libvirt(const char *uri, const numafit_hostconf_t *conf, u
  * MemTotal, pages = the base 4 KiB pages ((MemTotal - huge pages) / 4) then
  * each huge page size ascending; a CPU without topology files is socket 0,
  * core 0, its own sibling (libvirt's defaults). Without node directories the
- * host has 0 cells. Every file read is bounded (64 KiB).
+ * host has 0 cells. Every file read is bounded (64 KiB) and must be a
+ * regular file: a FIFO, device, directory or symbolic link in its place is
+ * refused (opened without blocking, never read).
  * \return as numafit_host_new_from_caps_xml(), plus -ENOENT/-EACCES/-EIO for
- * unreadable files, the errno of open(), opendir() or read() as it is for
- * others (e.g. -ENOTDIR, -EISDIR), -EFBIG for a file over 64 KiB
- * (reterr->where has the path).
+ * unreadable files, -EINVAL for a file that is not a regular file, -EFBIG for
+ * one over 64 KiB, -ERANGE for a node\<N> directory above
+ * NUMAFIT_CELL_ID_MAX (or a hugepages-\<S>kB one above 1 TiB), -E2BIG for a
+ * directory of more than 65536 such entries, the errno of opendir() as it
+ * is for a directory it cannot list (e.g. -ENOTDIR for a file where a
+ * directory belongs) (reterr->where has the path).
  * \ownership owned
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int

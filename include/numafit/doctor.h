@@ -37,7 +37,8 @@ enum numafit_doctor_flags {
  * sys/devices/system/{cpu,node}/..., sys/kernel/mm/hugepages/...,
  * sys/module/kvm_intel/parameters/preemption_timer, etc/tuned/active_profile
  * and etc/tuned/\<profile>-variables.conf. Missing, unreadable, malformed or
- * oversized files (over 256 KiB) are listed in host.unreadable and the checks
+ * oversized files (over 256 KiB), and anything that is not a regular file (a
+ * FIFO, a device, a directory) are listed in host.unreadable and the checks
  * that need them are skipped; they are not errors.
  *
  * \param nova_conf the text of nova.conf (INI), or NULL to skip the nova.conf

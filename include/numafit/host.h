@@ -70,6 +70,8 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_from_json(const char *buf,
  * per socket; huge pages SIZE:COUNT and memory for the whole host, split
  * evenly over the cells; memory defaults to 4 GiB per hardware thread). A
  * spec is in the short form when one of its tokens is such a CPU shape.
+ * Each key, token kind and page size may be given once; an empty spec is
+ * refused. The host built passes the same checks as a host read from JSON.
  * \return 0, -EINVAL (reterr names the key or the token), -ERANGE, -ENOMEM.
  * \ownership owned
  */

@@ -14,6 +14,8 @@ from numafit import _ffi, errors
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(os.path.dirname(HERE), "cases")
 SYN = "cells:2 cores:4 threads:2 mem:16G pages:2M=1024"
+INPUT_MAX = 16 << 20  # NUMAFIT_INPUT_MAX (include/numafit/host.h)
+CPU_MAX = 16383  # NUMAFIT_CPU_MAX (include/numafit/cpuset.h)
 DEDICATED = {"hw:cpu_policy": "dedicated"}
 
 
@@ -271,6 +273,200 @@ class GoldenCases(unittest.TestCase):
                                  project(json.loads(fields["expected"])))
                 n += 1
         self.assertGreater(n, 10)
+
+
+def _odd_cycle_host(m, ncells):
+    """physnet i on cells i and i-1 (mod m): a cover needs (m + 1) // 2 cells."""
+    cells = []
+    for i in range(ncells):
+        nets = sorted({"n%02d" % i, "n%02d" % ((i - 1) % m)}) if i < m else []
+        cpus = list(range(4 * i, 4 * i + 4))
+        cells.append({"nova_object.name": "NUMACell", "nova_object.namespace": "nova",
+                      "nova_object.version": "1.5", "nova_object.data": {
+                          "id": i, "cpuset": cpus, "pcpuset": [], "memory": 8192,
+                          "cpu_usage": 0, "memory_usage": 0, "pinned_cpus": [],
+                          "siblings": [[c] for c in cpus], "mempages": [],
+                          "network_metadata": {
+                              "nova_object.name": "NetworkMetadata",
+                              "nova_object.namespace": "nova", "nova_object.version": "1.0",
+                              "nova_object.data": {"physnets": nets, "tunneled": False}}}})
+    host = {"nova_object.name": "NUMATopology", "nova_object.namespace": "nova",
+            "nova_object.version": "1.2", "nova_object.data": {"cells": cells}}
+    limits = {"cpu_allocation_ratio": 16.0, "ram_allocation_ratio": 1.5,
+              "network_metadata": {"physnets": ["n%02d" % i for i in range(m)],
+                                   "tunneled": False}}
+    return numafit.Host.from_json(json.dumps(host)), limits
+
+
+class Budget(unittest.TestCase):
+    def test_default_budget_bounds_the_network_search(self):
+        # 21 physnets on an odd cycle need 11 cells, the guest has 10: beyond
+        # the exact bounds, only the budget ends the search
+        h, limits = _odd_cycle_host(21, 22)
+        r = numafit.Request.from_flavor(10, 10240, {"hw:numa_nodes": "10"})
+        with self.assertRaises(errors.TooComplex) as cm:
+            numafit.fit(h, r, limits=limits)  # budget=None: the library default
+        self.assertIn("10000000", str(cm.exception))
+        with self.assertRaises(errors.TooComplex):
+            numafit.fit(h, r, limits=limits, budget=1000)
+        # 15 physnets, 7 guest cells: the exact minimum cover answers at once
+        h, limits = _odd_cycle_host(15, 16)
+        r = numafit.Request.from_flavor(7, 7168, {"hw:numa_nodes": "7"})
+        self.assertIsNone(numafit.fit(h, r, limits=limits, budget=100000))
+
+
+class InputChecks(unittest.TestCase):
+    """What the binding refuses before calling the library: files above
+    the library's input limit, NUL characters in text, and integers that
+    are not integers or do not fit in the C type (ctypes would cut or wrap
+    them silently)."""
+
+    def test_from_file_limit(self):
+        import subprocess
+        import sys
+        import tempfile
+        # an endless special file, in a child limited to 1 GiB of address
+        # space (without the limit the read would take all memory; not
+        # under AddressSanitizer, which needs a vast address space)
+        limit = "asan" not in os.environ.get("LD_PRELOAD", "")
+        code = ("import resource, numafit\n"
+                "if %r:\n"
+                "    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+                "try:\n"
+                "    numafit.Host.from_file('/dev/zero')\n"
+                "except numafit.errors.RangeError as e:\n"
+                "    print('refused:', e)\n" % limit)
+        r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=120)
+        self.assertIn("refused: /dev/zero: ", r.stdout)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        with tempfile.TemporaryDirectory() as d:
+            ok = os.path.join(d, "host.json")
+            with numafit.Host.synthetic(SYN) as h, open(ok, "w") as f:
+                f.write(h.to_json())
+            with numafit.Host.from_file(ok) as h2:
+                self.assertEqual(len(h2), 2)
+            big = os.path.join(d, "big.json")
+            with open(big, "wb") as f:
+                f.truncate(INPUT_MAX + 1)  # sparse: refused by its size, unread
+            with self.assertRaises(errors.RangeError) as cm:
+                numafit.Host.from_file(big)
+            self.assertIn("16777216", str(cm.exception))
+        self.assertEqual(_ffi.INPUT_MAX, INPUT_MAX)
+        fd = os.open(os.devnull, os.O_RDONLY)
+        try:
+            with self.assertRaises(TypeError):  # a file descriptor: not a path
+                numafit.Host.from_file(fd)
+        finally:
+            os.close(fd)
+
+    def test_format_cpu_spec_ids(self):
+        self.assertEqual(numafit.format_cpu_spec({0, CPU_MAX}), "0,16383")
+        self.assertEqual(numafit.format_cpu_spec([]), "")
+
+        class Index:  # e.g. a numpy integer
+            def __index__(self):
+                return 3
+        self.assertEqual(numafit.format_cpu_spec([Index()]), "3")
+        for bad in (2**32 + 5, 2**63, -1, CPU_MAX + 1, 2**64):
+            with self.subTest(cpu=bad), self.assertRaises(ValueError):
+                numafit.format_cpu_spec({bad})
+        for bad in (1.5, 2.0, True, "5", None):
+            with self.subTest(cpu=bad), self.assertRaises(TypeError):
+                numafit.format_cpu_spec([bad])
+        with self.assertRaises(TypeError):
+            numafit.format_cpu_spec("012")
+        self.assertEqual(_ffi.CPU_MAX, CPU_MAX)
+
+    def test_nul_in_text(self):
+        h = numafit.Host.synthetic(SYN)
+        r = numafit.Request.from_flavor(2, 512, DEDICATED)
+        p = numafit.fit(h, r)
+        calls = {
+            "parse_cpu_spec": lambda: numafit.parse_cpu_spec("0-3\0,5"),
+            "parse_cpu_spec bytes": lambda: numafit.parse_cpu_spec(b"0-3\0,5"),
+            "synthetic": lambda: numafit.Host.synthetic("cells:1\0 cores:2"),
+            "from_sysfs": lambda: numafit.Host.from_sysfs("/nonexistent\0/x"),
+            "from_libvirt": lambda: numafit.Host.from_libvirt("test:///default\0x"),
+            "from_json": lambda: numafit.Host.from_json(h.to_json() + "\0"),
+            "from_caps_xml": lambda: numafit.Host.from_caps_xml("<capabilities/>\0"),
+            "from_caps_xml online": lambda: numafit.Host.from_caps_xml("<capabilities/>",
+                                                                       online="0\0-1"),
+            "HostConf": lambda: numafit.HostConf(cpu_dedicated_set="2-7\0,0"),
+            "HostConf physnet": lambda: numafit.HostConf(physnets={"phys\0net": "0"}),
+            "HostConf pages": lambda: numafit.HostConf(
+                reserved_huge_pages=["node:0,size:2048,count:64\0"]),
+            "Request flavor": lambda: numafit.Request.from_json(
+                '{"vcpus": 2, "memory_mb": 512}\0'),
+            "Request image": lambda: numafit.Request.from_json(
+                {"vcpus": 2, "memory_mb": 512}, b'{"properties": {}}\0'),
+            "Placement.from_json": lambda: numafit.Placement.from_json(p.to_json() + "\0"),
+            "set_uuid": lambda: p.set_uuid("5b9c6c36-8ef1-4bd8-9a5c-1a2f07e0a6a0\0"),
+            "DomainConf": lambda: numafit.DomainConf(name="vm\0x"),
+            "DomainConf set": lambda: numafit.DomainConf(cpu_shared_set="0\0-1"),
+            "domain_xml": lambda: numafit.domain_xml(h, r, p, flavor='{"vcpus": 2}\0'),
+            "Options": lambda: numafit.Options(limits='{"cpu_allocation_ratio": 1}\0'),
+            "best_cpu_topology": lambda: numafit.best_cpu_topology('{"vcpus": 2}\0'),
+        }
+        for name, call in calls.items():
+            with self.subTest(call=name):
+                with self.assertRaisesRegex(ValueError, "NUL") as cm:
+                    call()
+                self.assertIsInstance(cm.exception, errors.InvalidArgument)
+
+    def test_text_types(self):
+        for call in (lambda: numafit.parse_cpu_spec(5), lambda: numafit.Host.synthetic(5),
+                     lambda: numafit.Host.from_caps_xml(5),
+                     lambda: numafit.HostConf(cpu_shared_set=1),
+                     lambda: numafit.DomainConf(name=3)):
+            with self.assertRaises(TypeError):
+                call()
+        with self.assertRaises(ValueError):  # not UTF-8 encodable
+            numafit.Host.synthetic("cells:\ud800")
+
+    def test_integers(self):
+        h = numafit.Host.synthetic(SYN)
+        r = numafit.Request.from_flavor(2, 512, DEDICATED)
+        self.assertIsNotNone(numafit.fit(h, r, budget=2**64 - 1))
+        self.assertIsNotNone(numafit.fit(h, r, budget=None))
+        bad_values = [(ValueError, -1), (ValueError, 2**64), (TypeError, 1.5),
+                      (TypeError, True), (TypeError, "10")]
+        for exc, v in bad_values:
+            with self.subTest(budget=v):
+                with self.assertRaises(exc):
+                    numafit.fit(h, r, budget=v)
+                with self.assertRaises(exc):
+                    numafit.Options(budget=v)
+                with self.assertRaises(exc):
+                    numafit.plan(copy.copy(h), r, max_count=1, budget=v)
+        self.assertIsNone(h.distance(0, 1))  # a synthetic host has no distances
+        for exc, i in ((ValueError, -1), (ValueError, 2**32), (TypeError, 0.5),
+                       (TypeError, False)):
+            with self.subTest(distance=i):
+                with self.assertRaises(exc):
+                    h.distance(i, 0)
+                with self.assertRaises(exc):
+                    h.distance(0, i)
+        for kw, exc in ((dict(realtime_priority=2**31), ValueError),
+                        (dict(realtime_priority=1.5), TypeError),
+                        (dict(file_backed_memory=-1), ValueError),
+                        (dict(file_backed_memory=2**64), ValueError),
+                        (dict(file_backed_memory=1.5), TypeError)):
+            with self.subTest(domconf=kw), self.assertRaises(exc):
+                numafit.DomainConf(**kw)
+        for flags in (-1, 2**32):
+            with self.subTest(flags=flags), self.assertRaises(ValueError):
+                r.to_json(flags)
+        with self.assertRaises(TypeError):
+            r.to_json(0.0)
+        for n in (-1, 1.5, True):
+            with self.subTest(max_count=n), self.assertRaises((TypeError, ValueError)):
+                numafit.plan(copy.copy(h), r, max_count=n)
+
+    def test_error_code_names(self):
+        e = errors.NumafitError(errno.EINVAL, "x", code=2**40)
+        self.assertEqual(e.code_name, "")
+        self.assertIsInstance(errors.from_rc(-2**40), errors.NumafitError)
 
 
 def project(expected):

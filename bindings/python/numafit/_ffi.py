@@ -8,16 +8,30 @@ declared c_void_p, read with string_at and freed with numafit_free.
 The library is loaded by SONAME ("libnumafit.so.0"), or from the path in the
 environment variable NUMAFIT_LIBRARY (in-tree tests).  ctypes.CDLL releases
 the GIL during every call, so fits run in parallel from several threads.
+
+ctypes cuts C strings at a NUL character and wraps integers to the C type
+without a word, so every value passed to the library goes through cstr(),
+cbuf() or cint() first.  Handles are used only under their object's lock
+(hold()), so close() never frees a handle a call is using.
 """
 import ctypes
+import errno as _errno
+import operator
 import os
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
                     c_size_t, c_ubyte, c_uint, c_uint64, c_void_p, string_at)
 
 from . import errors
+from ._rwlock import RWLock
 
 SONAME = "libnumafit.so.0"
 MAJOR = 0  # the library major version this binding is written for
+
+# Limits from the C headers (macros: ctypes cannot read them).
+INPUT_MAX = 16 << 20  # NUMAFIT_INPUT_MAX: largest JSON or XML input, bytes
+CPU_MAX = 16383  # NUMAFIT_CPU_MAX: highest CPU id
+E_INVALID_ARG = 1  # NUMAFIT_E_INVALID_ARG
+E_RANGE = 6  # NUMAFIT_E_RANGE
 
 
 class Error(Structure):
@@ -258,12 +272,78 @@ def take_string(ptr):
         free(ptr)
 
 
-def encode(s):
-    """str/bytes/None -> (bytes or None, length)."""
-    if s is None:
+# ------------------------------------------------------------ argument checks
+def _invalid(what, text):
+    return errors.InvalidArgument(_errno.EINVAL, text, code=E_INVALID_ARG, where=what)
+
+
+def out_of_range(what, text):
+    """The exception for a value outside the library's bounds (a ValueError)."""
+    return errors.RangeError(_errno.ERANGE, text, code=E_RANGE, where=what)
+
+
+def cbuf(value, what, none=False):
+    """Text for a (const char *, size_t) or a const char * argument: str
+    (encoded as UTF-8) or bytes-like -> (bytes, length); None -> (None, 0)
+    when `none`.  TypeError for anything else; InvalidArgument (a
+    ValueError) for a NUL character, which C would take for the end."""
+    if value is None and none:
         return None, 0
-    b = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+    if isinstance(value, str):
+        try:
+            b = value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise _invalid(what, "not encodable as UTF-8: %s" % e) from None
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        b = bytes(value)
+    else:
+        raise TypeError("numafit: %s must be str or bytes, not %s"
+                        % (what, type(value).__name__))
+    if b"\0" in b:
+        raise _invalid(what, "contains a NUL character at offset %d" % b.index(b"\0"))
     return b, len(b)
+
+
+def cstr(value, what, none=False):
+    """cbuf() for a const char * argument: the bytes (or None)."""
+    return cbuf(value, what, none)[0]
+
+
+def cpath(value, what, none=False):
+    """A file name (str, bytes or os.PathLike) for a const char *."""
+    if value is None and none:
+        return None
+    return cstr(os.fsencode(value), what)
+
+
+def _c_range(ctype):
+    bits = 8 * ctypes.sizeof(ctype)
+    if ctype(-1).value < 0:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+_RANGES = {t: _c_range(t) for t in (c_int, c_uint, c_uint64, c_size_t)}
+
+
+def cint(value, what, ctype=c_uint, lo=None, hi=None):
+    """An integer argument of C type `ctype`, also within [lo, hi] when
+    given.  TypeError for bool, float, str and other non-integers (objects
+    with __index__, such as numpy integers, are integers); RangeError (a
+    ValueError) outside the range, instead of ctypes' silent wrap."""
+    if isinstance(value, bool):
+        raise TypeError("numafit: %s must be an integer, not bool" % what)
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("numafit: %s must be an integer, not %s"
+                        % (what, type(value).__name__)) from None
+    tlo, thi = _RANGES[ctype]
+    lo = tlo if lo is None else max(lo, tlo)
+    hi = thi if hi is None else min(hi, thi)
+    if not lo <= v <= hi:
+        raise out_of_range(what, "%d is outside %d..%d" % (v, lo, hi))
+    return v
 
 
 def call_str(func, *args):
@@ -275,27 +355,54 @@ def call_str(func, *args):
 
 
 __all__ = ["lib", "Error", "HostP", "RequestP", "OptionsP", "PlacementP", "CpusetP",
-           "HostconfP", "DomconfP", "take_string", "encode", "call_str", "byref"]
+           "HostconfP", "DomconfP", "take_string", "cbuf", "cstr", "cpath", "cint",
+           "call_str", "byref", "hold", "Owned"]
 
 
+# ------------------------------------------------------------ handles
 class Owned:
     """The lifetime of a library object owned by Python: close() frees it
     with the library's own free function (named by `_free`), as does the end
-    of a `with` block and, as a fallback only, garbage collection."""
+    of a `with` block and, as a fallback only, garbage collection.
+
+    Every object has a readers-writer lock.  Calls into the library take
+    it through hold(): shared for reading, exclusive for changing the
+    object; close() takes it exclusively, so it waits for the calls using
+    the handle, and every later use raises errors.ClosedError."""
 
     _free = None  # name of the _ffi function that frees the handle
     _h = None
 
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._lock = RWLock()
+        return self
+
     @property
     def handle(self):
-        if not self._h:
-            raise ValueError("numafit.%s is closed" % type(self).__name__)
-        return self._h
+        """The raw handle; valid only while the object's lock is held
+        (hold()), since close() may free it at any other time."""
+        h = self._h
+        if not h:
+            raise errors.ClosedError(_errno.EBADF, "numafit.%s is closed" % type(self).__name__,
+                                     where=type(self).__name__)
+        return h
 
     def close(self):
-        h, self._h = self._h, None
-        if h:
-            globals()[self._free](h)
+        """Free the handle, once the calls using it have returned.  Later
+        uses raise numafit.errors.ClosedError; closing again does nothing."""
+        if not self._h:
+            return
+        with self._lock.write():
+            h, self._h = self._h, None
+            if h:
+                globals()[self._free](h)
+
+    def _adopt(self, other):
+        """Take over the handle of a freshly built `other` (unpickling)."""
+        if "_lock" not in vars(self):  # pickle protocols 0 and 1 skip __new__
+            self._lock = RWLock()
+        self._h, other._h = other._h, None
 
     def __enter__(self):
         return self
@@ -308,3 +415,52 @@ class Owned:
             self.close()
         except Exception:  # interpreter shutdown
             pass
+
+
+class hold:
+    """`with hold(a, b, c, write=a) as (ha, hb, hc):` the handles of Owned
+    objects (None passes as None) under their locks: shared, or exclusive
+    for the object given as `write`.  The locks are taken in one global
+    order (by id) and each object's once, so holders never deadlock each
+    other.  Raises errors.ClosedError (having released everything) when an
+    object is closed, and TypeError for something that is not a numafit
+    object."""
+    __slots__ = ("_objs", "_write", "_held")
+
+    def __init__(self, *objs, write=None):
+        self._objs = objs
+        self._write = write
+
+    def __enter__(self):
+        objs = self._objs
+        order = [o for o in objs if o is not None]
+        if len(order) > 1:
+            order.sort(key=id)
+        held = []
+        try:
+            prev = None
+            for o in order:
+                if o is prev:
+                    continue  # the same object twice: its lock once
+                prev = o
+                if not isinstance(o, Owned):
+                    raise TypeError("numafit: expected a numafit object, not %s"
+                                    % type(o).__name__)
+                lock = o._lock
+                if o is self._write:
+                    lock.acquire_write()
+                    held.append(lock.release_write)
+                else:
+                    lock.acquire_read()
+                    held.append(lock.release_read)
+            handles = [None if o is None else (o._h or o.handle) for o in objs]
+        except BaseException:
+            for release in reversed(held):
+                release()
+            raise
+        self._held = held
+        return handles
+
+    def __exit__(self, *exc):
+        for release in reversed(self._held):
+            release()

@@ -11,9 +11,9 @@ def parse_cpu_spec(spec):
     """nova's parse_cpu_spec: "0-3,^2,8" -> {0, 1, 3, 8}.  Raises
     numafit.errors.Invalid (a ValueError) on syntax errors and
     numafit.errors.RangeError for ids above 16383."""
+    b = _ffi.cstr(spec, "cpu spec")
     s, err = _ffi.CpusetP(), _ffi.Error()
-    _ffi.cpuset_parse(spec.encode() if isinstance(spec, str) else spec, 0, byref(s),
-                      byref(err))
+    _ffi.cpuset_parse(b, 0, byref(s), byref(err))
     try:
         out, cpu = set(), -1
         while True:
@@ -26,12 +26,17 @@ def parse_cpu_spec(spec):
 
 
 def format_cpu_spec(cpus):
-    """nova's format_cpu_spec (allow_ranges=True): {0,1,2,5} -> "0-2,5"."""
+    """nova's format_cpu_spec (allow_ranges=True): {0,1,2,5} -> "0-2,5".
+    CPU ids are integers 0..16383 (NUMAFIT_CPU_MAX): TypeError for floats,
+    bools, strings; numafit.errors.RangeError (a ValueError) outside."""
+    if isinstance(cpus, (str, bytes)):
+        raise TypeError("numafit: format_cpu_spec needs CPU ids, not %s" % type(cpus).__name__)
+    ids = [_ffi.cint(c, "cpu id", lo=0, hi=_ffi.CPU_MAX) for c in cpus]
     s = _ffi.CpusetP()
     _ffi.cpuset_new(byref(s))
     try:
-        for c in cpus:
-            _ffi.cpuset_add(s, int(c))
+        for c in ids:
+            _ffi.cpuset_add(s, c)
         out = c_void_p()
         _ffi.cpuset_format(s, 0, byref(out))
         return _ffi.take_string(out)
@@ -43,7 +48,7 @@ def _fi(flavor, image):
     ft = flavor if isinstance(flavor, (str, bytes)) else json.dumps(flavor)
     it = None if image is None else (image if isinstance(image, (str, bytes))
                                      else json.dumps(image))
-    return _ffi.encode(ft) + _ffi.encode(it)
+    return _ffi.cbuf(ft, "flavor") + _ffi.cbuf(it, "image", none=True)
 
 
 def best_cpu_topology(flavor, image=None, allow_threads=True):

@@ -19,6 +19,11 @@ crash on e.g. hw:numa_mem.N=abc):
 The named classes also derive from the errno class of the error they come
 with (nova's request refusals are -EINVAL, so they are ValueErrors too).
 
+The binding itself raises ClosedError (a ValueError, errno EBADF) for a
+handle used after close(), InvalidArgument for text with a NUL character,
+RangeError for an integer outside its C type or the library's limits, and
+plain TypeError for a value of the wrong type.
+
 Attributes: errno (positive), code (enum numafit_error_code), code_name
 ("PARSE", "NOFIT_CPU", ...), cell, where, exception (nova's class name or
 ""), text.
@@ -48,7 +53,11 @@ class NumafitError(Exception):
     @property
     def code_name(self):
         from . import _ffi
-        n = _ffi.error_code_name(self.code)
+        try:
+            code = _ffi.cint(self.code, "code", _ffi.c_int)
+        except (TypeError, ValueError):
+            return ""
+        n = _ffi.error_code_name(code)
         return n.decode() if n else ""
 
     def __reduce__(self):
@@ -99,6 +108,11 @@ class PinningConflict(NumafitError):
 
 class TooComplex(NumafitError):
     """the fit exceeded its work budget"""
+
+
+class ClosedError(NumafitError, ValueError):
+    """EBADF: a Host, Request, Placement... used after close() (raised by
+    the binding; the handle is never passed to the library)"""
 
 
 _BY_ERRNO = {
@@ -170,7 +184,10 @@ def from_rc(rc, err=None, func=""):
     text = err.get("text") or ""
     if not text:
         from . import _ffi
-        s = _ffi.strerror(rc)
+        try:
+            s = _ffi.strerror(_ffi.cint(rc, "rc", _ffi.c_int))
+        except (TypeError, ValueError):
+            s = None
         text = s.decode() if s else ""
     return cls(e, text, code=err.get("code", 0), where=err.get("where", ""),
                cell=err.get("cell", -1), exception=name, func=func)

@@ -11,7 +11,7 @@ raise numafit.errors exceptions.
 """
 import collections
 import json
-from ctypes import byref
+from ctypes import byref, c_uint64
 
 from . import _ffi
 from .request import profile_number
@@ -25,27 +25,31 @@ cell: host cell concerned or -1, text: one line."""
 
 
 class Options(_ffi.Owned):
-    """numafit_options_t: profile, strategy, limits, budget."""
+    """numafit_options_t: profile, strategy, limits, budget (None: the
+    library's default, NUMAFIT_BUDGET_DEFAULT = 10 million steps; 0:
+    unlimited; at most 2**64 - 1 steps)."""
     _free = "options_free"
 
-    def __init__(self, limits=None, profile="latest", strategy="spread", budget=0):
-        self._h = _ffi.OptionsP()
-        _ffi.options_new(byref(self._h))
+    def __init__(self, limits=None, profile="latest", strategy="spread", budget=None):
+        h = _ffi.OptionsP()
+        _ffi.options_new(byref(h))
+        self._h = h  # not shared yet: set up without the lock
         try:
-            _ffi.options_set_profile(self._h, profile_number(profile))
+            _ffi.options_set_profile(h, profile_number(profile))
             if strategy not in STRATEGIES:
                 raise ValueError("numafit: unknown strategy %r (spread, pack)" % (strategy,))
-            _ffi.options_set_strategy(self._h, STRATEGIES[strategy])
+            _ffi.options_set_strategy(h, STRATEGIES[strategy])
             if limits is not None:
                 txt = limits if isinstance(limits, (str, bytes)) else json.dumps(limits)
-                b, n = _ffi.encode(txt)
+                b, n = _ffi.cbuf(txt, "limits")
                 err = _ffi.Error()
-                _ffi.options_set_limits_json(self._h, b, n, byref(err))
-            if budget:
-                _ffi.options_set_budget(self._h, int(budget))
+                _ffi.options_set_limits_json(h, b, n, byref(err))
+            if budget is not None:
+                _ffi.options_set_budget(h, _ffi.cint(budget, "budget", c_uint64))
         except BaseException:
             self.close()
             raise
+
 
 def _options(limits, profile, strategy, budget):
     if isinstance(limits, Options):
@@ -53,54 +57,88 @@ def _options(limits, profile, strategy, budget):
     return Options(limits, profile, strategy, budget), True
 
 
-def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
-    """Fit and say why not.  limits: nova's NUMATopologyLimits as a dict
-    ({"cpu_allocation_ratio", "ram_allocation_ratio", "network_metadata"}),
-    its primitive, JSON text, an Options object, or None (no limits)."""
+def _check_args(host, request):
+    from .host import Host
+    from .request import Request
+    if not isinstance(host, Host):
+        raise TypeError("numafit: expected a numafit.Host, not %s" % type(host).__name__)
+    if not isinstance(request, Request):
+        raise TypeError("numafit: expected a numafit.Request, not %s" % type(request).__name__)
+
+
+def _try_fit(host, request, limits, profile, strategy, budget, claim=False):
+    """numafit_fit under the host's lock: shared, or with claim=True
+    exclusive across the fit and numafit_host_claim of its placement, so
+    that no other claim comes in between (Host.fit_and_claim)."""
     from .placement import Placement
+    _check_args(host, request)
     opt, own = _options(limits, profile, strategy, budget)
     try:
         p, err = _ffi.PlacementP(), _ffi.Error()
-        with host._lock.read():
-            rc = _ffi.fit(host.handle, request.handle, opt._h, 0, byref(p), byref(err))
+        with _ffi.hold(host, request, opt, write=host if claim else None) as (h, r, o):
+            rc = _ffi.fit(h, r, o, 0, byref(p), byref(err))
+            if rc == 1:
+                placement = Placement(p)
+                if claim:
+                    _ffi.host_claim(h, p, 0, byref(_ffi.Error()))
     finally:
         if own:
             opt.close()
     if rc == 1:
-        return FitResult(Placement(p), 0, "OK", -1, "")
+        return FitResult(placement, 0, "OK", -1, "")
     name = _ffi.error_code_name(err.code)
     return FitResult(None, err.code, name.decode() if name else "", err.cell,
                      err.text.decode("utf-8", "replace"))
 
 
-def fit(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=None):
+    """Fit and say why not.  limits: nova's NUMATopologyLimits as a dict
+    ({"cpu_allocation_ratio", "ram_allocation_ratio", "network_metadata"}),
+    its primitive, JSON text, an Options object, or None (no limits)."""
+    return _try_fit(host, request, limits, profile, strategy, budget)
+
+
+def fit(host, request, limits=None, profile="latest", strategy="spread", budget=None):
     """The Placement, or None when the request does not fit (see try_fit
-    and explain for the reason)."""
-    return try_fit(host, request, limits, profile, strategy, budget).placement
+    and explain for the reason).  To claim it, prefer
+    host.fit_and_claim(): another thread may claim in between."""
+    return _try_fit(host, request, limits, profile, strategy, budget).placement
 
 
-def explain(host, request, limits=None, profile="latest", strategy="spread", budget=0):
+def explain(host, request, limits=None, profile="latest", strategy="spread", budget=None):
     """numafit_fit_explain(): {"fits", "reason", "text", "cells": [{"id",
     "guest_cells": [{"guest", "fits", "reason", "text"}]}]}."""
+    _check_args(host, request)
     opt, own = _options(limits, profile, strategy, budget)
     try:
-        with host._lock.read():
-            return json.loads(_ffi.call_str(_ffi.fit_explain, host.handle, request.handle,
-                                            opt._h, 0))
+        with _ffi.hold(host, request, opt) as (h, r, o):
+            txt = _ffi.call_str(_ffi.fit_explain, h, r, o, 0)
     finally:
         if own:
             opt.close()
+    return json.loads(txt)
 
 
-def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None):
+def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None,
+         budget=None):
     """Fit and claim the same request on `host` (changed in place) until it
-    no longer fits; returns the list of placements."""
+    no longer fits; returns the list of placements.  Each fit and its claim
+    are one step (Host.fit_and_claim), so several threads may plan on one
+    host at once."""
+    if max_count is not None:
+        max_count = _ffi.cint(max_count, "max_count", c_uint64)
     out = []
-    with Options(limits, profile, strategy) as opt:
+    if isinstance(limits, Options):
+        opt, own = limits, False
+    else:
+        opt, own = Options(limits, profile, strategy, budget), True
+    try:
         while max_count is None or len(out) < max_count:
-            p = fit(host, request, opt)
+            p = _try_fit(host, request, opt, None, None, None, claim=True).placement
             if p is None:
                 break
-            host.claim(p)
             out.append(p)
+    finally:
+        if own:
+            opt.close()
     return out

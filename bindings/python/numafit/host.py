@@ -1,10 +1,10 @@
 """numafit.Host: a host NUMA topology (nova's NUMATopology) and its usage."""
 import json
 import os
+import stat
 from ctypes import byref, c_size_t, c_uint
 
-from . import _ffi
-from ._rwlock import RWLock
+from . import _ffi, errors
 
 JSON_STRING = 1  # NUMAFIT_HOST_JSON_STRING
 JSON_INDENT = 2  # NUMAFIT_JSON_INDENT
@@ -24,28 +24,30 @@ class HostConf(_ffi.Owned):
 
     def __init__(self, cpu_dedicated_set=None, cpu_shared_set=None, vcpu_pin_set=None,
                  reserved_huge_pages=(), physnets=None, tunnel_numa_nodes=None):
-        self._h = _ffi.HostconfP()
-        _ffi.hostconf_new(byref(self._h))
+        h = _ffi.HostconfP()
+        _ffi.hostconf_new(byref(h))
+        self._h = h  # not shared yet: set up without the lock
         err = _ffi.Error()
-        enc = lambda s: s.encode() if s is not None else None  # noqa: E731
-        if cpu_dedicated_set is not None:
-            _ffi.hostconf_set_cpu_dedicated_set(self._h, enc(cpu_dedicated_set), byref(err))
-        if cpu_shared_set is not None:
-            _ffi.hostconf_set_cpu_shared_set(self._h, enc(cpu_shared_set), byref(err))
-        if vcpu_pin_set is not None:
-            _ffi.hostconf_set_vcpu_pin_set(self._h, enc(vcpu_pin_set), byref(err))
+        for name, value in (("cpu_dedicated_set", cpu_dedicated_set),
+                            ("cpu_shared_set", cpu_shared_set),
+                            ("vcpu_pin_set", vcpu_pin_set)):
+            if value is not None:
+                getattr(_ffi, "hostconf_set_" + name)(h, _ffi.cstr(value, name), byref(err))
         if isinstance(reserved_huge_pages, str):
             reserved_huge_pages = [reserved_huge_pages]
         for v in reserved_huge_pages or ():
-            _ffi.hostconf_add_reserved_huge_pages(self._h, enc(v), byref(err))
+            _ffi.hostconf_add_reserved_huge_pages(h, _ffi.cstr(v, "reserved_huge_pages"),
+                                                  byref(err))
         for name, nodes in (physnets or {}).items():
             if not isinstance(nodes, str):
                 nodes = ",".join(str(n) for n in nodes)
-            _ffi.hostconf_add_physnet(self._h, enc(name), enc(nodes), byref(err))
+            _ffi.hostconf_add_physnet(h, _ffi.cstr(name, "physnets"),
+                                      _ffi.cstr(nodes, "physnets[%r]" % (name,)), byref(err))
         if tunnel_numa_nodes is not None:
             if not isinstance(tunnel_numa_nodes, str):
                 tunnel_numa_nodes = ",".join(str(n) for n in tunnel_numa_nodes)
-            _ffi.hostconf_set_tunnel_numa_nodes(self._h, enc(tunnel_numa_nodes), byref(err))
+            _ffi.hostconf_set_tunnel_numa_nodes(h, _ffi.cstr(tunnel_numa_nodes,
+                                                             "tunnel_numa_nodes"), byref(err))
 
     @classmethod
     def coerce(cls, conf):
@@ -57,10 +59,12 @@ class HostConf(_ffi.Owned):
 class Host(_ffi.Owned):
     """A host: nova's NUMATopology with usage.
 
-    Fits (numafit.fit) only read the host, and may run from many threads at
-    once; claim() and release() change it and wait for running fits on the
-    same Host object (a readers-writer lock).  Use copy.copy(host) for a
-    what-if copy (numafit_host_dup).
+    Fits (numafit.fit) and the accessors only read the host, and may run
+    from many threads at once; claim(), release(), fit_and_claim() and
+    close() change it and wait for running readers on the same Host object
+    (a readers-writer lock; waiting writers go first).  A closed Host raises
+    numafit.errors.ClosedError.  Use copy.copy(host) for a what-if copy
+    (numafit_host_dup).
     """
     _free = "host_free"
 
@@ -68,16 +72,15 @@ class Host(_ffi.Owned):
         if not handle:
             raise ValueError("numafit.Host needs a handle; use Host.from_json() etc.")
         self._h = handle
-        self._lock = RWLock()
 
     # ---------------------------------------------------------- constructors
     @classmethod
     def from_json(cls, data, allow_overlap=False):
         """nova's NUMATopology primitive (dict or JSON text), the DB column
         text, or the legacy dict."""
-        if not isinstance(data, (str, bytes)):
+        if not isinstance(data, (str, bytes, bytearray, memoryview)):
             data = json.dumps(data)
-        b, n = _ffi.encode(data)
+        b, n = _ffi.cbuf(data, "host JSON")
         h, err = _ffi.HostP(), _ffi.Error()
         _ffi.host_new_from_json(b, n, ALLOW_OVERLAP if allow_overlap else 0, byref(h),
                                 byref(err))
@@ -85,14 +88,26 @@ class Host(_ffi.Owned):
 
     @classmethod
     def from_file(cls, path, allow_overlap=False):
+        """from_json() of a file's content: at most _ffi.INPUT_MAX bytes
+        (16 MiB, the library's NUMAFIT_INPUT_MAX).  A larger file, or a
+        device or pipe that gives more, raises numafit.errors.RangeError
+        after reading no more than the limit."""
+        path = os.fspath(path)  # TypeError for a file descriptor
         with open(path, "rb") as f:
-            return cls.from_json(f.read(), allow_overlap)
+            st = os.fstat(f.fileno())
+            if stat.S_ISREG(st.st_mode) and st.st_size > _ffi.INPUT_MAX:
+                raise _too_big(path)
+            data = f.read(_ffi.INPUT_MAX + 1)
+        if len(data) > _ffi.INPUT_MAX:
+            raise _too_big(path)
+        return cls.from_json(data, allow_overlap)
 
     @classmethod
     def synthetic(cls, spec):
         """e.g. Host.synthetic("cells:2 cores:8 threads:2 mem:64G pages:2M=1024")"""
+        b = _ffi.cstr(spec, "spec")
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_synthetic(spec.encode(), 0, byref(h), byref(err))
+        _ffi.host_new_synthetic(b, 0, byref(h), byref(err))
         return cls(h)
 
     @classmethod
@@ -100,11 +115,12 @@ class Host(_ffi.Owned):
         """libvirt capabilities XML; conf: HostConf or its keyword dict;
         online: nova's online CPUs as a cpu spec (None: every listed CPU)."""
         conf = HostConf.coerce(conf)
-        b, n = _ffi.encode(xml)
+        b, n = _ffi.cbuf(xml, "capabilities XML")
+        ob = _ffi.cstr(online, "online", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_caps_xml(b, n, conf._h if conf else None,
-                                    online.encode() if online is not None else None,
-                                    _dflags(all_online, any_arch), byref(h), byref(err))
+        with _ffi.hold(conf) as (ch,):
+            _ffi.host_new_from_caps_xml(b, n, ch, ob, _dflags(all_online, any_arch), byref(h),
+                                        byref(err))
         return cls(h)
 
     @classmethod
@@ -112,26 +128,29 @@ class Host(_ffi.Owned):
         """A live libvirt connection (read-only).  Blocking: under eventlet
         call it through eventlet.tpool.execute."""
         conf = HostConf.coerce(conf)
+        ub = _ffi.cstr(uri or None, "uri", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_libvirt(uri.encode() if uri else None, conf._h if conf else None,
-                                   _dflags(all_online, any_arch), byref(h), byref(err))
+        with _ffi.hold(conf) as (ch,):
+            _ffi.host_new_from_libvirt(ub, ch, _dflags(all_online, any_arch), byref(h),
+                                       byref(err))
         return cls(h)
 
     @classmethod
     def from_sysfs(cls, root="/", conf=None, all_online=False, any_arch=False):
         """A Linux sysfs tree under root (root/sys/devices/system/...)."""
         conf = HostConf.coerce(conf)
+        rb = _ffi.cpath(root or None, "root", none=True)
         h, err = _ffi.HostP(), _ffi.Error()
-        _ffi.host_new_from_sysfs(os.fsencode(root) if root else None,
-                                 conf._h if conf else None, _dflags(all_online, any_arch),
-                                 byref(h), byref(err))
+        with _ffi.hold(conf) as (ch,):
+            _ffi.host_new_from_sysfs(rb, ch, _dflags(all_online, any_arch), byref(h),
+                                     byref(err))
         return cls(h)
 
     # ---------------------------------------------------------- copies
     def __copy__(self):
         h = _ffi.HostP()
-        with self._lock.read():
-            _ffi.host_dup(self.handle, byref(h))
+        with _ffi.hold(self) as (sh,):
+            _ffi.host_dup(sh, byref(h))
         return type(self)(h)
 
     def __deepcopy__(self, memo):
@@ -143,67 +162,106 @@ class Host(_ffi.Owned):
         return {"json": self.to_json()}
 
     def __setstate__(self, state):
-        other = Host.from_json(state["json"])
-        self._h, other._h = other._h, None
-        self._lock = RWLock()
+        self._adopt(Host.from_json(state["json"]))
 
     # ---------------------------------------------------------- accessors
     def to_json(self, indent=False, as_string=False):
         """nova's NUMATopology 1.2 primitive as JSON text (as_string: the DB
         column form, a JSON string holding it)."""
         flags = (JSON_INDENT if indent else 0) | (JSON_STRING if as_string else 0)
-        with self._lock.read():
-            return _ffi.call_str(_ffi.host_to_json, self.handle, flags)
+        with _ffi.hold(self) as (h,):
+            return _ffi.call_str(_ffi.host_to_json, h, flags)
 
     def to_dict(self):
         return json.loads(self.to_json())
 
     def __len__(self):
-        return _ffi.host_get_cell_count(self.handle)
+        with _ffi.hold(self) as (h,):
+            return _ffi.host_get_cell_count(h)
 
     @property
     def cell_ids(self):
-        return [_ffi.host_get_cell_id(self.handle, i) for i in range(len(self))]
+        with _ffi.hold(self) as (h,):
+            return [_ffi.host_get_cell_id(h, i) for i in range(_ffi.host_get_cell_count(h))]
 
     @property
     def model_size(self):
         """bytes of memory the host model occupies in the library"""
         n = c_size_t()
-        _ffi.host_get_memory_size(self.handle, byref(n))
+        with _ffi.hold(self) as (h,):
+            _ffi.host_get_memory_size(h, byref(n))
         return n.value
 
     def distance(self, i, j):
-        """NUMA distance between the cells at indexes i and j, or None."""
+        """NUMA distance between the cells at indexes i and j, or None (no
+        distances known, or an index past the last cell)."""
+        i, j = _ffi.cint(i, "i"), _ffi.cint(j, "j")
         d = c_uint()
-        rc = _ffi.host_get_distance(self.handle, i, j, byref(d))
+        with _ffi.hold(self) as (h,):
+            rc = _ffi.host_get_distance(h, i, j, byref(d))
         return d.value if rc == 0 else None
 
     def __eq__(self, other):
         if not isinstance(other, Host):
             return NotImplemented
-        return _ffi.host_equal(self.handle, other.handle) == 1
+        with _ffi.hold(self, other) as (h, oh):
+            return _ffi.host_equal(h, oh) == 1
 
     __hash__ = None
 
     def __repr__(self):
-        if not self._h:
+        try:
+            return "<numafit.Host cells=%s>" % self.cell_ids
+        except errors.ClosedError:
             return "<numafit.Host closed>"
-        return "<numafit.Host cells=%s>" % self.cell_ids
 
     # ---------------------------------------------------------- usage
     def claim(self, placement):
         """Add a placement's usage (nova's numa_usage_from_instance_numa).
         Raises numafit.errors.CPUPinningInvalid etc. and leaves the host
-        unchanged on conflict."""
+        unchanged on conflict.  A placement from fit() may conflict with a
+        claim made since by another thread: fit_and_claim() cannot."""
         err = _ffi.Error()
-        with self._lock.write():
-            _ffi.host_claim(self.handle, placement.handle, 0, byref(err))
+        _placement_arg(placement)
+        with _ffi.hold(self, placement, write=self) as (h, p):
+            _ffi.host_claim(h, p, 0, byref(err))
 
     def release(self, placement):
         """Remove a placement's usage (free=True)."""
         err = _ffi.Error()
-        with self._lock.write():
-            _ffi.host_release(self.handle, placement.handle, 0, byref(err))
+        _placement_arg(placement)
+        with _ffi.hold(self, placement, write=self) as (h, p):
+            _ffi.host_release(h, p, 0, byref(err))
+
+    def fit_and_claim(self, request, limits=None, profile="latest", strategy="spread",
+                      budget=None):
+        """Fit the request and claim the placement in one step, under the
+        host's writer lock: the Placement (now claimed), or None when the
+        request does not fit.  Safe from several threads on one Host, where
+        numafit.fit() followed by claim() may raise CPUPinningInvalid
+        (another thread claimed those CPUs in between).  Arguments as for
+        numafit.fit()."""
+        from .fit import _try_fit
+        return _try_fit(self, request, limits, profile, strategy, budget, claim=True).placement
+
+    def try_fit_and_claim(self, request, limits=None, profile="latest", strategy="spread",
+                          budget=None):
+        """fit_and_claim() with the reason: a numafit.FitResult, as
+        numafit.try_fit() gives it (its placement is claimed)."""
+        from .fit import _try_fit
+        return _try_fit(self, request, limits, profile, strategy, budget, claim=True)
+
+
+def _placement_arg(placement):
+    from .placement import Placement
+    if not isinstance(placement, Placement):
+        raise TypeError("numafit: expected a numafit.Placement, not %s"
+                        % type(placement).__name__)
+
+
+def _too_big(path):
+    return _ffi.out_of_range(os.fsdecode(path), "larger than %d bytes, the library's input "
+                             "limit (NUMAFIT_INPUT_MAX)" % _ffi.INPUT_MAX)
 
 
 def _dflags(all_online, any_arch):

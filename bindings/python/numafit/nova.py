@@ -499,21 +499,24 @@ def _placed_cells(rc, p, err):
 
 
 def _fit_cells(host, req, opt):
-    """numafit_fit on prepared handles: the placement's cells, or None.  The
-    adapter's hosts are its own and never claimed, so no host lock is
-    taken."""
+    """numafit_fit on prepared objects: the placement's cells, or None.  The
+    adapter's hosts are never claimed, but the objects' locks are taken as
+    everywhere (uncontended, they cost little)."""
     p, err = _ffi.PlacementP(), _ffi.Error()
-    return _placed_cells(_ffi.fit(host.handle, req.handle, opt.handle, 0, byref(p), byref(err)),
-                         p, err)
+    with _ffi.hold(host, req, opt) as (h, r, o):
+        rc = _ffi.fit(h, r, o, 0, byref(p), byref(err))
+    return _placed_cells(rc, p, err)
 
 
 def _fit_cell(host, req, opt, nreserved):
     """numafit_fit_cell of the request's only guest cell on the host's only
     cell with nreserved emulator pCPUs: its cells as _fit_cells gives them,
     or None."""
+    nreserved = _ffi.cint(nreserved, "cpuset_reserved")
     p, err = _ffi.PlacementP(), _ffi.Error()
-    return _placed_cells(_ffi.fit_cell(host.handle, 0, req.handle, 0, nreserved, opt.handle, 0,
-                                       byref(p), byref(err)), p, err)
+    with _ffi.hold(host, req, opt) as (h, r, o):
+        rc = _ffi.fit_cell(h, 0, r, 0, nreserved, o, 0, byref(p), byref(err))
+    return _placed_cells(rc, p, err)
 
 
 def _attr(obj, name, default=None):

@@ -1,8 +1,8 @@
 """numafit.Placement: where an instance's NUMA cells go on a host."""
 import json
-from ctypes import byref
+from ctypes import byref, c_int, c_uint64
 
-from . import _ffi
+from . import _ffi, errors
 
 JSON_NOVA = 1  # NUMAFIT_PLACEMENT_JSON_NOVA
 
@@ -26,9 +26,9 @@ class Placement(_ffi.Owned):
     def from_json(cls, data):
         """nova's InstanceNUMATopology primitive (dict or text), or the plain
         list form."""
-        if not isinstance(data, (str, bytes)):
+        if not isinstance(data, (str, bytes, bytearray, memoryview)):
             data = json.dumps(data)
-        b, n = _ffi.encode(data)
+        b, n = _ffi.cbuf(data, "placement JSON")
         p, err = _ffi.PlacementP(), _ffi.Error()
         _ffi.placement_new_from_json(b, n, 0, byref(p), byref(err))
         return cls(p)
@@ -37,23 +37,26 @@ class Placement(_ffi.Owned):
 
     def __copy__(self):
         p = _ffi.PlacementP()
-        _ffi.placement_dup(self.handle, byref(p))
+        with _ffi.hold(self) as (h,):
+            _ffi.placement_dup(h, byref(p))
         return type(self)(p)
 
     def __getstate__(self):
         return {"nova": self.to_nova_dict()}
 
     def __setstate__(self, st):
-        other = Placement.from_json(st["nova"])
-        self._h, other._h = other._h, None
+        self._adopt(Placement.from_json(st["nova"]))
         self._cells = None
 
     def set_uuid(self, uuid):
-        _ffi.placement_set_uuid(self.handle, uuid.encode())
+        b = _ffi.cstr(uuid, "uuid")
+        with _ffi.hold(self, write=self) as (h,):
+            _ffi.placement_set_uuid(h, b)
 
     def to_json(self, nova=False, indent=False):
-        return _ffi.call_str(_ffi.placement_to_json, self.handle,
-                             (JSON_NOVA if nova else 0) | (2 if indent else 0))
+        with _ffi.hold(self) as (h,):
+            return _ffi.call_str(_ffi.placement_to_json, h,
+                                 (JSON_NOVA if nova else 0) | (2 if indent else 0))
 
     def to_nova_dict(self):
         """nova's InstanceNUMATopology 1.3 primitive (for
@@ -62,6 +65,7 @@ class Placement(_ffi.Owned):
 
     @property
     def cells(self):
+        self.handle  # ClosedError once closed, even with the cells cached
         if self._cells is None:
             cells = json.loads(self.to_json())
             for c in cells:
@@ -87,12 +91,14 @@ class Placement(_ffi.Owned):
         return [c.get("pagesize") for c in self.cells]
 
     def __len__(self):
-        return _ffi.placement_get_cell_count(self.handle)
+        with _ffi.hold(self) as (h,):
+            return _ffi.placement_get_cell_count(h)
 
     def __repr__(self):
-        if not self._h:
+        try:
+            return "<numafit.Placement host_cells=%s>" % self.host_cells
+        except errors.ClosedError:
             return "<numafit.Placement closed>"
-        return "<numafit.Placement host_cells=%s>" % self.host_cells
 
     def to_libvirt_xml(self, host, request, flavor=None, image=None, conf=None, full=False,
                        nova_exact=False):
@@ -110,27 +116,30 @@ class DomainConf(_ffi.Owned):
     _free = "domconf_free"
 
     def __init__(self, **kw):
-        self._h = _ffi.DomconfP()
-        _ffi.domconf_new(byref(self._h))
+        h = _ffi.DomconfP()
+        _ffi.domconf_new(byref(h))
+        self._h = h  # not shared yet: set up without the lock
         err = _ffi.Error()
         for k, v in kw.items():
             if v is None:
                 continue
             if k in ("cpu_shared_set", "vcpu_pin_set", "online_cpus"):
-                getattr(_ffi, "domconf_set_" + k)(self._h, v.encode(), byref(err))
+                getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k), byref(err))
             elif k in ("domain_type", "name", "uuid", "cpu_mode"):
-                getattr(_ffi, "domconf_set_" + k)(self._h, v.encode())
+                getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k))
             elif k == "realtime_priority":
-                _ffi.domconf_set_realtime_priority(self._h, int(v))
+                _ffi.domconf_set_realtime_priority(h, _ffi.cint(v, k, c_int))
             elif k == "cpu_control":
-                _ffi.domconf_set_cpu_control(self._h, 1 if v else 0)
+                _ffi.domconf_set_cpu_control(h, 1 if v else 0)
             elif k == "file_backed_memory":
-                _ffi.domconf_set_file_backed_memory(self._h, int(v))
+                _ffi.domconf_set_file_backed_memory(h, _ffi.cint(v, k, c_uint64))
             else:
                 raise TypeError("DomainConf: unknown setting %r" % k)
 
 def domain_xml(host, request, placement=None, flavor=None, image=None, conf=None, full=False,
                nova_exact=False):
+    from .fit import _check_args
+    _check_args(host, request)
     if conf is not None and not isinstance(conf, DomainConf):
         conf = DomainConf(**conf)
     flavor = request.flavor if flavor is None else flavor
@@ -139,10 +148,8 @@ def domain_xml(host, request, placement=None, flavor=None, image=None, conf=None
                                       else json.dumps(flavor))
     it = None if image is None else (image if isinstance(image, (str, bytes))
                                      else json.dumps(image))
-    fb, fn = _ffi.encode(ft)
-    ib, inn = _ffi.encode(it)
+    fb, fn = _ffi.cbuf(ft, "flavor", none=True)
+    ib, inn = _ffi.cbuf(it, "image", none=True)
     flags = (DOMAIN_FULL if full else 0) | (DOMAIN_NOVA_EXACT if nova_exact else 0)
-    with host._lock.read():
-        return _ffi.call_str(_ffi.domain_xml, host.handle, request.handle,
-                             placement.handle if placement is not None else None,
-                             fb, fn, ib, inn, conf._h if conf is not None else None, flags)
+    with _ffi.hold(host, request, placement, conf) as (h, r, p, c):
+        return _ffi.call_str(_ffi.domain_xml, h, r, p, fb, fn, ib, inn, c, flags)

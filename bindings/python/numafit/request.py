@@ -2,7 +2,7 @@
 import json
 from ctypes import byref
 
-from . import _ffi
+from . import _ffi, errors
 
 PROFILES = {"latest": 0, "zed": 1}
 REQUEST_ZED = 1
@@ -47,8 +47,8 @@ class Request(_ffi.Owned):
         ftxt = flavor if isinstance(flavor, (str, bytes)) else json.dumps(flavor)
         itxt = None if image is None else (
             image if isinstance(image, (str, bytes)) else json.dumps(image))
-        fb, fn = _ffi.encode(ftxt)
-        ib, inn = _ffi.encode(itxt)
+        fb, fn = _ffi.cbuf(ftxt, "flavor")
+        ib, inn = _ffi.cbuf(itxt, "image", none=True)
         r, err = _ffi.RequestP(), _ffi.Error()
         rc = _ffi.request_new(fb, fn, ib, inn,
                               REQUEST_ZED if profile_number(profile) == 1 else 0,
@@ -58,7 +58,8 @@ class Request(_ffi.Owned):
 
     def __copy__(self):
         r = _ffi.RequestP()
-        _ffi.request_dup(self.handle, byref(r))
+        with _ffi.hold(self) as (h,):
+            _ffi.request_dup(h, byref(r))
         return type(self)(r, self.has_numa, self.flavor, self.image, self.profile)
 
     def __getstate__(self):
@@ -66,41 +67,50 @@ class Request(_ffi.Owned):
 
     def __setstate__(self, st):
         other = Request.from_json(st["flavor"], st["image"], st["profile"])
-        self.__dict__.update(other.__dict__)
-        other._h = None
+        self.has_numa, self.flavor, self.image, self.profile = (
+            other.has_numa, other.flavor, other.image, other.profile)
+        self._adopt(other)
 
     def to_json(self, flags=0):
         """nova's InstanceNUMATopology primitive of the request (text)."""
-        return _ffi.call_str(_ffi.request_to_json, self.handle, flags)
+        flags = _ffi.cint(flags, "flags")
+        with _ffi.hold(self) as (h,):
+            return _ffi.call_str(_ffi.request_to_json, h, flags)
 
     def to_dict(self):
         return json.loads(self.to_json())
 
     def __len__(self):
-        return _ffi.request_get_cell_count(self.handle)
+        with _ffi.hold(self) as (h,):
+            return _ffi.request_get_cell_count(h)
 
     @property
     def vcpus(self):
-        return _ffi.request_get_vcpus(self.handle)
+        with _ffi.hold(self) as (h,):
+            return _ffi.request_get_vcpus(h)
+
+    def _policy(self, get, to_string):
+        with _ffi.hold(self) as (h,):
+            s = to_string(get(h))  # static strings: no lock needed to read them
+        return s.decode() if s else None
 
     @property
     def cpu_policy(self):
-        s = _ffi.cpu_policy_to_string(_ffi.request_get_cpu_policy(self.handle))
-        return s.decode() if s else None
+        return self._policy(_ffi.request_get_cpu_policy, _ffi.cpu_policy_to_string)
 
     @property
     def thread_policy(self):
-        s = _ffi.thread_policy_to_string(_ffi.request_get_thread_policy(self.handle))
-        return s.decode() if s else None
+        return self._policy(_ffi.request_get_thread_policy, _ffi.thread_policy_to_string)
 
     @property
     def emulator_threads_policy(self):
-        s = _ffi.emulator_threads_policy_to_string(
-            _ffi.request_get_emulator_threads_policy(self.handle))
-        return s.decode() if s else None
+        return self._policy(_ffi.request_get_emulator_threads_policy,
+                            _ffi.emulator_threads_policy_to_string)
 
     def __repr__(self):
-        if not self._h:
+        try:
+            with _ffi.hold(self) as (h,):
+                n, vcpus = _ffi.request_get_cell_count(h), _ffi.request_get_vcpus(h)
+            return "<numafit.Request cells=%d vcpus=%d policy=%s>" % (n, vcpus, self.cpu_policy)
+        except errors.ClosedError:
             return "<numafit.Request closed>"
-        return "<numafit.Request cells=%d vcpus=%d policy=%s>" % (
-            len(self), self.vcpus, self.cpu_policy)

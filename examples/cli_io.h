@@ -1,0 +1,55 @@
+/* File input and output shared by the numafit subcommands: inputs that
+ * cannot hang or grow without bound, outputs whose failure is noticed. */
+#ifndef NUMAFIT_CLI_IO_H
+#define NUMAFIT_CLI_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Reading. "-" is standard input when allow_stdin (it may be a pipe or a
+ * terminal: only its size is capped); any other path must name a regular
+ * file: it is opened with O_NONBLOCK | O_CLOEXEC | O_NOCTTY (a FIFO never
+ * blocks the open) and refused after fstat() when it is a directory, FIFO,
+ * device or socket. */
+
+/* Read all of path (at most max bytes) into a malloc'ed NUL-terminated
+ * buffer. Returns 0, or -errno with why (one line, without the path) set:
+ * -EISDIR / -EINVAL not a regular file, -EFBIG larger than max, -ENOMEM,
+ * or open's and read's errors. */
+int cli_read_file(const char *path, size_t max, bool allow_stdin, char **ret_buf, size_t *ret_len,
+                  char *why, size_t whylen);
+
+/* Open path for reading as a stream, with the checks of cli_read_file()
+ * ("-" is standard input when allow_stdin). NULL with why set on failure. */
+FILE *cli_fopen_read(const char *path, bool allow_stdin, char *why, size_t whylen);
+
+/* A jansson load error as text in out (out may be NULL): "out of memory"
+ * (returns -ENOMEM) when jansson ran out of memory or left no reason, else
+ * "line L column C: TEXT" (or just TEXT without a position) and -EBADMSG. */
+int cli_json_error(const json_error_t *jerr, char *out, size_t outlen);
+
+/* Writing. */
+
+/* Write n bytes to path atomically: a temporary file in the same directory,
+ * flushed, closed, then renamed over path; on failure the temporary file is
+ * removed and path is left as it was. "-" writes to standard output (checked
+ * with ferror and fflush). Returns 0, or -errno with why set. */
+int cli_write_file(const char *path, const void *data, size_t n, char *why, size_t whylen);
+
+/* At start-up: a closed standard descriptor (0, 1, 2) is opened on
+ * /dev/null the wrong way round (0 write-only, 1 and 2 read-only), so that
+ * no file opened later takes its number and writing to a closed standard
+ * output fails instead of landing in that file. */
+void cli_stdio_init(void);
+
+/* At exit: the fate of standard output. When anything written to it failed
+ * (ferror) or closing it fails and rc is 0 or nofit_rc (success or a
+ * verdict), prints "PROG: cannot write standard output: REASON" and returns
+ * 1; otherwise returns rc (a command that failed has said why). nofit_rc < 0:
+ * none. */
+int cli_close_stdout(const char *prog, int rc, int nofit_rc);
+
+#endif

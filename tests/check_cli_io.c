@@ -1,0 +1,165 @@
+/* The CLI's file helpers (examples/cli_io.c): inputs that are not regular
+ * files are refused without blocking, reads are capped, jansson's
+ * out-of-memory error reads "out of memory", and a file written atomically
+ * is either whole or untouched. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "../examples/cli_io.h"
+
+static char dir[64];
+
+static void setup(void) {
+    strcpy(dir, "/tmp/check_cli_io.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void put(const char *name, const char *text) {
+    char path[PATH_MAX];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_read_refuses) {
+    char path[PATH_MAX], why[256], *buf = NULL;
+    size_t len = 0;
+    /* a FIFO nobody writes to: a blocking open would never return */
+    snprintf(path, sizeof(path), "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(cli_read_file(path, 100, false, &buf, &len, why, sizeof(why)), -EINVAL);
+    ck_assert_str_eq(why, "not a regular file (a FIFO)");
+    ck_assert_ptr_null(cli_fopen_read(path, false, why, sizeof(why)));
+    ck_assert_int_eq(cli_read_file("/dev/zero", 100, false, &buf, &len, why, sizeof(why)), -EINVAL);
+    ck_assert_str_eq(why, "not a regular file (a character device)");
+    ck_assert_int_eq(cli_read_file(dir, 100, false, &buf, &len, why, sizeof(why)), -EISDIR);
+    ck_assert_str_eq(why, "is a directory, not a regular file");
+    snprintf(path, sizeof(path), "%s/nope", dir);
+    ck_assert_int_eq(cli_read_file(path, 100, false, &buf, &len, why, sizeof(why)), -ENOENT);
+    /* "-" is a file name unless standard input is allowed */
+    ck_assert_int_eq(cli_read_file("-", 100, false, &buf, &len, why, sizeof(why)), -ENOENT);
+    ck_assert_ptr_null(buf);
+}
+END_TEST
+
+START_TEST(test_read_caps) {
+    char path[PATH_MAX], why[256], *buf = NULL;
+    size_t len = 0;
+    put("ten", "0123456789");
+    snprintf(path, sizeof(path), "%s/ten", dir);
+    ck_assert_int_eq(cli_read_file(path, 10, false, &buf, &len, why, sizeof(why)), 0);
+    ck_assert_uint_eq(len, 10);
+    ck_assert_str_eq(buf, "0123456789");
+    free(buf);
+    buf = NULL;
+    ck_assert_int_eq(cli_read_file(path, 9, false, &buf, &len, why, sizeof(why)), -EFBIG);
+    ck_assert_str_eq(why, "larger than 9 bytes");
+    ck_assert_ptr_null(buf);
+    /* standard input: a device without end is capped too */
+    ck_assert_ptr_nonnull(freopen("/dev/zero", "rb", stdin));
+    ck_assert_int_eq(cli_read_file("-", 200000, true, &buf, &len, why, sizeof(why)), -EFBIG);
+    ck_assert_ptr_null(buf);
+}
+END_TEST
+
+/* jansson's allocator failing: its error has no line (-1) and, depending on
+ * where it failed, no text at all. */
+static int fail_after;
+static void *failing_malloc(size_t n) {
+    return fail_after-- > 0 ? malloc(n) : NULL;
+}
+
+START_TEST(test_json_oom) {
+    static const char doc[] = "{\"a\": [1, 2, {\"b\": \"cccccccccccccccccccc\"}], \"d\": 3}";
+    char why[256];
+    json_error_t jerr;
+    json_t *v;
+    int nomem = 0;
+    for (int n = 0; n < 64; n++) {
+        json_set_alloc_funcs(failing_malloc, free);
+        fail_after = n;
+        v = json_loadb(doc, sizeof(doc) - 1, JSON_REJECT_DUPLICATES, &jerr);
+        json_set_alloc_funcs(malloc, free);
+        if (v) {
+            json_decref(v);
+            break;
+        }
+        if (json_error_code(&jerr) == json_error_out_of_memory || !jerr.text[0]) {
+            ck_assert_int_eq(cli_json_error(&jerr, why, sizeof(why)), -ENOMEM);
+            ck_assert_str_eq(why, "out of memory");
+            nomem++;
+        }
+    }
+    ck_assert_int_gt(nomem, 0);
+    /* a real syntax error keeps its position and reason */
+    ck_assert_ptr_null(json_loads("{\"a\": }", 0, &jerr));
+    ck_assert_int_eq(cli_json_error(&jerr, why, sizeof(why)), -EBADMSG);
+    ck_assert_msg(!strncmp(why, "line 1 column ", 14) && strlen(why) > 20, "%s", why);
+    ck_assert_int_eq(cli_json_error(&jerr, NULL, 0), -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_write_atomic) {
+    char path[PATH_MAX], why[256], *buf = NULL, cmd[PATH_MAX + 64];
+    size_t len;
+    FILE *p;
+    put("out.svg", "old");
+    snprintf(path, sizeof(path), "%s/out.svg", dir);
+    ck_assert_int_eq(cli_write_file(path, "new!", 4, why, sizeof(why)), 0);
+    ck_assert_int_eq(cli_read_file(path, 100, false, &buf, &len, why, sizeof(why)), 0);
+    ck_assert_str_eq(buf, "new!");
+    free(buf);
+    /* a device is written in place, and its failure reported */
+    ck_assert_int_eq(cli_write_file("/dev/null", "x", 1, why, sizeof(why)), 0);
+    ck_assert_int_eq(cli_write_file("/dev/full", "x", 1, why, sizeof(why)), -ENOSPC);
+    /* no directory: nothing created */
+    snprintf(path, sizeof(path), "%s/no/out.svg", dir);
+    ck_assert_int_eq(cli_write_file(path, "x", 1, why, sizeof(why)), -ENOENT);
+    /* only out.svg in the directory: no temporary file left */
+    snprintf(cmd, sizeof(cmd), "ls -A %s", dir);
+    ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+    ck_assert_ptr_nonnull(fgets(why, sizeof(why), p));
+    ck_assert_str_eq(why, "out.svg\n");
+    ck_assert_ptr_null(fgets(why, sizeof(why), p));
+    pclose(p);
+}
+END_TEST
+
+static Suite *cli_io_suite(void) {
+    Suite *s = suite_create("cli_io");
+    TCase *tc = tcase_create("cli_io");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, test_read_refuses);
+    tcase_add_test(tc, test_read_caps);
+    tcase_add_test(tc, test_json_oom);
+    tcase_add_test(tc, test_write_atomic);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(cli_io_suite());
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
