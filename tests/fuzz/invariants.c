@@ -369,6 +369,35 @@ int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numa
     return r;
 }
 
+/* hw:cpu_thread_policy=isolate: no two vCPUs on one thread-sibling set of
+ * the host (nova gives each vCPU a whole core). */
+static void check_isolated(const numafit_host_t *host, const numafit_placement_t *p, int vcpus) {
+    int ncells = numafit_host_get_cell_count(host);
+
+    for (int k = 0; k < ncells; k++) {
+        for (unsigned sib = 0;; sib++) {
+            numafit_cpuset_t *set = NULL;
+            int r = numafit_host_get_cell_siblings(host, (unsigned)k, sib, 0, &set), first = -1;
+            if (r == -ENOENT)
+                break;
+            FUZZ_ASSERT(r == 0);
+            for (int v = 0; v < vcpus; v++) {
+                int pin = numafit_placement_get_pin(p, (unsigned)v);
+                if (pin < 0 || numafit_cpuset_contains(set, (unsigned)pin) != 1)
+                    continue;
+                if (first >= 0)
+                    fuzz_note("isolate: vCPUs %d and %d are on one sibling set of cell %d "
+                              "(pCPUs %d and %d)",
+                              first, v, numafit_host_get_cell_id(host, (unsigned)k),
+                              numafit_placement_get_pin(p, (unsigned)first), pin);
+                FUZZ_ASSERT(first < 0);
+                first = v;
+            }
+            numafit_cpuset_free(set);
+        }
+    }
+}
+
 /* fuzz_check_fit() on a host whose JSON is `before` (and, when not NULL,
  * an equal copy, compared instead of the JSON after the fit: cheaper). */
 static int check_fit(const numafit_host_t *host, const char *before, const numafit_host_t *copy,
@@ -400,6 +429,8 @@ static int check_fit(const numafit_host_t *host, const char *before, const numaf
         FUZZ_ASSERT(found);
     }
     fuzz_check_placement_json(p);
+    if (numafit_request_get_thread_policy(req) == NUMAFIT_THREAD_POLICY_ISOLATE)
+        check_isolated(host, p, numafit_request_get_vcpus(req));
     check_claim(host, before, load_flags, p, 1, roundtrip);
     numafit_placement_free(p);
 out:

@@ -9,7 +9,8 @@
  *  - to_json, then new_from_json, then to_json gives the same text, byte for
  *    byte (plain and DB string forms), and an equal host; dup too;
  *  - for a few fixed requests (and any the target adds, fuzz_check_fit):
- *    every placement numafit_fit() returns is claimable on that host; claim
+ *    every placement numafit_fit() returns is claimable on that host (and,
+ *    for thread policy isolate, has no two vCPUs on one sibling set); claim
  *    then release restores the host JSON byte for byte; a refused claim or
  *    release changes nothing (host JSON identical); the placement's JSON
  *    reads back to the same JSON, its page sizes are powers of two and no
