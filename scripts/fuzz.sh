@@ -122,33 +122,31 @@ for t in $targets; do
     done
 
     # -------------------------------------------------------------- findings
-    # one minimized input per distinct signature
+    # one minimized input per distinct signature (the signature of the raw
+    # artifact decides; only the first of each kind is minimized, 30 s)
     : >"$w/findings.txt"
     for a in "$w"/artifacts/*; do
         [ -f "$a" ] || continue
         name=$(basename "$a")
         min=$w/findings/$name
         case $name in
-            crash-* | leak-*)
-                "$bin" -minimize_crash=1 -runs=2000 -timeout="$timeout" -rss_limit_mb=2048 \
-                    -exact_artifact_path="$min" "$a" >"$w/minimize-$name.log" 2>&1
-                [ -f "$min" ] || cp "$a" "$min"
-                ;;
-            *) cp "$a" "$min" ;;
-        esac
-        case $name in
             timeout-*) sig="timeout (over ${timeout}s)" ;;
             oom-*) sig="out of memory (over 2048 MB)" ;;
-            slow-unit-*) rm -f "$min"; continue ;;
-            *) sig=$(signature "$bin" "$min") ;;
+            slow-unit-*) continue ;;
+            *) sig=$(signature "$bin" "$a") ;;
         esac
         [ -n "$sig" ] || sig="crash (no report; see $w/run*.log)"
-        if grep -qxF -- "$sig" "$w/findings.txt" 2>/dev/null; then
-            rm -f "$min"
-        else
-            echo "$sig" >>"$w/findings.txt"
-            echo "$sig" >"$min.txt"
-        fi
+        grep -qxF -- "$sig" "$w/findings.txt" && continue
+        echo "$sig" >>"$w/findings.txt"
+        case $name in
+            crash-* | leak-*)
+                "$bin" -minimize_crash=1 -max_total_time=30 -timeout="$timeout" \
+                    -rss_limit_mb=2048 -exact_artifact_path="$min" "$a" \
+                    >"$w/minimize-$name.log" 2>&1
+                ;;
+        esac
+        [ -f "$min" ] || cp "$a" "$min"
+        echo "$sig" >"$min.txt"
     done
     nfind=$(wc -l <"$w/findings.txt")
 
