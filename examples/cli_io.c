@@ -215,14 +215,14 @@ void cli_stdio_init(void) {
 }
 
 int cli_close_stdout(const char *prog, int rc, int nofit_rc) {
-    bool bad = ferror(stdout) != 0;
+    bool bad;
     int err = 0;
 
     errno = 0;
-    if (fclose(stdout) != 0) {
-        bad = true;
+    if (fflush(stdout) != 0)
         err = errno;
-    }
+    bad = err != 0 || ferror(stdout) != 0;
+    clearerr(stdout); /* a later run in the same process starts clean */
     if (!bad)
         return rc;
     if (rc != 0 && rc != nofit_rc)
@@ -230,4 +230,27 @@ int cli_close_stdout(const char *prog, int rc, int nofit_rc) {
     fprintf(stderr, "%s: cannot write standard output%s%s\n", prog, err ? ": " : "",
             err ? strerror(err) : "");
     return rc == 0 || rc == nofit_rc ? 1 : rc;
+}
+
+json_t *cli_json_load(const char *buf, size_t len, size_t flags, json_error_t *jerr) {
+    size_t n = 1;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = false;
+        } else if (c == '"') {
+            in_str = true;
+        } else if ((c == ',' || c == '[' || c == '{') && ++n > CLI_JSON_VALUES_MAX) {
+            memset(jerr, 0, sizeof(*jerr));
+            jerr->line = jerr->column = -1;
+            snprintf(jerr->text, sizeof(jerr->text), "more than %u JSON values",
+                     CLI_JSON_VALUES_MAX);
+            return NULL;
+        }
+    }
+    return json_loadb(buf, len, flags, jerr);
 }

@@ -31,6 +31,16 @@ FILE *cli_fopen_read(const char *path, bool allow_stdin, char *why, size_t whyle
  * "line L column C: TEXT" (or just TEXT without a position) and -EBADMSG. */
 int cli_json_error(const json_error_t *jerr, char *out, size_t outlen);
 
+/* The largest number of JSON values the CLI parses from one input (a file
+ * or a batch line: a host of 16,384 CPUs with its flavor, image, limits). */
+#define CLI_JSON_VALUES_MAX (1u << 19)
+
+/* json_loadb() after counting the values with a byte scan: jansson keeps
+ * some 50 bytes per value, so a text of many small values is refused
+ * before it is parsed (NULL, jerr->text "more than N JSON values", line
+ * and column -1). */
+json_t *cli_json_load(const char *buf, size_t len, size_t flags, json_error_t *jerr);
+
 /* Writing. */
 
 /* Write n bytes to path atomically: a temporary file in the same directory,
@@ -45,11 +55,12 @@ int cli_write_file(const char *path, const void *data, size_t n, char *why, size
  * output fails instead of landing in that file. */
 void cli_stdio_init(void);
 
-/* At exit: the fate of standard output. When anything written to it failed
- * (ferror) or closing it fails and rc is 0 or nofit_rc (success or a
+/* At exit: the fate of standard output. It is flushed; when that or anything
+ * written before failed (ferror) and rc is 0 or nofit_rc (success or a
  * verdict), prints "PROG: cannot write standard output: REASON" and returns
  * 1; otherwise returns rc (a command that failed has said why). nofit_rc < 0:
- * none. */
+ * none. Standard output stays open and its error flag is cleared: the CLI's
+ * main() may run more than once in a process (the batch fuzz target). */
 int cli_close_stdout(const char *prog, int rc, int nofit_rc);
 
 #endif

@@ -160,7 +160,7 @@ static int load_limits(struct plan *pl, const char *path) {
         plan_err("--limits %s: %s", path, why);
         return PLAN_EXIT_INPUT;
     }
-    root = json_loadb(txt, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    root = cli_json_load(txt, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     free(txt);
     if (!root) {
         if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM) {

@@ -160,7 +160,7 @@ int numafit_cli_render(int argc, char **argv) {
     text = render_read(input, &len);
     if (!text)
         return RENDER_EXIT_USAGE;
-    plan = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    plan = cli_json_load(text, len, JSON_REJECT_DUPLICATES, &jerr);
     free(text);
     if (!plan) {
         rc = cli_json_error(&jerr, why, sizeof(why));

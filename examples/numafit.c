@@ -536,7 +536,7 @@ static json_t *batch_answer(const struct cli *cli, const char *line, size_t len)
     long max = -1;
     struct run r;
 
-    in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    in = cli_json_load(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!in)
         return cli_json_error(&jerr, NULL, 0) == -ENOMEM
                    ? error_answer("NOMEM", "out of memory")
@@ -754,7 +754,7 @@ static void bench_line(const struct cli *cli, const char *line, size_t len,
     int rc;
 
     memset(out, 0, sizeof(*out));
-    in = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    in = cli_json_load(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!in) {
         out->answer = cli_json_error(&jerr, NULL, 0) == -ENOMEM
                           ? error_answer("NOMEM", "out of memory")
@@ -950,10 +950,10 @@ static json_t *load_file(const char *path) {
         fprintf(stderr, "numafit: %s: %s\n", path, why);
         return NULL;
     }
-    v = json_loadb(buf, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    v = cli_json_load(buf, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     free(buf);
     if (!v) {
-        if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM)
+        if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM || jerr.line < 0)
             fprintf(stderr, "numafit: %s: %s\n", path, why);
         else
             fprintf(stderr, "numafit: %s:%d:%d: malformed JSON: %s\n", path, jerr.line, jerr.column,

@@ -1011,8 +1011,14 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
  * to the library as it is (a string literal or an object) and identical
  * rows can be recognised without decoding. Anything it does not handle
  * (non-ASCII bytes, \u0000 or surrogate escapes, deep nesting, more than 32
- * members) makes it give up: jansson then reads the line, with its error
- * messages. It never accepts a line jansson would refuse.
+ * members, nested objects of more than 64 members or with escaped member
+ * names) makes it give up, and so does whatever jansson refuses beyond the
+ * grammar: an integer outside int64, a number that overflows a double
+ * (1e999), a member name twice in any object. jansson then reads the line,
+ * with its error messages. It never accepts a line jansson would refuse
+ * (json_loadb with JSON_REJECT_DUPLICATES); tests/plan/errors.test checks.
+ * Measured on 100,000 compute_nodes rows (doc/performance.md): without it
+ * `numafit plan --db` takes 2 to 3.5 times as long.
  */
 static const char *js_ws(const char *p, const char *e) {
     while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
@@ -1083,16 +1089,80 @@ static const char *js_digits(const char *p, const char *e) {
 
 static const char *js_value(const char *p, const char *e, int depth, char *type, bool *esc);
 
+/* A number, p at its first byte; NULL when malformed or when jansson
+ * refuses its value: an integer outside int64 ("too big integer"), a real
+ * that overflows a double ("real number overflow"; an underflow is 0). */
+static const char *js_number(const char *p, const char *e) {
+    const char *s = p, *d;
+    bool neg = false, real = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+    }
+    d = p;
+    if (p < e && *p == '0')
+        p++;
+    else if (!(p = js_digits(p, e)))
+        return NULL;
+    if (p < e && *p == '.') {
+        real = true;
+        if (!(p = js_digits(p + 1, e)))
+            return NULL;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        real = true;
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (!(p = js_digits(p, e)))
+            return NULL;
+    }
+    if (!real) {
+        uint64_t v = 0;
+        for (; d < p; d++) {
+            if (v > (UINT64_MAX - 9) / 10)
+                return NULL;
+            v = v * 10 + (uint64_t)(*d - '0');
+        }
+        if (v > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
+            return NULL;
+    } else {
+        char buf[128];
+        if ((size_t)(p - s) >= sizeof(buf))
+            return NULL; /* long reals: jansson decides */
+        memcpy(buf, s, (size_t)(p - s));
+        buf[p - s] = '\0';
+        if (isinf(strtod(buf, NULL)))
+            return NULL;
+    }
+    return p;
+}
+
+#define JS_KEYS_MAX 64 /* members of a nested object checked for duplicates */
+
 static const char *js_container(const char *p, const char *e, int depth, bool object) {
     char close = object ? '}' : ']', t;
     bool esc = false;
+    const char *keys[JS_KEYS_MAX];
+    size_t klens[JS_KEYS_MAX], nkeys = 0;
     p = js_ws(p + 1, e);
     if (p < e && *p == close)
         return p + 1;
     for (;;) {
         if (object) {
-            if (p >= e || *p != '"' || !(p = js_string(p, e, &esc)))
+            const char *k = p;
+            bool kesc = false;
+            if (p >= e || *p != '"' || !(p = js_string(p, e, &kesc)))
                 return NULL;
+            /* duplicates, as jansson's JSON_REJECT_DUPLICATES: names with
+             * escapes would have to be decoded first, give up */
+            if (kesc || nkeys == JS_KEYS_MAX)
+                return NULL;
+            for (size_t i = 0; i < nkeys; i++)
+                if (klens[i] == (size_t)(p - k) && !memcmp(keys[i], k, klens[i]))
+                    return NULL;
+            keys[nkeys] = k;
+            klens[nkeys++] = (size_t)(p - k);
             p = js_ws(p, e);
             if (p >= e || *p != ':')
                 return NULL;
@@ -1135,22 +1205,7 @@ static const char *js_value(const char *p, const char *e, int depth, char *type,
             break;
     }
     *type = 'n';
-    if (*p == '-')
-        p++;
-    if (p < e && *p == '0')
-        p++;
-    else if (!(p = js_digits(p, e)))
-        return NULL;
-    if (p < e && *p == '.' && !(p = js_digits(p + 1, e)))
-        return NULL;
-    if (p < e && (*p == 'e' || *p == 'E')) {
-        p++;
-        if (p < e && (*p == '+' || *p == '-'))
-            p++;
-        if (!(p = js_digits(p, e)))
-            return NULL;
-    }
-    return p;
+    return js_number(p, e);
 }
 
 /* Scan a JSON line holding one object; true when it is recorded in r->fm. */
@@ -1247,7 +1302,7 @@ static int rows_next(struct rows *r) {
             r->fast = true;
             return 1;
         }
-        r->row = json_loadb(r->buf, r->used, JSON_REJECT_DUPLICATES, &jerr);
+        r->row = cli_json_load(r->buf, r->used, JSON_REJECT_DUPLICATES, &jerr);
         if (!r->row && cli_json_error(&jerr, NULL, 0) == -ENOMEM)
             return rows_fail(r, -PLAN_EXIT_FAIL, "out of memory");
         if (!r->row)
@@ -1938,7 +1993,7 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
     if (!text)
         return ret;
     ret = 0;
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    root = cli_json_load(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
         plan_err("%s: out of memory", path);
         free(text);
@@ -1984,7 +2039,7 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
             lineno++;
             if (strspn(line, " \t\r") >= n)
                 continue;
-            fl = json_loadb(line, n, JSON_REJECT_DUPLICATES, &jerr);
+            fl = cli_json_load(line, n, JSON_REJECT_DUPLICATES, &jerr);
             if (!fl && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
                 plan_err("%s:%lu: out of memory", path, lineno);
                 ret = PLAN_EXIT_FAIL;

@@ -333,6 +333,87 @@ static int rd_counts(struct rd *r, const json_t *o, const char *key, bool option
     return rc;
 }
 
+/* An optional number >= 0 (fractional allowed: a ratio or a weight). */
+static int rd_ratio(struct rd *r, const json_t *o, const char *key) {
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v))
+        return rd_fail(r, key, "%s, not a number", type_name(v));
+    if (json_number_value(v) < 0)
+        return rd_fail(r, key, "negative");
+    return 0;
+}
+
+/* An array of integers >= 0 (CPU or vCPU ids); null too when nullable. */
+static int rd_ids(struct rd *r, const json_t *o, const char *key, bool nullable) {
+    int rc = 0;
+    const json_t *a = rd_get(r, o, key, JSON_ARRAY, nullable, &rc), *v;
+    size_t i, old;
+
+    if (!a)
+        return rc;
+    old = rd_key(r, key);
+    json_array_foreach(a, i, v) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            rd_push(r, "[%zu]", i);
+            rc = json_is_integer(v)
+                     ? rd_fail(r, NULL, "%lld is below 0", (long long)json_integer_value(v))
+                     : rd_fail(r, NULL, "%s, not an integer", type_name(v));
+            break;
+        }
+    }
+    rd_pop(r, old);
+    return rc;
+}
+
+/* The cells of an instance: where its guest cells went (doc/plan-json.md). */
+static int rd_inst_cells(struct rd *r, const json_t *in) {
+    int rc = 0;
+    const json_t *a = rd_get(r, in, "cells", JSON_ARRAY, true, &rc), *c, *pin, *v;
+    size_t i, old, old2, old3;
+    long long n;
+    const char *k;
+
+    if (!a)
+        return rc;
+    old = rd_key(r, "cells");
+    json_array_foreach(a, i, c) {
+        old2 = rd_push(r, "[%zu]", i);
+        if (!json_is_object(c))
+            rc = rd_fail(r, NULL, "%s, not an object", type_name(c));
+        if (!rc)
+            rc = rd_int(r, c, "host_cell", false, 0, 0, &n);
+        if (!rc)
+            rc = rd_ids(r, c, "vcpus", false);
+        if (!rc)
+            rc = rd_int(r, c, "memory_mb", false, 0, 0, &n);
+        if (!rc)
+            rc = rd_int(r, c, "pagesize_kb", true, 1, 0, &n);
+        if (!rc)
+            rc = rd_ids(r, c, "emulator", true);
+        if (!rc)
+            pin = rd_get(r, c, "pinning", JSON_OBJECT, true, &rc);
+        if (!rc && pin) {
+            old3 = rd_key(r, "pinning");
+            json_object_foreach((json_t *)pin, k, v) {
+                if (!json_is_integer(v) || json_integer_value(v) < 0) {
+                    rc = json_is_integer(v)
+                             ? rd_fail(r, k, "%lld is below 0", (long long)json_integer_value(v))
+                             : rd_fail(r, k, "%s, not an integer", type_name(v));
+                    break;
+                }
+            }
+            rd_pop(r, old3);
+        }
+        rd_pop(r, old2);
+        if (rc)
+            break;
+    }
+    rd_pop(r, old);
+    return rc;
+}
+
 static long long count_of(const json_t *counts, const char *name) {
     const json_t *n = json_object_get(counts, name);
     return json_is_integer(n) ? (long long)json_integer_value(n) : 0;
@@ -580,6 +661,8 @@ static int rd_instances(struct rd *r, const json_t *hj, struct host *h) {
         if (!rc && (ex = json_object_get(v, "existing")) && !json_is_boolean(ex) &&
             !json_is_null(ex))
             rc = rd_fail(r, "existing", "%s, not a boolean", type_name(ex));
+        if (!rc)
+            rc = rd_inst_cells(r, v);
         rd_pop(r, old2);
         if (rc)
             break;
@@ -990,9 +1073,9 @@ static void add_flavor(struct plan *p, const char *name, const json_t *fj) {
 /* Read plan; only the strategy named only (if not NULL) is read. */
 static int rd_plan(const json_t *pj, const char *only, struct plan *p, char *err, size_t errlen) {
     struct rd r = {.err = err, .errlen = errlen};
-    const json_t *fleet = NULL, *flavors, *strategies, *lim, *v;
+    const json_t *fleet = NULL, *flavors, *strategies, *lim, *v, *sources;
     const char *k;
-    long long version;
+    long long version, cnt;
     size_t i, old;
     int rc = 0;
 
@@ -1023,7 +1106,25 @@ static int rd_plan(const json_t *pj, const char *only, struct plan *p, char *err
     if (!rc)
         rc = rd_int(&r, fleet, "instances_loaded", true, 0, -1, &p->instances_loaded);
     if (!rc)
+        rc = rd_int(&r, fleet, "instances_skipped", true, 0, 0, &cnt);
+    if (!rc)
         rc = rd_pages(&r, fleet, "pages", p->fpages, &p->nfpages);
+    if (!rc && (sources = rd_get(&r, fleet, "sources", JSON_ARRAY, true, &rc))) {
+        size_t old2 = rd_key(&r, "sources"), old3;
+        json_array_foreach(sources, i, v) {
+            old3 = rd_push(&r, "[%zu]", i);
+            if (!json_is_object(v))
+                rc = rd_fail(&r, NULL, "%s, not an object", type_name(v));
+            if (!rc)
+                rc = rd_int(&r, v, "hosts", true, 0, 0, &cnt);
+            if (!rc)
+                rc = rd_int(&r, v, "skipped", true, 0, 0, &cnt);
+            rd_pop(&r, old3);
+            if (rc)
+                break;
+        }
+        rd_pop(&r, old2);
+    }
     rd_pop(&r, old);
     if (rc)
         return rc;
@@ -1032,6 +1133,17 @@ static int rd_plan(const json_t *pj, const char *only, struct plan *p, char *err
     p->has_loaded = p->instances_loaded >= 0;
 
     lim = rd_get(&r, pj, "limits", JSON_OBJECT, true, &rc);
+    if (!rc && lim) {
+        old = rd_key(&r, "limits");
+        rc = rd_ratio(&r, lim, "cpu_allocation_ratio");
+        if (!rc)
+            rc = rd_ratio(&r, lim, "ram_allocation_ratio");
+        if (!rc)
+            rc = rd_int(&r, lim, "hosts_with_own_ratios", true, 0, 0, &cnt);
+        rd_pop(&r, old);
+    }
+    if (!rc)
+        rc = rd_int(&r, pj, "max_instances", true, 0, 0, &cnt);
     if (rc)
         return rc;
     if (lim && json_is_number(json_object_get(lim, "cpu_allocation_ratio")) &&
@@ -1046,16 +1158,19 @@ static int rd_plan(const json_t *pj, const char *only, struct plan *p, char *err
     old = rd_key(&r, "flavors");
     json_array_foreach(flavors, i, v) {
         const char *name;
-        long long n;
         size_t old2 = rd_push(&r, "[%zu]", i);
         if (!json_is_object(v))
             rc = rd_fail(&r, NULL, "%s, not an object", type_name(v));
         if (!rc)
             rc = rd_str(&r, v, "name", false, &name);
         if (!rc)
-            rc = rd_int(&r, v, "vcpus", true, 0, 0, &n);
+            rc = rd_int(&r, v, "vcpus", true, 0, 0, &cnt);
         if (!rc)
-            rc = rd_int(&r, v, "memory_mb", true, 0, 0, &n);
+            rc = rd_int(&r, v, "memory_mb", true, 0, 0, &cnt);
+        if (!rc)
+            rc = rd_int(&r, v, "numa_cells", true, 0, 0, &cnt);
+        if (!rc)
+            rc = rd_ratio(&r, v, "weight");
         if (!rc && json_object_get(v, "planned") && !json_is_boolean(json_object_get(v, "planned")))
             rc = rd_fail(&r, "planned", "%s, not a boolean",
                          type_name(json_object_get(v, "planned")));

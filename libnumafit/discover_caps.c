@@ -5,9 +5,14 @@
  * NOENT, DTDLOAD or HUGE (no entity expansion, no external DTD, libxml2's
  * built-in size and depth limits stay on); a document with any DOCTYPE is
  * refused (libvirt never writes one); input is at most NUMAFIT_INPUT_MAX
- * bytes and DEPTH_MAX levels deep. Errors are captured per call: a
- * per-context structured error handler that drops them and
- * xmlCtxtGetLastError(); no global libxml2 handler is ever set.
+ * bytes and DEPTH_MAX levels deep. Errors are captured per call, never
+ * printed: a per-context structured error handler and xmlCtxtGetLastError()
+ * for the parser's own errors; for the rest (libxml2 reports a failed
+ * allocation outside the parser - of the context itself, the input buffer,
+ * a tree node or attribute, a URI - through the thread's handler, which
+ * prints to stderr by default) the calling thread's structured handler is
+ * set for the duration of the call and restored before it returns (libxml2
+ * keeps it per thread), so nothing of the library outlives the call.
  *
  * Leniency and deliberate differences from nova's LibvirtConfigCaps*:
  *  - unknown elements and attributes are ignored; <cells> is found by name
@@ -60,6 +65,13 @@ static void xml_quiet(void *data, xmlErrorPtr e) {
     xmlParserCtxtPtr ctxt = data;
     if (e && e->code == XML_ERR_NO_MEMORY && ctxt && ctxt->_private)
         ((struct cctx *)ctxt->_private)->nomem = true;
+}
+
+/* The thread's structured handler during a call: the same, with the cctx
+ * as data (errors outside the parser context: out of memory). */
+static void xml_quiet_thread(void *data, xmlErrorPtr e) {
+    if (e && e->code == XML_ERR_NO_MEMORY && data)
+        ((struct cctx *)data)->nomem = true;
 }
 
 static bool is_space(unsigned char c) {
@@ -355,7 +367,9 @@ int numafit__caps_parse(const char *xml, size_t len, struct numafit__dhost *d,
                         numafit_error_t *err) {
     struct cctx x = {d, err, NULL, 0, false};
     xmlParserCtxtPtr ctxt;
-    xmlDocPtr doc;
+    xmlDocPtr doc = NULL;
+    xmlStructuredErrorFunc saved_fn;
+    void *saved_data;
     int r;
 
     if (len > NUMAFIT_INPUT_MAX) {
@@ -364,12 +378,16 @@ int numafit__caps_parse(const char *xml, size_t len, struct numafit__dhost *d,
         return -ERANGE;
     }
     pthread_once(&xml_once, xml_init);
+    /* this thread's handler (libxml2's per-thread state), restored at out */
+    saved_fn = xmlStructuredError;
+    saved_data = xmlStructuredErrorContext;
+    xmlSetStructuredErrorFunc(&x, xml_quiet_thread);
     ctxt = xmlNewParserCtxt();
     x.bits = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
     if (!ctxt || !x.bits) {
-        xmlFreeParserCtxt(ctxt);
-        numafit__free(x.bits);
-        return -ENOMEM;
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        r = -ENOMEM;
+        goto out;
     }
     ctxt->sax->serror = xml_quiet;
     ctxt->_private = &x;
@@ -413,6 +431,7 @@ int numafit__caps_parse(const char *xml, size_t len, struct numafit__dhost *d,
 out:
     xmlFreeDoc(doc);
     xmlFreeParserCtxt(ctxt);
+    xmlSetStructuredErrorFunc(saved_data, saved_fn);
     numafit__free(x.bits);
     if (r < 0)
         numafit__dhost_clear(d);

@@ -121,6 +121,9 @@ NUMAFIT_EXPORT int numafit_hostconf_set_tunnel_numa_nodes(numafit_hostconf_t *co
  * elements and attributes are ignored.
  * Safety: at most NUMAFIT_INPUT_MAX bytes and 64 levels of nesting, no
  * network, no DTD loading, no entity expansion; any DOCTYPE is refused.
+ * libxml2's errors go to reterr, never to stderr: the calling thread's
+ * libxml2 structured error handler (xmlSetStructuredErrorFunc) is replaced
+ * for the duration of the call and then restored.
  * \param online nova's online CPUs (virNodeGetCPUMap) as a cpu spec, or NULL
  * for every CPU listed in the cells.
  * \param conf nova.conf options, or NULL for none.
