@@ -152,6 +152,38 @@ NUMAFIT_EXPORT int numafit_domconf_set_domain_type(numafit_domconf_t *conf, cons
     return 0;
 }
 
+/* s is UTF-8 of characters XML 1.0 allows (no control characters but tab,
+ * newline, return; no surrogates, U+FFFE, U+FFFF, overlong forms). */
+static bool xml_text_ok(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t c = *p, min;
+        int more;
+        if (c < 0x80) {
+            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                return false;
+            p++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf)
+            more = 1, c &= 0x1f, min = 0x80;
+        else if (c >= 0xe0 && c <= 0xef)
+            more = 2, c &= 0x0f, min = 0x800;
+        else if (c >= 0xf0 && c <= 0xf4)
+            more = 3, c &= 0x07, min = 0x10000;
+        else
+            return false;
+        for (p++; more > 0; more--, p++) {
+            if ((*p & 0xc0) != 0x80)
+                return false;
+            c = (c << 6) | (*p & 0x3f);
+        }
+        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff)
+            return false;
+    }
+    return true;
+}
+
 NUMAFIT_EXPORT int numafit_domconf_set_name(numafit_domconf_t *conf, const char *name) {
     size_t n;
     if (!conf || !name)
@@ -162,6 +194,9 @@ NUMAFIT_EXPORT int numafit_domconf_set_name(numafit_domconf_t *conf, const char 
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)name[i] < 0x20)
             return -EINVAL;
+    /* written into <name>: the XML must stay well-formed */
+    if (!xml_text_ok(name))
+        return -EINVAL;
     memcpy(conf->name, name, n + 1);
     return 0;
 }

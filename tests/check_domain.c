@@ -695,7 +695,15 @@ START_TEST(test_arguments) {
     ck_assert_int_eq(numafit_domconf_set_domain_type(conf, ""), -EINVAL);
     ck_assert_int_eq(numafit_domconf_set_domain_type(conf, "qemu"), 0);
     ck_assert_int_eq(numafit_domconf_set_name(conf, "a/b"), -EINVAL);
+    ck_assert_int_eq(numafit_domconf_set_name(conf, "caf\xc3\xa9-\xf0\x9f\x96\xa5"), 0);
     ck_assert_int_eq(numafit_domconf_set_name(conf, "<&'\">"), 0);
+    /* not UTF-8, or characters XML refuses: the XML would not be well-formed */
+    ck_assert_int_eq(numafit_domconf_set_name(conf, "\xcb"), -EINVAL);
+    ck_assert_int_eq(numafit_domconf_set_name(conf, "a\xc0\xaf"
+                                                    "b"),
+                     -EINVAL);
+    ck_assert_int_eq(numafit_domconf_set_name(conf, "\xed\xa0\x80"), -EINVAL);
+    ck_assert_int_eq(numafit_domconf_set_name(conf, "\xef\xbf\xbf"), -EINVAL);
     ck_assert_int_eq(numafit_domconf_set_uuid(conf, "not-a-uuid"), -EINVAL);
     ck_assert_int_eq(numafit_domconf_set_uuid(conf, "5f3c2a52-9f0e-4b39-9d7c-0b1fa6b0c0zz"),
                      -EINVAL);

@@ -168,7 +168,9 @@ numafit_host_new_from_libvirt(const char *uri, const numafit_hostconf_t *conf, u
  * unreadable files, -EINVAL for a file that is not a regular file, -EFBIG for
  * one over 64 KiB, -ERANGE for a node\<N> directory above
  * NUMAFIT_CELL_ID_MAX (or a hugepages-\<S>kB one above 1 TiB), -E2BIG for a
- * directory of more than 65536 such entries (reterr->where has the path).
+ * directory of more than 65536 such entries, the errno of opendir() as it
+ * is for a directory it cannot list (e.g. -ENOTDIR for a file where a
+ * directory belongs) (reterr->where has the path).
  * \ownership owned
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int

@@ -71,7 +71,8 @@ NUMAFIT_EXPORT int numafit_domconf_set_file_backed_memory(numafit_domconf_t *con
  * "test" (libvirt's test driver)... letters and digits only.
  * \return 0, -EINVAL, -ENOMEM. */
 NUMAFIT_EXPORT int numafit_domconf_set_domain_type(numafit_domconf_t *conf, const char *type);
-/** \brief Domain name for NUMAFIT_DOMAIN_FULL (1..255 bytes, no '/').
+/** \brief Domain name for NUMAFIT_DOMAIN_FULL (1..255 bytes of UTF-8, no '/', no
+ * control characters, nothing XML 1.0 refuses).
  * \return 0, -EINVAL, -ENOMEM. */
 NUMAFIT_EXPORT int numafit_domconf_set_name(numafit_domconf_t *conf, const char *name);
 /** \brief Domain uuid for NUMAFIT_DOMAIN_FULL (36-character form), NULL to

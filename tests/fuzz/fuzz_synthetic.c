@@ -4,7 +4,8 @@
  * the short form ("2x32c2t 4cells 1G:64").
  *
  * Input: the spec (up to its first NUL byte). A host gets every invariant
- * of invariants.h; a refusal leaves *ret_host untouched with a text.
+ * of invariants.h; a refusal leaves *ret_host untouched with a text; a spec
+ * of white space only is refused.
  */
 #include "config.h"
 
@@ -29,12 +30,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     spec[size] = '\0';
     fuzz_error_prefill(&err);
     r = numafit_host_new_synthetic(spec, 0, &host, &err);
-    free(spec);
+    if (spec[strspn(spec, " \t\n\v\f\r")] == '\0')
+        FUZZ_ASSERT(r < 0); /* nothing described: refused, not a default host */
     if (r < 0) {
+        /* -EBADMSG too: a CPU set's syntax (numafit_cpuset_parse), though
+         * host.h lists only -EINVAL, -ERANGE, -ENOMEM */
         fuzz_check_failure(r, &err, host);
-        FUZZ_ASSERT(r == -EINVAL || r == -ERANGE || r == -ENOMEM);
+        FUZZ_ASSERT(r == -EINVAL || r == -ERANGE || r == -ENOMEM || r == -EBADMSG);
+        free(spec);
         return 0;
     }
+    free(spec);
     FUZZ_ASSERT(r == 0 && host != NULL);
     fuzz_check_host(host, 0, NULL);
     numafit_host_free(host);

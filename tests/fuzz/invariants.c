@@ -213,6 +213,47 @@ static void check_cells(const numafit_host_t *host) {
 
 /* ------------------------------------------------------------------ placements */
 
+/* What any placement must be, read from its plain JSON: page sizes are
+ * powers of two of at least 4 KiB (or null), and no pCPU is used twice
+ * (vCPU pins and emulator pCPUs, over all cells). */
+static void check_placement_sane(const char *plain) {
+    json_t *cells = json_loads(plain, 0, NULL), *cell;
+    static unsigned char seen[NUMAFIT_CPU_MAX + 1];
+    size_t i;
+
+    FUZZ_ASSERT(json_is_array(cells));
+    memset(seen, 0, sizeof(seen));
+    json_array_foreach(cells, i, cell) {
+        json_t *ps = json_object_get(cell, "pagesize"), *pin, *v;
+        const char *key;
+        size_t k;
+        if (!json_is_null(ps)) {
+            json_int_t kb = json_integer_value(ps);
+            if (!json_is_integer(ps) || kb < 4 || (kb & (kb - 1)) != 0)
+                fuzz_note("placement page size is not a power of two >= 4 KiB: %s", plain);
+            FUZZ_ASSERT(json_is_integer(ps) && kb >= 4 && (kb & (kb - 1)) == 0);
+        }
+        pin = json_object_get(cell, "cpu_pinning");
+        json_object_foreach(pin, key, v) {
+            json_int_t c = json_integer_value(v);
+            FUZZ_ASSERT(json_is_integer(v) && c >= 0 && c <= NUMAFIT_CPU_MAX);
+            if (seen[c])
+                fuzz_note("placement uses pCPU %lld twice: %s", (long long)c, plain);
+            FUZZ_ASSERT(!seen[c]);
+            seen[c] = 1;
+        }
+        json_array_foreach(json_object_get(cell, "cpuset_reserved"), k, v) {
+            json_int_t c = json_integer_value(v);
+            FUZZ_ASSERT(json_is_integer(v) && c >= 0 && c <= NUMAFIT_CPU_MAX);
+            if (seen[c])
+                fuzz_note("placement uses pCPU %lld twice: %s", (long long)c, plain);
+            FUZZ_ASSERT(!seen[c]);
+            seen[c] = 1;
+        }
+    }
+    json_decref(cells);
+}
+
 void fuzz_check_placement_json(const numafit_placement_t *p) {
     static const unsigned forms[] = {0, NUMAFIT_PLACEMENT_JSON_NOVA};
     numafit_placement_t *fixed = NULL;
@@ -233,6 +274,8 @@ void fuzz_check_placement_json(const numafit_placement_t *p) {
             fuzz_note("numafit_placement_to_json: %d %s", r, err.text);
         FUZZ_ASSERT(r == 0 && json != NULL);
         fuzz_check_json_text(json);
+        if (forms[f] == 0)
+            check_placement_sane(json);
         fuzz_error_prefill(&err);
         r = numafit_placement_new_from_json(json, strlen(json), 0, &again, &err);
         fuzz_check_error(&err);
@@ -252,15 +295,16 @@ void fuzz_check_placement_json(const numafit_placement_t *p) {
     numafit_placement_free(fixed);
 }
 
-int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numafit_placement_t *p,
-                     int must_claim) {
+/* fuzz_check_claim() on a host whose JSON is `before`; the claimed host's
+ * JSON round trip only when roundtrip is set (it is the costly part). */
+static int check_claim(const numafit_host_t *host, const char *before, unsigned load_flags,
+                       const numafit_placement_t *p, int must_claim, int roundtrip) {
     numafit_host_t *work = NULL;
     numafit_error_t err;
-    char *before, *claimed;
+    char *claimed;
     int r, r2;
 
     FUZZ_ASSERT(numafit_host_dup(host, &work) == 0 && work != NULL);
-    before = fuzz_host_json(work);
 
     fuzz_error_prefill(&err);
     r = numafit_host_claim(work, p, 0, &err);
@@ -276,7 +320,8 @@ int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numa
     }
     FUZZ_ASSERT(r == 0);
     claimed = fuzz_host_json(work);
-    check_round_trip(work, load_flags, 0);
+    if (roundtrip)
+        check_round_trip(work, load_flags, 0);
 
     /* the same placement again: refused (pinned CPUs, full pages) without a
      * trace, or accepted (shared CPUs) and then released again */
@@ -312,16 +357,54 @@ int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numa
         check_host_is(work, before, "a refused release");
     numafit_free(claimed);
 out:
-    numafit_free(before);
     numafit_host_free(work);
     return r;
 }
 
-int fuzz_check_fit(const numafit_host_t *host, unsigned load_flags, const numafit_request_t *req,
-                   const numafit_options_t *opt) {
+int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numafit_placement_t *p,
+                     int must_claim) {
+    char *before = fuzz_host_json(host);
+    int r = check_claim(host, before, load_flags, p, must_claim, 1);
+    numafit_free(before);
+    return r;
+}
+
+/* hw:cpu_thread_policy=isolate: no two vCPUs on one thread-sibling set of
+ * the host (nova gives each vCPU a whole core). */
+static void check_isolated(const numafit_host_t *host, const numafit_placement_t *p, int vcpus) {
+    int ncells = numafit_host_get_cell_count(host);
+
+    for (int k = 0; k < ncells; k++) {
+        for (unsigned sib = 0;; sib++) {
+            numafit_cpuset_t *set = NULL;
+            int r = numafit_host_get_cell_siblings(host, (unsigned)k, sib, 0, &set), first = -1;
+            if (r == -ENOENT)
+                break;
+            FUZZ_ASSERT(r == 0);
+            for (int v = 0; v < vcpus; v++) {
+                int pin = numafit_placement_get_pin(p, (unsigned)v);
+                if (pin < 0 || numafit_cpuset_contains(set, (unsigned)pin) != 1)
+                    continue;
+                if (first >= 0)
+                    fuzz_note("isolate: vCPUs %d and %d are on one sibling set of cell %d "
+                              "(pCPUs %d and %d)",
+                              first, v, numafit_host_get_cell_id(host, (unsigned)k),
+                              numafit_placement_get_pin(p, (unsigned)first), pin);
+                FUZZ_ASSERT(first < 0);
+                first = v;
+            }
+            numafit_cpuset_free(set);
+        }
+    }
+}
+
+/* fuzz_check_fit() on a host whose JSON is `before` (and, when not NULL,
+ * an equal copy, compared instead of the JSON after the fit: cheaper). */
+static int check_fit(const numafit_host_t *host, const char *before, const numafit_host_t *copy,
+                     unsigned load_flags, const numafit_request_t *req,
+                     const numafit_options_t *opt, int roundtrip) {
     numafit_placement_t *p = NULL;
     numafit_error_t err;
-    char *before = fuzz_host_json(host);
     int r;
 
     if (!opt)
@@ -346,10 +429,22 @@ int fuzz_check_fit(const numafit_host_t *host, unsigned load_flags, const numafi
         FUZZ_ASSERT(found);
     }
     fuzz_check_placement_json(p);
-    fuzz_check_claim(host, load_flags, p, 1);
+    if (numafit_request_get_thread_policy(req) == NUMAFIT_THREAD_POLICY_ISOLATE)
+        check_isolated(host, p, numafit_request_get_vcpus(req));
+    check_claim(host, before, load_flags, p, 1, roundtrip);
     numafit_placement_free(p);
 out:
-    check_host_is(host, before, "numafit_fit");
+    if (copy)
+        FUZZ_ASSERT(numafit_host_equal(host, copy) == 1);
+    else
+        check_host_is(host, before, "numafit_fit");
+    return r;
+}
+
+int fuzz_check_fit(const numafit_host_t *host, unsigned load_flags, const numafit_request_t *req,
+                   const numafit_options_t *opt) {
+    char *before = fuzz_host_json(host);
+    int r = check_fit(host, before, NULL, load_flags, req, opt, 1);
     numafit_free(before);
     return r;
 }
@@ -357,19 +452,22 @@ out:
 void fuzz_check_host(const numafit_host_t *host, unsigned load_flags,
                      const numafit_options_t *opt) {
     numafit_host_t *copy = NULL;
+    char *json;
 
     setup();
     FUZZ_ASSERT(host != NULL);
     check_cells(host);
     check_round_trip(host, load_flags, 0);
     check_round_trip(host, load_flags, NUMAFIT_HOST_JSON_STRING);
-    check_round_trip(host, load_flags, NUMAFIT_JSON_INDENT);
 
     FUZZ_ASSERT(numafit_host_dup(host, &copy) == 0 && copy != NULL);
     FUZZ_ASSERT(numafit_host_equal(host, copy) == 1);
     FUZZ_ASSERT(numafit_host_equal(copy, host) == 1);
-    numafit_host_free(copy);
 
-    for (size_t i = 0; i < NFLAVORS; i++)
-        fuzz_check_fit(host, load_flags, requests[i], opt);
+    /* the claimed host's round trip for the first request that fits */
+    json = fuzz_host_json(host);
+    for (size_t i = 0, fitted = 0; i < NFLAVORS; i++)
+        fitted += check_fit(host, json, copy, load_flags, requests[i], opt, !fitted) == 1;
+    numafit_free(json);
+    numafit_host_free(copy);
 }

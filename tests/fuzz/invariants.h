@@ -7,12 +7,14 @@
  * For a host (fuzz_check_host):
  *  - its cells are within the model's limits;
  *  - to_json, then new_from_json, then to_json gives the same text, byte for
- *    byte (plain, DB string and indented forms), and an equal host; dup too;
+ *    byte (plain and DB string forms), and an equal host; dup too;
  *  - for a few fixed requests (and any the target adds, fuzz_check_fit):
- *    every placement numafit_fit() returns is claimable on that host; claim
+ *    every placement numafit_fit() returns is claimable on that host (and,
+ *    for thread policy isolate, has no two vCPUs on one sibling set); claim
  *    then release restores the host JSON byte for byte; a refused claim or
  *    release changes nothing (host JSON identical); the placement's JSON
- *    reads back to the same JSON; fitting never modifies the host.
+ *    reads back to the same JSON, its page sizes are powers of two and no
+ *    pCPU is used twice; fitting never modifies the host.
  */
 #ifndef NUMAFIT_FUZZ_INVARIANTS_H
 #define NUMAFIT_FUZZ_INVARIANTS_H
@@ -59,7 +61,8 @@ int fuzz_check_fit(const numafit_host_t *host, unsigned load_flags, const numafi
  * this host, so the claim has to succeed. Returns the claim's result. */
 int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numafit_placement_t *p,
                      int must_claim);
-/* The placement's JSON (plain and nova forms) reads back to the same JSON. */
+/* The placement's page sizes are powers of two >= 4 KiB, no pCPU is used
+ * twice, and its JSON (plain and nova forms) reads back to the same JSON. */
 void fuzz_check_placement_json(const numafit_placement_t *p);
 /* text is one JSON value (jansson, duplicates refused). */
 void fuzz_check_json_text(const char *text);
