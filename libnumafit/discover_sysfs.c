@@ -210,7 +210,8 @@ static int list_dir(struct sctx *x, const char *rel, const char *prefix, const c
         v[n++] = (uint32_t)num;
     }
     closedir(dir);
-    qsort(v, n, sizeof(*v), cmp_u32);
+    if (n > 1) /* v is NULL when nothing matched: qsort() wants a pointer */
+        qsort(v, n, sizeof(*v), cmp_u32);
     *ret = v;
     *ret_n = n;
     return 0;
