@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_io.h"
+#include "json_count.h"
 
 static int say(char *why, size_t whylen, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -233,24 +234,11 @@ int cli_close_stdout(const char *prog, int rc, int nofit_rc) {
 }
 
 json_t *cli_json_load(const char *buf, size_t len, size_t flags, json_error_t *jerr) {
-    size_t n = 1;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = buf[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = false;
-        } else if (c == '"') {
-            in_str = true;
-        } else if ((c == ',' || c == '[' || c == '{') && ++n > CLI_JSON_VALUES_MAX) {
-            memset(jerr, 0, sizeof(*jerr));
-            jerr->line = jerr->column = -1;
-            snprintf(jerr->text, sizeof(jerr->text), "more than %u JSON values",
-                     CLI_JSON_VALUES_MAX);
-            return NULL;
-        }
+    if (numafit__json_values_over(buf, len, CLI_JSON_VALUES_MAX)) {
+        memset(jerr, 0, sizeof(*jerr));
+        jerr->line = jerr->column = -1;
+        snprintf(jerr->text, sizeof(jerr->text), "more than %u JSON values", CLI_JSON_VALUES_MAX);
+        return NULL;
     }
     return json_loadb(buf, len, flags, jerr);
 }

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "json_count.h"
 #include "private.h"
 
 /* json_dump_callback() output collected in a numafit__malloc'ed buffer. */
@@ -82,26 +83,9 @@ const char *numafit__spec_string(const void *value, char *buf, size_t len) {
 
 int numafit__json_check_values(const char *buf, size_t len, size_t max, const char *what,
                                numafit_error_t *err) {
-    size_t n = 1;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = buf[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = false;
-            continue;
-        }
-        if (c == '"')
-            in_str = true;
-        else if (c == ',' || c == '[' || c == '{')
-            n++;
-        if (n > max) {
-            numafit__error_set(err, NUMAFIT_E_RANGE, -1, "", NULL, "%s: more than %zu JSON values",
-                               what, max);
-            return -ERANGE;
-        }
-    }
-    return 0;
+    if (!numafit__json_values_over(buf, len, max))
+        return 0;
+    numafit__error_set(err, NUMAFIT_E_RANGE, -1, "", NULL, "%s: more than %zu JSON values", what,
+                       max);
+    return -ERANGE;
 }
