@@ -1457,9 +1457,30 @@ static int rows_ratio(struct rows *r, const char *col, double *ret) {
     buf[n] = '\0';
     errno = 0;
     *ret = strtod(buf, &end);
-    if (errno || *end || end == buf || !isfinite(*ret) || *ret < 0 || *ret > 1e6)
+    /* as jansson: an underflow reads as its (tiny or zero) value, only an
+     * overflow is refused */
+    if ((errno && !(errno == ERANGE && isfinite(*ret))) || *end || end == buf || !isfinite(*ret) ||
+        *ret < 0 || *ret > 1e6)
         return -2;
     return 0;
+}
+
+/* A "deleted" column: a number other than 0 (as jansson reads it: -0, 0.0
+ * are 0), or any text but "false". */
+static bool row_deleted(const char *s, size_t n) {
+    char buf[64], *end;
+    double v;
+    if (n == 0)
+        return false;
+    if (n < sizeof(buf)) {
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        errno = 0;
+        v = strtod(buf, &end);
+        if (end != buf && !*end)
+            return v != 0;
+    }
+    return !(n == 5 && !strncmp(s, "false", 5));
 }
 
 int plan_load_db(struct plan *pl, const char *path) {
@@ -1526,8 +1547,7 @@ int plan_load_db(struct plan *pl, const char *path) {
         k = rows_get(&r, "deleted", &del, &dlen);
         if (k < 0)
             goto nomem;
-        if (k == COL_VALUE && dlen && !(dlen == 1 && del[0] == '0') &&
-            strncmp(del, "false", dlen) != 0) {
+        if (k == COL_VALUE && row_deleted(del, dlen)) {
             deleted++;
             continue;
         }

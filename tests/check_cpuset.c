@@ -308,14 +308,14 @@ START_TEST(test_api_bad_args) {
 }
 END_TEST
 
-/* Huge inputs: refused (or clamped) in time linear in the string, with no
- * giant allocation. nova needs seconds and gigabytes for '0-99999999'. */
+/* Huge inputs: refused (or clamped) with no giant allocation (nova needs
+ * seconds and gigabytes for '0-99999999'). Their speed is the benchmark's
+ * business: no timed assertion here (valgrind runs this test too). */
 START_TEST(test_parse_huge_fast) {
     size_t n = 4u << 20;
     char *spec = malloc(n + 1);
     numafit_error_t err;
     uint64_t bits[NUMAFIT__CPU_WORDS];
-    clock_t t0 = clock();
     ck_assert_ptr_nonnull(spec);
 
     /* one number with four million digits */
@@ -343,7 +343,6 @@ START_TEST(test_parse_huge_fast) {
     ck_assert_int_eq(numafit__cpuspec_parse(spec, bits, &err), 0);
     ck_assert_int_eq(numafit__bits_count(bits, NUMAFIT__CPU_WORDS), NUMAFIT_CPU_MAX + 1);
     free(spec);
-    ck_assert_msg((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0, "too slow");
 }
 END_TEST
 
