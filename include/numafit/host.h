@@ -72,7 +72,8 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_from_json(const char *buf,
  * spec is in the short form when one of its tokens is such a CPU shape.
  * Each key, token kind and page size may be given once; an empty spec is
  * refused. The host built passes the same checks as a host read from JSON.
- * \return 0, -EINVAL (reterr names the key or the token), -ERANGE, -ENOMEM.
+ * \return 0, -EINVAL (reterr names the key or the token), -EBADMSG (the
+ * syntax of a dedicated: or shared: CPU set), -ERANGE, -ENOMEM.
  * \ownership owned
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_synthetic(const char *spec, unsigned flags,
