@@ -2,7 +2,7 @@
  * capabilities XML and the online CPU map, as nova's libvirt driver reads
  * them (host.py get_capabilities, get_online_cpus). Built only with libvirt.
  *
- * Thread safety (NOVA-NOTES K): one connection per call, opened read-only;
+ * Thread safety (nova-reference K): one connection per call, opened read-only;
  * no virSetErrorFunc, no event loop registration; libvirt's last error is
  * thread-local and is reset after reading it. */
 #include "config.h"

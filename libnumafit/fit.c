@@ -1,6 +1,6 @@
 /*
  * The fit: nova's numa_fit_instance_to_host / _numa_fit_instance_cell /
- * _pack_instance_onto_cores rules, without nova's defects (NOVA-NOTES A):
+ * _pack_instance_onto_cores rules, without nova's defects (nova-reference A):
  *
  *  - a (host cell, guest cell) check is a pure function of the pair: it is
  *    evaluated on the unmodified request, at most once per fit, and memoised

@@ -3,7 +3,7 @@
  * (as a JSON value or wrapped in a JSON string, the compute_nodes column),
  * and the pre-versioned (pre-Liberty) legacy dict.
  *
- * The reader is deliberately stricter than nova (NOVA-NOTES H): integers must
+ * The reader is deliberately stricter than nova (nova-reference H): integers must
  * be JSON integers within documented bounds, newer object versions are
  * refused, and every error names the JSON path of the offending value.
  */

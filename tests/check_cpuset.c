@@ -2,7 +2,7 @@
  *
  * The parse table holds nova 26.2.2's CPUSetTestCase inputs
  * (nova/tests/unit/virt/test_hardware.py), the cases measured in
- * NOVA-NOTES I.3 and more edge cases. Expected sets and messages were
+ * nova-reference I.3 and more edge cases. Expected sets and messages were
  * produced by running nova's parse_cpu_spec on each input; the -ERANGE rows
  * are libnumafit's bound (NUMAFIT_CPU_MAX). */
 #include "config.h"

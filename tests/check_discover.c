@@ -2,7 +2,7 @@
  * own host fixtures (tests/data/hosts), captured sysfs trees against their
  * capabilities XML, edge cases and refused inputs, the real libvirt on
  * test:///default and on a custom test:///FILE, and the nova option rules of
- * NOVA-NOTES G (the table at the end of the section). */
+ * nova-reference G (the table at the end of the section). */
 #include "config.h"
 
 #include <check.h>
@@ -672,7 +672,7 @@ START_TEST(test_sysfs_too_many_entries) {
 END_TEST
 
 /* ------------------------------------------------------------ nova's option rules (G) */
-/* The fake 2 nodes x 4 cores x 2 threads host of NOVA-NOTES G: cell n has
+/* The fake 2 nodes x 4 cores x 2 threads host of nova-reference G: cell n has
  * cores 4n..4n+3 with threads c and c+8; pages 4K x 1310720, 2M x 512, 1G x 2. */
 static char *fake_host(void) {
     char *x = malloc(16384);
@@ -1013,7 +1013,7 @@ START_TEST(test_libvirt_default) {
     virSetErrorFunc(NULL, quiet); /* test main only (process-global) */
     int r = numafit_host_new_from_libvirt("test:///default", NULL, 0, &h, &e);
     ck_assert_msg(r == 0, "%d %s", r, e.text);
-    /* quirks (NOVA-NOTES J.1): the cpumap says 0,2,4 are online */
+    /* quirks (nova-reference J.1): the cpumap says 0,2,4 are online */
     ck_assert_uint_eq(h->ncells, 2);
     expect_set(h, h->cells[0].cpuset, "0,2,4", "cpuset", 0);
     expect_set(h, h->cells[0].pcpuset, "0,2,4", "pcpuset", 0);

@@ -1,5 +1,5 @@
 /* numafit_domain_xml and the device helpers: golden fragments for each CPU
- * and memory policy (nova's libvirt driver, NOVA-NOTES F), the errors nova
+ * and memory policy (nova's libvirt driver, nova-reference F), the errors nova
  * raises, the quota validators, and validation with the REAL libvirt: every
  * golden case is wrapped into a whole domain, defined on test:///default,
  * read back with virDomainGetXMLDesc and compared (vcpupin, emulatorpin,

@@ -12,7 +12,7 @@
  * (nova/tests/unit/virt/test_hardware.py: NUMATopologyTest.test_topology_constraints,
  * CPUPinningTestCase, CPURealtimeTestCase, EmulatorThreadsTestCase,
  * VirtLockMemoryTestCase) pass to numa_get_constraints, with the results
- * nova 26.2.2 gives for them. Rows "i2_*" are NOVA-NOTES section I.2, one
+ * nova 26.2.2 gives for them. Rows "i2_*" are nova-reference I.2, one
  * per line of its table; "div_*" rows are libnumafit's documented
  * divergences (see the top of libnumafit/request.c).
  */
@@ -215,7 +215,7 @@ static const struct rcase cases[] = {
      "{'hw:cpu_policy': 'dedicated', 'hw:cpu_thread_policy': 'isolate'}",
      "{'traits_required': ['HW_CPU_HYPERTHREADING']}", Z, -EINVAL, "InvalidRequest", NULL},
 
-    /* ---- NOVA-NOTES I.2 (vcpus 4, 4096 MB unless noted) */
+    /* ---- nova-reference I.2 (vcpus 4, 4096 MB unless noted) */
     {"i2_cpu_policy_bogus", 4, 4096, "{'hw:cpu_policy':'bogus'}", NULL, Z, -EINVAL,
      "InvalidCPUAllocationPolicy", NULL},
     {"i2_thread_policy_bogus", 4, 4096, "{'hw:cpu_policy':'dedicated','hw:cpu_thread_policy':'x'}",

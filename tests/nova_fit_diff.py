@@ -9,7 +9,7 @@ Run by tests/nova-fit-diff.test:
 Exit 0 when numafit agrees with the reference everywhere, 1 on failures,
 77 when nova cannot be imported.  The last line is "N passed, N failed".
 
-What is compared (NOVA-NOTES sections A, B, E):
+What is compared (nova-reference A, B, E):
 
 * Random scenarios (deterministic seed).  Hosts are built with nova's own
   objects (NUMATopology/NUMACell/NUMAPagesTopology/NetworkMetadata), 1-8
@@ -19,7 +19,7 @@ What is compared (NOVA-NOTES sections A, B, E):
   Requests are built by nova's own hardware.numa_get_constraints() from
   random flavors and images; flavors nova refuses are skipped (the request
   builder has its own differential test).
-* The REFERENCE answer is nova's *intended* semantics (NOVA-NOTES A):
+* The REFERENCE answer is nova's *intended* semantics (nova-reference A):
   nova's own three host-cell sorts, itertools.permutations, nova's own
   per-cell function hardware._numa_fit_instance_cell() called on an
   UNMODIFIED deep copy of the requested cell (no fit cache keyed on a
@@ -47,7 +47,7 @@ What is compared (NOVA-NOTES sections A, B, E):
   within-core thread choice cannot make the two drift apart).
 * Where nova's own rules are self-contradictory the expectation is stated
   explicitly: when the reference placement is impossible (a pCPU used
-  twice; seen with overlapping sibling groups, NOVA-NOTES G) numafit may
+  twice; seen with overlapping sibling groups, nova-reference G) numafit may
   refuse or place validly but must not copy it; when nova's claim refuses
   nova's own fit (CPUPinningInvalid: isolate + emulator threads isolate
   takes the emulator pCPU from a partly pinned core) numafit's claim must
@@ -517,7 +517,7 @@ def gen_host(rng, kind, guest_cells):
     if kind == "cache":
         # more host cells than guest cells, so that nova sorts and walks many
         # permutations: where its fit cache (keyed on a mutated id) and its
-        # request mutation (page size) give wrong answers (NOVA-NOTES A.1/A.2)
+        # request mutation (page size) give wrong answers (nova-reference A.1/A.2)
         ncells = min(8, guest_cells + rng.randint(1, 4))
     elif kind == "small":
         ncells = rng.choice([1, 1, 2])
@@ -580,7 +580,7 @@ def gen_host(rng, kind, guest_cells):
             if usable:
                 sibs.append(usable)
         if offline and sibs and threads > 1 and c == 0:
-            # nova's edge case (NOVA-NOTES G): offline cpu X still listed with
+            # nova's edge case (nova-reference G): offline cpu X still listed with
             # siblings {X}, next to its core's group: overlapping groups
             sibs.append({min(sibs[0])})
         if mode in ("legacy", "legacy_partial"):
@@ -980,7 +980,7 @@ def run_profile(s, profile, rules_ctx, nf, st, args):
         bad_ref = placement_problems(host, cref)
         if bad_ref:
             # nova's own rules give an impossible placement (so far only with
-            # overlapping sibling groups, NOVA-NOTES G: an offline CPU listed
+            # overlapping sibling groups, nova-reference G: an offline CPU listed
             # twice): numafit may refuse or find a valid placement, but must
             # not copy the impossible one
             st.c["%s nova rules give an impossible placement%s" % (

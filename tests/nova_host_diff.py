@@ -11,7 +11,7 @@ original, field by field (siblings as an ordered list of sets, other sets as
 sets; fields an older version lacks take nova's defaults). The same for
 nova's legacy dicts through NUMATopology.from_legacy_object, for the
 compute_nodes DB-column string form, and for inputs nova accepts but
-libnumafit deliberately refuses (NOVA-NOTES H).
+libnumafit deliberately refuses (nova-reference H).
 
 Exit 0 on success, 1 on failure, 77 to skip. The last line is
 "N passed, N failed".
@@ -344,7 +344,7 @@ def random_legacy(rnd):
 
 
 def refused_cases(objects):
-    """Inputs nova accepts but libnumafit refuses on purpose (NOVA-NOTES H)."""
+    """Inputs nova accepts but libnumafit refuses on purpose (nova-reference H)."""
     def topo(**kw):
         base = dict(id=0, cpuset={0, 1}, pcpuset={2, 3}, memory=1024, cpu_usage=0,
                     memory_usage=0, pinned_cpus=set(), siblings=[], mempages=[], socket=0)

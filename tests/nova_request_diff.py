@@ -1,7 +1,7 @@
 """Differential test: libnumafit's numafit_request_new() against nova's
 numa_get_constraints() (Debian's nova 26.2.2, profile NUMAFIT_REQUEST_ZED).
 
-Random flavors and images (fixed seed) mix every input of NOVA-NOTES section C
+Random flavors and images (fixed seed) mix every input of nova-reference C
 with valid and invalid values. For each, both must refuse with the same nova
 exception class, or both accept with the same cells (cpuset, pcpuset, memory,
 pagesize, policies) and emulator threads policy. Documented divergences

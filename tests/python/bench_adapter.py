@@ -67,7 +67,7 @@ def main():
             continue
         nn.set_profile(d.get("nova_release", "zed"))
         prof = nn.profile()
-        # nova's function mutates the request (NOVA-NOTES A.2): a fresh copy
+        # nova's function mutates the request (nova-reference A.2): a fresh copy
         # per call, outside the timed region for both sides
         copies = [copy.deepcopy(req) for _ in range(args.reps + 1)]
         it = iter(copies)

@@ -8,7 +8,7 @@ numafit.nova.patch() applied.
 
 Counts ran/passed/failed/skipped, compares the failures with
 tests/python/nova_hardware_allowed_failures.txt (one line per test: the test
-id, whitespace, the reason: a nova defect of NOVA-NOTES A, or a test that
+id, whitespace, the reason: a nova defect of nova-reference A, or a test that
 mocks nova's private helpers so that the adapter is bypassed), and exits 1
 when any other test fails (or errors), 77 when nova or its test
 dependencies cannot be imported.  Allowed failures that pass are reported

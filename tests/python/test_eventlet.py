@@ -1,5 +1,5 @@
 """Fits from many eventlet greenthreads, as nova's services make them
-(NOVA-NOTES K).
+(nova-reference K).
 
 Every nova service runs under eventlet.monkey_patch() (nova/monkey_patch.py,
 imported by nova/cmd/__init__.py), and nova's scheduler calls
@@ -14,7 +14,7 @@ eventlet.monkey_patch() when nova is missing) and then, at once:
   readers-writer lock, made of green locks after patching) while the others
   fit on it; the host must end as it started;
 * 4 greenthreads read a sysfs host through eventlet.tpool.execute, as
-  NOVA-NOTES K advises for discovery (not bounded by the work budget);
+  nova-reference K advises for discovery (not bounded by the work budget);
 * a ticker greenthread checks that the hub keeps running (no C call blocks
   it for long).
 A deadlock shows as the child's timeout.  Skipped when eventlet is missing.

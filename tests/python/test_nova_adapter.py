@@ -174,7 +174,7 @@ class Patching(unittest.TestCase):
         fl = nfd.objects.Flavor(vcpus=2, memory_mb=1024,
                                 extra_specs={"hw:numa_nodes": "1", "hw:numa_mem.0": "abc",
                                              "hw:numa_cpus.0": "0-1"})
-        # nova crashes with a bare ValueError (NOVA-NOTES A.4); the library
+        # nova crashes with a bare ValueError (nova-reference A.4); the library
         # refuses the flavor as an invalid request
         with self.assertRaises(exception.InvalidRequest):
             nn.numa_get_constraints(fl, im)

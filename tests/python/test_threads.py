@@ -1,7 +1,7 @@
 """8 threads fitting on shared hosts at once; every answer is checked.
 
 ctypes.CDLL releases the GIL during each call, so the fits really run in
-parallel in the library (NOVA-NOTES K).  The hosts are shared by all
+parallel in the library (nova-reference K).  The hosts are shared by all
 threads (fits only read them); each thread also claims and releases on its
 own copy, and one thread claims/releases on a shared host through the
 binding's readers-writer lock while others fit on it.

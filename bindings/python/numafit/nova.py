@@ -15,7 +15,7 @@ classes otherwise.
     ...
     numafit.nova.unpatch()
 
-Differences from nova, on purpose (doc/python.md, NOVA-NOTES A):
+Differences from nova, on purpose (doc/python.md, nova-reference A):
 * no fit cache keyed on a mutated id, no request mutation: the instance
   topology passed in is never modified; _numa_fit_instance_cell returns a
   new cell;
@@ -431,7 +431,7 @@ _optionses = _SmallCache(256)
 
 def _request_key(instance_topology, profile_):
     """Every field request_flavor() reads, as an immutable value (never an
-    object id: nova mutates the cells it fits, NOVA-NOTES A), or None."""
+    object id: nova mutates the cells it fits, nova-reference A), or None."""
     if not _is_ovo(instance_topology):
         return None
     d = instance_topology.__dict__
