@@ -168,6 +168,18 @@ static void check_host_is(const numafit_host_t *host, const char *expect, const 
     numafit_free(now);
 }
 
+/* Release p from h: it must succeed (the claim before it did). */
+static void release_ok(numafit_host_t *h, const numafit_placement_t *p, const char *what) {
+    numafit_error_t err;
+    int r;
+    fuzz_error_prefill(&err);
+    r = numafit_host_release(h, p, 0, &err);
+    fuzz_check_error(&err);
+    if (r < 0)
+        fuzz_note("%s: %d %s %s", what, r, err.exception, err.text);
+    FUZZ_ASSERT(r == 0);
+}
+
 /* host -> JSON (json_flags) -> host -> JSON: the same text, an equal host. */
 static void check_round_trip(const numafit_host_t *host, unsigned load_flags, unsigned json_flags) {
     numafit_host_t *again = NULL;
@@ -332,21 +344,11 @@ static int check_claim(const numafit_host_t *host, const char *before, unsigned 
         check_host_is(work, claimed, "a refused second claim");
     } else {
         FUZZ_ASSERT(r2 == 0);
-        fuzz_error_prefill(&err);
-        r2 = numafit_host_release(work, p, 0, &err);
-        fuzz_check_error(&err);
-        if (r2 < 0)
-            fuzz_note("release after a second claim: %d %s %s", r2, err.exception, err.text);
-        FUZZ_ASSERT(r2 == 0);
+        release_ok(work, p, "release after a second claim");
         check_host_is(work, claimed, "claim then release");
     }
 
-    fuzz_error_prefill(&err);
-    r2 = numafit_host_release(work, p, 0, &err);
-    fuzz_check_error(&err);
-    if (r2 < 0)
-        fuzz_note("release after claim: %d %s %s", r2, err.exception, err.text);
-    FUZZ_ASSERT(r2 == 0);
+    release_ok(work, p, "release after claim");
     check_host_is(work, before, "claim then release");
 
     /* releasing again: when refused, nothing changes */
