@@ -319,28 +319,20 @@ static bool closure_free(const struct sibs *sb, bool overlap, uint32_t s, uint16
  * only when its core meets none of the cores already taken (x->taken marks
  * them whole). Without overlap a set is its CPUs' only core, visited once.
  */
-static bool core_meets(const struct sibs *sb, uint16_t t, const uint64_t *bits) {
+/* Does t's core meet bits? With mark, add the core to bits instead. */
+static bool core_walk(const struct sibs *sb, uint16_t t, uint64_t *bits, bool mark) {
     for (uint32_t q = 0; q < sb->n; q++) {
         bool holds = false;
         for (uint32_t i = sb->off[q]; i < sb->off[q + 1] && !holds; i++)
             holds = sb->cpu[i] == t;
-        if (!holds)
-            continue;
-        for (uint32_t i = sb->off[q]; i < sb->off[q + 1]; i++)
-            if (numafit__bit_test(bits, sb->cpu[i]))
+        for (uint32_t i = sb->off[q]; holds && i < sb->off[q + 1]; i++) {
+            if (mark)
+                numafit__bit_set(bits, sb->cpu[i]);
+            else if (numafit__bit_test(bits, sb->cpu[i]))
                 return true;
+        }
     }
     return false;
-}
-
-static void core_mark(const struct sibs *sb, uint16_t t, uint64_t *bits) {
-    for (uint32_t q = 0; q < sb->n; q++) {
-        bool holds = false;
-        for (uint32_t i = sb->off[q]; i < sb->off[q + 1] && !holds; i++)
-            holds = sb->cpu[i] == t;
-        for (uint32_t i = sb->off[q]; holds && i < sb->off[q + 1]; i++)
-            numafit__bit_set(bits, sb->cpu[i]);
-    }
 }
 
 /* isolate: the first free thread of each fully free core of full size. */
@@ -356,9 +348,9 @@ static bool isolate_pinning(struct fitctx *x, const struct sibs *sb, bool overla
             if (numafit__bit_test(x->taken, t) || !closure_free(sb, overlap, s, t))
                 continue;
             if (overlap) {
-                if (core_meets(sb, t, x->taken))
+                if (core_walk(sb, t, x->taken, false))
                     continue;
-                core_mark(sb, t, x->taken);
+                core_walk(sb, t, x->taken, true);
                 x->pin[j++] = t;
             } else {
                 take(x, &j, t);
@@ -390,7 +382,7 @@ static uint32_t isolate_reserved(struct fitctx *x, const struct sibs *sb, bool o
             if (seen == nres)
                 break;
             if (!numafit__bit_test(x->taken, t) && closure_free(sb, overlap, s, t) &&
-                !(overlap && core_meets(sb, t, x->taken))) {
+                !(overlap && core_walk(sb, t, x->taken, false))) {
                 add_reserved(x, npin, &got, t);
                 seen++;
             }
@@ -607,16 +599,17 @@ static bool budget_hit(struct fitctx *x) {
     return x->over_budget;
 }
 
-/* Kuhn's augmenting path for guest g over unused host positions. */
-static bool augment(struct fitctx *x, uint32_t g) {
+/* Kuhn's augmenting path for guest g over the unused host positions, or
+ * over those in `only` (all unused) when it is not NULL. */
+static bool augment(struct fitctx *x, uint32_t g, const uint64_t *only) {
     for (uint32_t p = 0; p < x->n; p++) {
-        if (x->used[p] || x->seen[p])
+        if ((only ? !numafit__bit_test(only, p) : x->used[p]) || x->seen[p])
             continue;
         x->steps++;
         if (!pair_ok(x, p, g))
             continue;
         x->seen[p] = 1;
-        if (x->match_h[p] < 0 || augment(x, (uint32_t)x->match_h[p])) {
+        if (x->match_h[p] < 0 || augment(x, (uint32_t)x->match_h[p], only)) {
             x->match_h[p] = (int32_t)g;
             return true;
         }
@@ -630,29 +623,12 @@ static bool matchable(struct fitctx *x, uint32_t from) {
         x->match_h[p] = -1;
     for (uint32_t g = from; g < x->k; g++) {
         memset(x->seen, 0, x->n);
-        if (!augment(x, g))
+        if (!augment(x, g, NULL))
             return false;
         if (budget_hit(x))
             return false;
     }
     return true;
-}
-
-/* augment() over the host positions in `only`. */
-static bool augment_in(struct fitctx *x, uint32_t g, const uint64_t *only) {
-    for (uint32_t p = 0; p < x->n; p++) {
-        if (!numafit__bit_test(only, p) || x->seen[p])
-            continue;
-        x->steps++;
-        if (!pair_ok(x, p, g))
-            continue;
-        x->seen[p] = 1;
-        if (x->match_h[p] < 0 || augment_in(x, (uint32_t)x->match_h[p], only)) {
-            x->match_h[p] = (int32_t)g;
-            return true;
-        }
-    }
-    return false;
 }
 
 /* How many of the guest cells from..k-1 can take distinct cells of `only`
@@ -663,7 +639,7 @@ static uint32_t match_size(struct fitctx *x, uint32_t from, const uint64_t *only
         x->match_h[p] = -1;
     for (uint32_t g = from; g < x->k; g++) {
         memset(x->seen, 0, x->n);
-        m += augment_in(x, g, only);
+        m += augment(x, g, only);
     }
     return m;
 }
