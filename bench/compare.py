@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """numafit against nova on the same scenario sets: the table of medians.
 
-    /usr/bin/python3 bench/compare.py --numafit PATH/examples/numafit \
+    /usr/bin/python3 bench/compare.py --numafit PATH/tools/numafit/numafit \
         --fleet PATH/bench/fleet [--out DIR] [--full-limit S] [--timeout S]
         [--mix-count N] [--fleet-sample N] [--runs N]
 
@@ -106,7 +106,7 @@ def median(xs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--numafit", required=True, help="the built examples/numafit")
+    ap.add_argument("--numafit", required=True, help="the built tools/numafit/numafit")
     ap.add_argument("--fleet", required=True, help="the built bench/fleet")
     ap.add_argument("--out", default="bench-data")
     ap.add_argument("--full-limit", type=float, default=5.0)

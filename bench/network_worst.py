@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The worst network-affinity fits we can build: numafit against nova.
 
-    /usr/bin/python3 bench/network_worst.py --numafit examples/numafit \
+    /usr/bin/python3 bench/network_worst.py --numafit tools/numafit/numafit \
         [--out bench-data] [--full-limit SECONDS]
 
 nova's network check (_numa_cells_support_network_metadata) asks that the

@@ -1,7 +1,7 @@
 /*
  * Counting the values of a JSON text with a byte scan, before a parser that
  * keeps some 50 bytes per value sees it. Internal: shared by the library's
- * readers (jsonutil.c) and the numafit CLI's file reader (examples/cli_io.c);
+ * readers (jsonutil.c) and the numafit CLI's file reader (tools/numafit/cli_io.c);
  * not installed.
  */
 #ifndef NUMAFIT_JSON_COUNT_H

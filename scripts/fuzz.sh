@@ -77,8 +77,8 @@ signature() { # BIN INPUT
         /ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)/ && !what {
             what = $0; sub(/^==[0-9]+==ERROR: /, "", what); sub(/ on .*$/, "", what)
             sub(/^==[0-9]+== ERROR: /, "", what) }
-        /runtime error:/ { sub(/^.*\/(libnumafit|examples|tests)\//, ""); print; exit }
-        what && / in [a-z_]+ .*\/(libnumafit|examples|tests\/fuzz)\// && !/fuzz_fail/ {
+        /runtime error:/ { sub(/^.*\/(libnumafit|tools\/numafit|examples|tests)\//, ""); print; exit }
+        what && / in [a-z_]+ .*\/(libnumafit|tools\/numafit|examples|tests\/fuzz)\// && !/fuzz_fail/ {
             sub(/^.* in /, ""); sub(/ \/.*\//, " "); print what " in " $0; exit }
         END { }' | head -1
 }

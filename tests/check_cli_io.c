@@ -1,4 +1,4 @@
-/* The CLI's file helpers (examples/cli_io.c): inputs that are not regular
+/* The CLI's file helpers (tools/numafit/cli_io.c): inputs that are not regular
  * files are refused without blocking, reads are capped, jansson's
  * out-of-memory error reads "out of memory", and a file written atomically
  * is either whole or untouched. */
@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "../examples/cli_io.h"
+#include "../tools/numafit/cli_io.h"
 
 static char dir[64];
 

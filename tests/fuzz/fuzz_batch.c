@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: `numafit fit --batch` (examples/numafit.c and the rest
+ * libFuzzer target: `numafit fit --batch` (tools/numafit/numafit.c and the rest
  * of the CLI, linked as they are; tests/fuzz/cli_main.c gives the command
  * runner of numafit.c's main as numafit_cli_run): JSON lines on standard
  * input, one answer line each on standard output.

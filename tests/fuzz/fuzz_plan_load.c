@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the input loaders of `numafit plan` (examples/plan_load.c,
+ * libFuzzer target: the input loaders of `numafit plan` (tools/numafit/plan_load.c,
  * linked as it is into this program): nova DB dumps of compute_nodes (JSON
  * lines, a JSON list, CSV, mysql's tab-separated batch output), existing
  * instances (instance_extra rows) and flavors.
@@ -35,7 +35,7 @@
 #include <jansson.h>
 #include <numafit.h>
 
-#include "../../examples/plan_fleet.h"
+#include "../../tools/numafit/plan_fleet.h"
 #include "fstree.h"
 #include "invariants.h"
 

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the saved-plan reader of `numafit render`
- * (examples/plan_render.c, linked as it is): a fleet plan as `numafit plan
+ * (tools/numafit/plan_render.c, linked as it is): a fleet plan as `numafit plan
  * --json` writes it (doc/plan-json.md), drawn as SVG (the first strategy,
  * and "pack") and as an HTML page.
  *
@@ -21,7 +21,7 @@
 #include <libxml/parser.h>
 #endif
 
-#include "../../examples/plan_render.h"
+#include "../../tools/numafit/plan_render.h"
 #include "invariants.h"
 
 static void render(const json_t *plan, int svg, const char *strategy) {

@@ -1,7 +1,7 @@
 # Shared by tests/plan/*.test (sourced): the numafit binary, the data, a
 # scratch directory and small assertions. make check exports NUMAFIT,
 # top_srcdir and top_builddir.
-N=${NUMAFIT:-${top_builddir:-.}/examples/numafit}
+N=${NUMAFIT:-${top_builddir:-.}/tools/numafit/numafit}
 S=${top_srcdir:-.}
 D=$S/tests/plan/data
 E=$S/examples/fleet

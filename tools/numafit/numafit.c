@@ -1319,11 +1319,11 @@ static void show_plan(const struct run *r, const json_t *flavor, long max) {
 }
 
 /* subcommands in their own files */
-int numafit_cli_host(int argc, char **argv);       /* examples/cmd_host.c */
-int numafit_cli_xml(int argc, char **argv);        /* examples/cmd_xml.c */
-int numafit_cli_doctor(int argc, char **argv);     /* examples/cmd_doctor.c */
-int numafit_cli_render(int argc, char **argv);     /* examples/cmd_render.c */
-int numafit_cli_plan_fleet(int argc, char **argv); /* examples/cmd_plan_fleet.c */
+int numafit_cli_host(int argc, char **argv);       /* cmd_host.c */
+int numafit_cli_xml(int argc, char **argv);        /* cmd_xml.c */
+int numafit_cli_doctor(int argc, char **argv);     /* cmd_doctor.c */
+int numafit_cli_render(int argc, char **argv);     /* cmd_render.c */
+int numafit_cli_plan_fleet(int argc, char **argv); /* cmd_plan_fleet.c */
 bool numafit_cli_plan_is_fleet(int argc, char **argv);
 
 /* ------------------------------------------------------------------ usage */
