@@ -17,7 +17,7 @@ import unittest
 from numafit import _ffi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(os.path.dirname(HERE))  # the source tree, from tests/python
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # from bindings/python/tests
 HEADERS = os.path.join(TOP, "include", "numafit")
 
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)

@@ -12,7 +12,8 @@ import numafit
 from numafit import _ffi, errors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CASES = os.path.join(os.path.dirname(HERE), "cases")
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # from bindings/python/tests
+CASES = os.path.join(TOP, "tests", "cases")
 SYN = "cells:2 cores:4 threads:2 mem:16G pages:2M=1024"
 INPUT_MAX = 16 << 20  # NUMAFIT_INPUT_MAX (include/numafit/host.h)
 CPU_MAX = 16383  # NUMAFIT_CPU_MAX (include/numafit/cpuset.h)
