@@ -205,6 +205,31 @@ class FitTests(unittest.TestCase):
         full = p.to_libvirt_xml(self.host, r, full=True, conf={"name": "vm1"})
         self.assertIn("<name>vm1</name>", full)
 
+    def test_device_xml(self):
+        es = {"quota:disk_read_bytes_sec": "1000", "quota:vif_inbound_average": "100",
+              "quota:vif_inbound_peak": "200"}
+        fl = {"vcpus": 2, "memory_mb": 1024, "extra_specs": es}
+        self.assertEqual(numafit.disk_iotune_xml(fl),
+                         "<iotune>\n  <read_bytes_sec>1000</read_bytes_sec>\n</iotune>\n")
+        self.assertEqual(numafit.interface_bandwidth_xml(json.dumps(fl)),
+                         "<bandwidth>\n  <inbound average='100' peak='200'/>\n</bandwidth>\n")
+        fl["extra_specs"] = {}
+        self.assertEqual(numafit.disk_iotune_xml(fl), "")
+        self.assertEqual(numafit.interface_bandwidth_xml(fl), "")
+        fl["extra_specs"] = {"quota:disk_read_bytes_sec": "x"}
+        with self.assertRaises(errors.ValidationError):
+            numafit.disk_iotune_xml(fl)
+        # total with read: nova writes it, libvirt refuses it
+        fl["extra_specs"] = {"quota:disk_total_bytes_sec": "5", "quota:disk_read_bytes_sec": "3"}
+        with self.assertRaises(errors.libvirtError):
+            numafit.disk_iotune_xml(fl)
+        self.assertIn("<total_bytes_sec>5</total_bytes_sec>",
+                      numafit.disk_iotune_xml(fl, nova_exact=True))
+        with self.assertRaises(ValueError):
+            numafit.disk_iotune_xml('{"vcpus": 2}\0')
+        with self.assertRaises(TypeError):
+            numafit.interface_bandwidth_xml(object())
+
     def test_pack_and_profile(self):
         r = numafit.Request.from_flavor(2, 1024, DEDICATED, profile="zed")
         p1 = numafit.fit(self.host, r, profile="zed", strategy="pack")
