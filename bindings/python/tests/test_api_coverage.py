@@ -49,7 +49,7 @@ def library_functions():
     names = set()
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in ("T", "t") and parts[2].startswith("numafit_"):
+        if len(parts) == 3 and parts[1] in ("T", "W", "i") and parts[2].startswith("numafit_"):
             names.add(parts[2].split("@")[0])
     return names
 
