@@ -11,9 +11,9 @@ combination of OPTIONS below, build the host twice:
     CONF.set_override; then what the driver does at start-up and on each
     resource update: numa_get_reserved_huge_pages() (__init__),
     _check_cpu_set_configuration() (init_host) and _get_host_numa_topology();
-  * libnumafit: numafit_host_new_from_caps_xml() through ctypes, with a
-    numafit_hostconf_t holding the same options, written back with
-    numafit_host_to_json().
+  * libnumafit: numafit_host_new_from_caps_xml() through the Python binding
+    (numafit.Host.from_caps_xml), with a numafit.HostConf holding the same
+    options, written back with numafit_host_to_json() (Host.to_dict).
 
 and compare the NUMATopology field by field (cpuset, pcpuset, pinned_cpus,
 physnets as sets; siblings as a multiset of sets; mempages in order), or the
@@ -24,16 +24,12 @@ Exit 0 on success, 1 on failure, 77 to skip. The last line is
 "N passed, N failed".
 """
 import argparse
-import ctypes
 import glob
-import json
 import os
 import sys
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import numafit_ctypes  # noqa: E402
 
 SKIP = 77
 
@@ -211,69 +207,34 @@ def nova_build(conf, xml, online_spec, opts):
 
 
 # ------------------------------------------------------------------ libnumafit side
+def import_numafit(library=None):
+    """The numafit package of bindings/python, loading `library` (default:
+    $NUMAFIT_LIBRARY, else the installed libnumafit.so.0)."""
+    if library:
+        os.environ["NUMAFIT_LIBRARY"] = library
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
+    import numafit
+    return numafit
+
+
 class Ours:
-    def __init__(self, path):
-        self.lib = ctypes.CDLL(path)
-        L = self.lib
-        vp, sz, ui = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint
-        cp, pvp = ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)
-        perr = ctypes.POINTER(numafit_ctypes.Error)
-        L.numafit_free.argtypes = [vp]
-        L.numafit_host_free.argtypes = [vp]
-        L.numafit_host_to_json.argtypes = [vp, ui, pvp, perr]
-        L.numafit_hostconf_new.argtypes = [pvp]
-        L.numafit_hostconf_free.argtypes = [vp]
-        for f in ("cpu_dedicated_set", "cpu_shared_set", "vcpu_pin_set"):
-            getattr(L, "numafit_hostconf_set_" + f).argtypes = [vp, cp, perr]
-        L.numafit_hostconf_add_reserved_huge_pages.argtypes = [vp, cp, perr]
-        L.numafit_hostconf_add_physnet.argtypes = [vp, cp, cp, perr]
-        L.numafit_hostconf_set_tunnel_numa_nodes.argtypes = [vp, cp, perr]
-        L.numafit_host_new_from_caps_xml.argtypes = [cp, sz, vp, cp, ui, pvp, perr]
+    def __init__(self, numafit):
+        self.nf = numafit
 
     def build(self, xml, online_spec, opts):
-        L = self.lib
-        err = numafit_ctypes.Error()
-        conf = ctypes.c_void_p()
-        host = ctypes.c_void_p()
-        assert L.numafit_hostconf_new(ctypes.byref(conf)) == 0
+        nf = self.nf
         try:
-            calls = []
-            if "dedicated" in opts:
-                calls.append((L.numafit_hostconf_set_cpu_dedicated_set, opts["dedicated"]))
-            if "shared" in opts:
-                calls.append((L.numafit_hostconf_set_cpu_shared_set, opts["shared"]))
-            if "pin" in opts:
-                calls.append((L.numafit_hostconf_set_vcpu_pin_set, opts["pin"]))
-            for v in opts.get("resv", []):
-                calls.append((L.numafit_hostconf_add_reserved_huge_pages, v))
-            for fn, v in calls:
-                rc = fn(conf, v.encode(), ctypes.byref(err))
-                if rc < 0:
-                    return ("exc", err.exception.decode(), rc)
-            for name, nodes in opts.get("physnets", {}).items():
-                rc = L.numafit_hostconf_add_physnet(conf, name.encode(),
-                                                    ",".join(map(str, nodes)).encode(),
-                                                    ctypes.byref(err))
-                if rc < 0:
-                    return ("exc", err.exception.decode(), rc)
-            if "tunnel" in opts:
-                rc = L.numafit_hostconf_set_tunnel_numa_nodes(
-                    conf, ",".join(map(str, opts["tunnel"])).encode(), ctypes.byref(err))
-                if rc < 0:
-                    return ("exc", err.exception.decode(), rc)
-            data = xml.encode()
-            rc = L.numafit_host_new_from_caps_xml(data, len(data), conf,
-                                                  online_spec.encode() if online_spec else None,
-                                                  0, ctypes.byref(host), ctypes.byref(err))
-            if rc < 0:
-                return ("exc", err.exception.decode(), rc)
-            out = ctypes.c_void_p()
-            assert L.numafit_host_to_json(host, 0, ctypes.byref(out), ctypes.byref(err)) == 0
-            prim = json.loads(ctypes.string_at(out.value).decode())
-            L.numafit_free(out)
-            L.numafit_host_free(host)
-        finally:
-            L.numafit_hostconf_free(conf)
+            # HostConf sets the options in this order: dedicated, shared,
+            # pin, reserved huge pages, physnets, tunnel
+            with nf.HostConf(cpu_dedicated_set=opts.get("dedicated"),
+                             cpu_shared_set=opts.get("shared"), vcpu_pin_set=opts.get("pin"),
+                             reserved_huge_pages=opts.get("resv", []),
+                             physnets=opts.get("physnets"),
+                             tunnel_numa_nodes=opts.get("tunnel")) as conf:
+                with nf.Host.from_caps_xml(xml, conf, online=online_spec or None) as host:
+                    prim = host.to_dict()
+        except nf.errors.NumafitError as e:
+            return ("exc", e.exception, -e.errno)
         cells = []
         for cp in prim["nova_object.data"]["cells"]:
             d = cp["nova_object.data"]
@@ -322,9 +283,9 @@ def main():
         print("no library (--library or NUMAFIT_LIBRARY): skip")
         return SKIP
     try:
-        ours = Ours(args.library)
-    except AttributeError as e:
-        print("library without host discovery (%s): skip" % e)
+        ours = Ours(import_numafit(args.library))
+    except ImportError as e:
+        print("cannot load %s (%s): skip" % (args.library, e))
         return SKIP
     probe = ours.build("<capabilities><host/></capabilities>", None, {})
     if probe[0] == "exc" and probe[2] == -95:      # -ENOTSUP: built without libxml2

@@ -9,7 +9,7 @@ Exit 0 when numafit agrees with nova everywhere, 1 on failures, 77 when nova
 "N passed, N failed".
 
 For random hosts and flavors (the generators of nova_fit_diff.py), numafit
-fits the flavor (profile zed: the installed nova is Debian's 26.2.2) and the
+(through its Python binding, bindings/python/numafit) fits the flavor (profile zed: the installed nova is Debian's 26.2.2) and the
 SAME placement, read back by nova as an InstanceNUMATopology
 (numafit_placement_to_json(NOVA) -> obj_from_primitive), is rendered twice:
 
@@ -43,7 +43,6 @@ Deliberate differences (counted, not failures):
 """
 import argparse
 import copy
-import ctypes
 import json
 import logging
 import os
@@ -71,79 +70,42 @@ except Exception as e:  # pragma: no cover - depends on the machine
     print("0 passed, 0 failed")
     sys.exit(77)
 
-import numafit_ctypes
 
 CONF = nova.conf.CONF
 logging.getLogger("nova").setLevel(logging.CRITICAL)
 logging.getLogger("oslo").setLevel(logging.CRITICAL)
 
-DOMAIN_NOVA_EXACT = 2
-PLACEMENT_JSON_NOVA = 1
-REQUEST_ZED, PROFILE_ZED = 1, 1
 
 
 # --------------------------------------------------------------------------
-# ctypes declarations for the domain functions
+# numafit side: the Python binding
 # --------------------------------------------------------------------------
 class DomLib:
     def __init__(self, path):
-        self.L = numafit_ctypes.Lib(path)
-        lib = self.L.lib
-        vp, sz, ui, ci = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int
-        pvp, perr = ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(numafit_ctypes.Error)
-        cp = ctypes.c_char_p
-        try:
-            lib.numafit_domain_xml.argtypes = [vp, vp, vp, cp, sz, cp, sz, vp, ui, pvp, perr]
-        except AttributeError:
-            print("%s has no numafit_domain_xml: skip" % path)
-            print("0 passed, 0 failed")
-            sys.exit(77)
-        lib.numafit_domconf_new.argtypes = [pvp]
-        lib.numafit_domconf_free.argtypes = [vp]
-        lib.numafit_domconf_set_cpu_shared_set.argtypes = [vp, cp, perr]
-        lib.numafit_domconf_set_vcpu_pin_set.argtypes = [vp, cp, perr]
-        lib.numafit_domconf_set_online_cpus.argtypes = [vp, cp, perr]
-        lib.numafit_domconf_set_realtime_priority.argtypes = [vp, ci]
-        lib.numafit_domconf_set_cpu_control.argtypes = [vp, ci]
-        lib.numafit_domconf_set_file_backed_memory.argtypes = [vp, ctypes.c_uint64]
-        lib.numafit_domain_disk_iotune_xml.argtypes = [cp, sz, ui, pvp, perr]
-        lib.numafit_domain_interface_bandwidth_xml.argtypes = [cp, sz, ui, pvp, perr]
-        self.lib = lib
+        self.nf = nfd.import_numafit(path)
 
     def conf(self, c):
-        h = ctypes.c_void_p()
-        assert self.lib.numafit_domconf_new(ctypes.byref(h)) == 0
-        err = numafit_ctypes.Error()
-        for key, fn in (("cpu_shared_set", self.lib.numafit_domconf_set_cpu_shared_set),
-                        ("vcpu_pin_set", self.lib.numafit_domconf_set_vcpu_pin_set),
-                        ("online", self.lib.numafit_domconf_set_online_cpus)):
-            if c.get(key) is not None:
-                rc = fn(h, c[key].encode(), ctypes.byref(err))
-                assert rc == 0, (key, c[key], err.as_dict())
-        assert self.lib.numafit_domconf_set_realtime_priority(h, c["priority"]) == 0
-        assert self.lib.numafit_domconf_set_cpu_control(h, int(c["cpu_control"])) == 0
-        assert self.lib.numafit_domconf_set_file_backed_memory(h, c["file_backed"]) == 0
-        return h
+        return self.nf.DomainConf(cpu_shared_set=c.get("cpu_shared_set"),
+                                  vcpu_pin_set=c.get("vcpu_pin_set"),
+                                  online_cpus=c.get("online"), realtime_priority=c["priority"],
+                                  cpu_control=bool(c["cpu_control"]),
+                                  file_backed_memory=c["file_backed"])
 
-    def domain_xml(self, host, req, p, flavor, image, conf, flags=0):
-        fb = json.dumps(flavor).encode()
-        ib = json.dumps(image).encode() if image is not None else None
-        out, err = ctypes.c_void_p(), numafit_ctypes.Error()
-        rc = self.lib.numafit_domain_xml(host, req, p, fb, len(fb), ib, len(ib) if ib else 0,
-                                         conf, flags, ctypes.byref(out), ctypes.byref(err))
-        if rc < 0:
-            return rc, None, err.as_dict()
-        return rc, self.L._take_str(out), None
+    def domain_xml(self, host, req, p, flavor, image, conf, nova_exact=False):
+        """(XML text, None) or (None, error dict)."""
+        try:
+            return self.nf.domain_xml(host, req, p, flavor, image, conf,
+                                      nova_exact=nova_exact), None
+        except self.nf.errors.NumafitError as e:
+            return None, nfd.error_dict(e)
 
-    def device_xml(self, flavor, disk, flags=0):
-        fb = json.dumps(flavor).encode()
-        out, err = ctypes.c_void_p(), numafit_ctypes.Error()
-        fn = (self.lib.numafit_domain_disk_iotune_xml if disk
-              else self.lib.numafit_domain_interface_bandwidth_xml)
-        rc = fn(fb, len(fb), flags, ctypes.byref(out), ctypes.byref(err))
-        if rc < 0:
-            return rc, None, err.as_dict()
-        return rc, self.L._take_str(out), None
+    def device_xml(self, flavor, disk, nova_exact=False):
+        """(XML text, None) or (None, error dict)."""
+        fn = self.nf.disk_iotune_xml if disk else self.nf.interface_bandwidth_xml
+        try:
+            return fn(flavor, nova_exact), None
+        except self.nf.errors.NumafitError as e:
+            return None, nfd.error_dict(e)
 
 
 # --------------------------------------------------------------------------
@@ -423,7 +385,7 @@ def main():
     args = ap.parse_args()
 
     D = DomLib(args.library)
-    L = D.L
+    nf = D.nf
     rng = random.Random(args.seed)
     passed = failed = 0
     stats = {"fit": 0, "no-numa": 0, "nofit": 0, "nova-exc-agree": 0, "libvirtError": 0,
@@ -449,31 +411,31 @@ def main():
             flavor["extra_specs"]["hw:cpu_sockets"] = str(rng.choice([1, 2]))
         c = gen_conf(rng, host_topo)
         hjson = nfd.host_json(host_topo)
-        h = L.host_from_json(hjson)
+        h = nf.Host.from_json(hjson)
         req = p = conf = None
         try:
-            rc, req, err = L.request(flavor, image, REQUEST_ZED)
-            if rc < 0:
+            try:
+                req = nf.Request.from_json(flavor, image, "zed")
+            except nf.errors.NumafitError:
                 stats["skipped-request"] += 1
                 continue
             inst_topo = None
-            if rc == 1:
-                o = L.options(profile=PROFILE_ZED)
+            if req.has_numa:
                 try:
-                    frc, p, ferr = L.fit(h, req, o)
-                finally:
-                    L.lib.numafit_options_free(o)
-                if frc != 1:
+                    p = nf.fit(h, req, profile="zed")
+                except nf.errors.NumafitError:
+                    p = None  # an error counts as no fit, as before
+                if p is None:
                     stats["nofit"] += 1
                     continue
                 stats["fit"] += 1
-                prim = json.loads(L.placement_to_json(p, PLACEMENT_JSON_NOVA))
+                prim = p.to_nova_dict()
                 inst_topo = objects.InstanceNUMATopology.obj_from_primitive(prim)
             else:
                 stats["no-numa"] += 1
             conf = D.conf(c)
             nroot, nexc = nova_render(host_topo, inst_topo, flavor, image, c)
-            mrc, mxml, merr = D.domain_xml(h, req, p, flavor, image, conf)
+            mxml, merr = D.domain_xml(h, req, p, flavor, image, conf)
             es = flavor["extra_specs"]
             if merr and merr["exception"] == "ValidationError":
                 if validator_refuses(es):
@@ -486,8 +448,7 @@ def main():
             if merr and merr["exception"] == "libvirtError" and nexc is None:
                 # nova writes it: with NOVA_EXACT numafit must write the same
                 stats["libvirtError"] += 1
-                mrc, mxml, merr = D.domain_xml(h, req, p, flavor, image, conf,
-                                               DOMAIN_NOVA_EXACT)
+                mxml, merr = D.domain_xml(h, req, p, flavor, image, conf, nova_exact=True)
             if nexc is not None:
                 if merr and merr["exception"] == nexc:
                     stats["nova-exc-agree"] += 1
@@ -506,11 +467,11 @@ def main():
             a, b = canon(nroot), canon(mroot)
             ok = a == b
             # devices
-            drc, dxml, derr = D.device_xml(flavor, True)
+            dxml, derr = D.device_xml(flavor, True)
             if derr and derr["exception"] == "libvirtError":
                 stats["libvirtError"] += 1
-                drc, dxml, derr = D.device_xml(flavor, True, DOMAIN_NOVA_EXACT)
-            brc, bxml, berr = D.device_xml(flavor, False)
+                dxml, derr = D.device_xml(flavor, True, nova_exact=True)
+            bxml, berr = D.device_xml(flavor, False)
             if derr or berr:
                 e2 = derr or berr
                 if e2["exception"] == "ValidationError" and validator_refuses(es):
@@ -525,7 +486,7 @@ def main():
             if not ok or n_io != m_io or n_bw != m_bw:
                 diff = {k: (a[k], b[k]) for k in a if a[k] != b.get(k)}
                 fail(i, "XML differs", diff=diff, iotune=(n_io, m_io), bandwidth=(n_bw, m_bw),
-                     specs=es, conf=c, placement=L.placement_to_json(p) if p else None,
+                     specs=es, conf=c, placement=p.to_json() if p else None,
                      numafit=mxml)
                 continue
             for feat, present in (
@@ -547,13 +508,9 @@ def main():
                     features[feat] = features.get(feat, 0) + 1
             passed += 1
         finally:
-            if conf:
-                D.lib.numafit_domconf_free(conf)
-            if p:
-                L.lib.numafit_placement_free(p)
-            if req:
-                L.lib.numafit_request_free(req)
-            L.lib.numafit_host_free(h)
+            for obj in (conf, p, req, h):
+                if obj is not None:
+                    obj.close()
     print("scenarios: %s" % json.dumps(stats, sort_keys=True))
     print("compared XML with: %s" % json.dumps(features, sort_keys=True))
     print("%d passed, %d failed" % (passed, failed))

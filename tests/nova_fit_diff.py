@@ -78,7 +78,6 @@ import textwrap
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 try:
     import nova.conf
@@ -98,7 +97,6 @@ logging.getLogger("nova").setLevel(logging.CRITICAL)
 logging.getLogger("oslo").setLevel(logging.CRITICAL)
 
 PROFILE_LATEST, PROFILE_ZED = 0, 1
-REQUEST_ZED = 1
 DEDICATED = nova_fields.CPUAllocationPolicy.DEDICATED
 MIXED = nova_fields.CPUAllocationPolicy.MIXED
 SHARED = nova_fields.CPUAllocationPolicy.SHARED
@@ -771,58 +769,80 @@ def host_from_json(text):
 # --------------------------------------------------------------------------
 # numafit side
 # --------------------------------------------------------------------------
+def import_numafit(library=None):
+    """The numafit package of bindings/python, loading `library` (default:
+    $NUMAFIT_LIBRARY, else the installed libnumafit.so.0)."""
+    if library:
+        os.environ["NUMAFIT_LIBRARY"] = library
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
+    import numafit
+    return numafit
+
+
+def error_dict(e):
+    """A numafit.errors exception as the fields of numafit_error_t."""
+    return {"code": e.code, "cell": e.cell, "where": e.where, "exception": e.exception,
+            "text": e.text}
+
+
 class Numafit:
+    """libnumafit through its Python binding (bindings/python/numafit)."""
+
     def __init__(self, path):
-        import numafit_ctypes
-        self.mod = numafit_ctypes
-        self.lib = numafit_ctypes.Lib(path)
+        self.nf = import_numafit(path)
 
     def fit(self, hjson, flavor, image, limits_js, profile, pack):
-        """Returns (status, canonical placement | None, placement handle,
+        """Returns (status, canonical placement | None, numafit.Placement,
         error dict).  status: "fit", "nofit", or "error"."""
-        L = self.lib
-        h = L.host_from_json(hjson)
-        try:
-            rc, r, err = L.request(flavor, image,
-                                   REQUEST_ZED if profile == PROFILE_ZED else 0)
-            if rc < 0:
-                return "error", None, None, dict(err, stage="request", rc=rc)
-            if rc == 0:
-                L.lib.numafit_request_free(r)
-                return "error", None, None, {"stage": "request", "rc": 0,
-                                             "text": "numafit: no NUMA topology"}
-            o = L.options(profile=profile, strategy=1 if pack else 0, limits=limits_js)
+        nf = self.nf
+        pname = "zed" if profile == PROFILE_ZED else "latest"
+        with nf.Host.from_json(hjson) as h:
             try:
-                rc, p, err = L.fit(h, r, o)
-            finally:
-                L.lib.numafit_options_free(o)
-                L.lib.numafit_request_free(r)
-            if rc == 1:
-                return "fit", canon_numafit_placement(json.loads(L.placement_to_json(p))), p, err
-            if rc == 0:
-                return "nofit", None, None, err
-            return "error", None, None, dict(err, stage="fit", rc=rc)
-        finally:
-            L.lib.numafit_host_free(h)
+                r = nf.Request.from_json(flavor, image, pname)
+            except nf.errors.NumafitError as e:
+                return "error", None, None, dict(error_dict(e), stage="request", rc=-e.errno)
+            with r:
+                if not r.has_numa:
+                    return "error", None, None, {"stage": "request", "rc": 0,
+                                                 "text": "numafit: no NUMA topology"}
+                try:
+                    res = nf.try_fit(h, r, limits=limits_js, profile=pname,
+                                     strategy="pack" if pack else "spread")
+                except nf.errors.NumafitError as e:
+                    return "error", None, None, dict(error_dict(e), stage="fit", rc=-e.errno)
+        err = {"code": res.code, "code_name": res.code_name, "cell": res.cell,
+               "text": res.text}
+        p = res.placement
+        if p is not None:
+            return "fit", canon_numafit_placement(json.loads(p.to_json())), p, err
+        return "nofit", None, None, err
 
     def free_placement(self, p):
         if p:
-            self.lib.lib.numafit_placement_free(p)
+            p.close()
 
     def host_new(self, text):
-        return self.lib.host_from_json(text)
+        return self.nf.Host.from_json(text)
 
     def host_json(self, h):
-        return self.lib.host_to_json(h)
+        return h.to_json()
 
     def host_free(self, h):
-        self.lib.lib.numafit_host_free(h)
+        h.close()
+
+    def _usage(self, change, h, p):
+        """(0, {}) or (negative errno, error dict), as the C call returns."""
+        try:
+            change(p)
+        except self.nf.errors.NumafitError as e:
+            return -e.errno, error_dict(e)
+        return 0, {}
 
     def claim(self, h, p):
-        return self.lib.claim(h, p)
+        return self._usage(h.claim, h, p)
 
     def release(self, h, p):
-        return self.lib.release(h, p)
+        return self._usage(h.release, h, p)
 
 
 class FakeNumafit:

@@ -4,8 +4,9 @@
 For every fixture in tests/data/hosts and for a few hundred random hosts built
 with nova's objects.NUMATopology / NUMACell / NUMAPagesTopology /
 NetworkMetadata (serialized with obj_to_primitive, also at older object
-versions): load the primitive in libnumafit, write it back with
-numafit_host_to_json, read that output in nova with
+versions): load the primitive in libnumafit (through the Python binding,
+numafit.Host.from_json), write it back with numafit_host_to_json
+(Host.to_json), read that output in nova with
 NUMATopology.obj_from_primitive and compare it with nova's own reading of the
 original, field by field (siblings as an ordered list of sets, other sets as
 sets; fields an older version lacks take nova's defaults). The same for
@@ -17,7 +18,6 @@ Exit 0 on success, 1 on failure, 77 to skip. The last line is
 "N passed, N failed".
 """
 import argparse
-import ctypes
 import glob
 import json
 import os
@@ -26,36 +26,21 @@ import sys
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import numafit_ctypes  # noqa: E402
 
-NUMAFIT_HOST_ALLOW_OVERLAP = 1
-NUMAFIT_HOST_JSON_STRING = 1
-NUMAFIT_JSON_INDENT = 2
 E_PARSE, E_SCHEMA, E_VERSION, E_RANGE = 3, 4, 5, 6
 EINVAL, ERANGE, EBADMSG = 22, 34, 74
 
 SKIP = 77
 
 
-def open_lib(path):
-    """numafit_ctypes.Lib, or (while other parts of the library are still
-    being written and Lib declares symbols the build lacks) the same class
-    with only the host functions declared."""
-    try:
-        return numafit_ctypes.Lib(path)
-    except AttributeError:
-        lib = numafit_ctypes.Lib.__new__(numafit_ctypes.Lib)
-        lib.lib = ctypes.CDLL(path)
-        L = lib.lib
-        vp, sz, ui = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint
-        pvp = ctypes.POINTER(ctypes.c_void_p)
-        perr = ctypes.POINTER(numafit_ctypes.Error)
-        L.numafit_free.argtypes = [vp]
-        L.numafit_host_new_from_json.argtypes = [ctypes.c_char_p, sz, ui, pvp, perr]
-        L.numafit_host_to_json.argtypes = [vp, ui, pvp, perr]
-        L.numafit_host_free.argtypes = [vp]
-        return lib
+def import_numafit(library=None):
+    """The numafit package of bindings/python, loading `library` (default:
+    $NUMAFIT_LIBRARY, else the installed libnumafit.so.0)."""
+    if library:
+        os.environ["NUMAFIT_LIBRARY"] = library
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
+    import numafit
+    return numafit
 
 
 # ---------------------------------------------------------------- comparison
@@ -133,8 +118,8 @@ def check_versions(prim):
 # ---------------------------------------------------------------- runner
 
 class Runner:
-    def __init__(self, lib, objects):
-        self.lib = lib
+    def __init__(self, numafit, objects):
+        self.numafit = numafit
         self.objects = objects
         self.passed = 0
         self.failed = 0
@@ -146,31 +131,28 @@ class Runner:
     def ok(self):
         self.passed += 1
 
-    def numafit_roundtrip(self, text, flags=0, out_flags=0):
-        h = self.lib.host_from_json(text, flags)
-        try:
-            return self.lib.host_to_json(h, out_flags)
-        finally:
-            self.lib.lib.numafit_host_free(h)
+    def numafit_roundtrip(self, text, allow_overlap=False, indent=False, as_string=False):
+        with self.numafit.Host.from_json(text, allow_overlap) as h:
+            return h.to_json(indent=indent, as_string=as_string)
 
-    def check_primitive(self, name, prim, flags=0):
+    def check_primitive(self, name, prim, allow_overlap=False):
         """prim: a NUMATopology primitive (dict) that nova accepts."""
         NT = self.objects.NUMATopology
         try:
             orig = NT.obj_from_primitive(json.loads(json.dumps(prim)))
-            out = self.numafit_roundtrip(json.dumps(prim), flags)
+            out = self.numafit_roundtrip(json.dumps(prim), allow_overlap)
             outp = json.loads(out)
             check_versions(outp)
             back = NT.obj_from_primitive(outp)
             compare(orig, back)
             # the DB-column forms: nova's string in, numafit's string out
             col = NT.obj_from_primitive(prim)._to_json()
-            out2 = self.numafit_roundtrip(json.dumps(col), flags, NUMAFIT_HOST_JSON_STRING)
+            out2 = self.numafit_roundtrip(json.dumps(col), allow_overlap, as_string=True)
             s = json.loads(out2)
             assert isinstance(s, str), "string form is not a JSON string"
             compare(orig, NT.obj_from_db_obj(s))
             # indented output is the same document
-            out3 = self.numafit_roundtrip(json.dumps(prim), flags, NUMAFIT_JSON_INDENT)
+            out3 = self.numafit_roundtrip(json.dumps(prim), allow_overlap, indent=True)
             assert json.loads(out3) == outp, "indented output differs"
         except Exception as e:  # noqa: BLE001
             self.fail(name, "%s: %s" % (type(e).__name__, e))
@@ -207,10 +189,12 @@ class Runner:
             if nova_accepts:
                 NT.obj_from_primitive(json.loads(text))
             try:
-                self.lib.host_from_json(text)
-            except numafit_ctypes.NumafitError as e:
-                assert e.rc == -rc and e.err["code"] == code, "got rc %d %s" % (e.rc, e.err)
-                assert e.err["where"] or code == E_PARSE, "no path in %s" % e.err
+                self.numafit.Host.from_json(text).close()
+            except self.numafit.errors.NumafitError as e:
+                got = {"code": e.code, "cell": e.cell, "where": e.where,
+                       "exception": e.exception, "text": e.text}
+                assert e.errno == rc and e.code == code, "got rc %d %s" % (-e.errno, got)
+                assert e.where or code == E_PARSE, "no path in %s" % got
             else:
                 raise AssertionError("accepted")
         except Exception as e:  # noqa: BLE001
@@ -408,12 +392,12 @@ def main():
         print("library %r not built: skip" % args.library)
         return SKIP
     try:
-        lib = open_lib(args.library)
-    except OSError as e:
+        numafit = import_numafit(args.library)
+    except ImportError as e:
         print("cannot load %s (%s): skip" % (args.library, e))
         return SKIP
 
-    run = Runner(lib, objects)
+    run = Runner(numafit, objects)
     rnd = random.Random(args.seed)
 
     fixtures = sorted(glob.glob(os.path.join(HERE, "data", "hosts", "*.json")))

@@ -1,4 +1,5 @@
-"""Differential test: libnumafit's numafit_request_new() against nova's
+"""Differential test: libnumafit's numafit_request_new() (through the
+Python binding, numafit.Request.from_json) against nova's
 numa_get_constraints() (Debian's nova 26.2.2, profile NUMAFIT_REQUEST_ZED).
 
 Random flavors and images (fixed seed) mix every input of nova-reference C
@@ -18,9 +19,8 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-ZED = 1
 SEED = 20261130
 CASES = 3000
 
@@ -33,8 +33,6 @@ try:
 except Exception as e:  # pragma: no cover - environment dependent
     print("nova not importable (%s): skip" % e)
     sys.exit(77)
-
-from numafit_ctypes import Lib  # noqa: E402
 
 CPU_SPECS = ['0', '1', '0-1', '0-3', '^0', '^0-1', '^1', '1-', '3-1', '', '0,,1', ' 0 ',
              '0-20000', '99', '^99', '0-1,^1', '2-3', '1,3', '0-7', '^0-3', 'a', '^']
@@ -229,18 +227,29 @@ def nova_run(vcpus, mem, es, props):
     return ('ok', cells, t.emulator_threads_policy)
 
 
-def ours_run(lib, vcpus, mem, es, props, flags):
-    rc, r, err = lib.request({'vcpus': vcpus, 'memory_mb': mem, 'extra_specs': es},
-                             {'properties': props} if props else None, flags)
-    if rc < 0:
-        return ('exc', err['exception'] or 'rc=%d' % rc, err['text'], err['where'])
-    doc = json.loads(lib.request_to_json(r))
-    cell_count = lib.lib.numafit_request_get_cell_count(r)
-    lib.lib.numafit_request_free(r)
+def import_numafit(library=None):
+    """The numafit package of bindings/python, loading `library` (default:
+    $NUMAFIT_LIBRARY, else the installed libnumafit.so.0)."""
+    if library:
+        os.environ['NUMAFIT_LIBRARY'] = library
+    sys.path.insert(0, os.path.join(TOP, 'bindings', 'python'))
+    import numafit
+    return numafit
+
+
+def ours_run(numafit, vcpus, mem, es, props, profile):
+    try:
+        r = numafit.Request.from_json({'vcpus': vcpus, 'memory_mb': mem, 'extra_specs': es},
+                                      {'properties': props} if props else None, profile)
+    except numafit.errors.NumafitError as e:
+        return ('exc', e.exception or 'rc=%d' % -e.errno, e.text, e.where)
+    with r:
+        doc = r.to_dict()
+        cell_count = len(r)
     if doc is None:
-        assert cell_count == 0 and rc == 0
+        assert cell_count == 0 and not r.has_numa
         return ('ok', None, None)
-    assert cell_count == len(doc['nova_object.data']['cells']) and rc == 1
+    assert cell_count == len(doc['nova_object.data']['cells']) and r.has_numa
     cells = []
     for i, c in enumerate(doc['nova_object.data']['cells']):
         d = c['nova_object.data']
@@ -293,8 +302,7 @@ def main():
     ap.add_argument('--seed', type=int, default=SEED)
     ap.add_argument('-v', '--verbose', action='store_true')
     args = ap.parse_args()
-    lib = Lib(args.library or None)
-    lib.lib.numafit_request_get_cell_count.argtypes = [lib.lib.numafit_request_free.argtypes[0]]
+    numafit = import_numafit(args.library)
 
     r = random.Random(args.seed)
     passed = failed = 0
@@ -304,8 +312,8 @@ def main():
     for i in range(args.cases):
         vcpus, mem, es, props = gen_case(r)
         nova = nova_run(vcpus, mem, es, props)
-        ours = ours_run(lib, vcpus, mem, es, props, ZED)
-        latest = ours_run(lib, vcpus, mem, es, props, 0)
+        ours = ours_run(numafit, vcpus, mem, es, props, 'zed')
+        latest = ours_run(numafit, vcpus, mem, es, props, 'latest')
         key = nova[1] if nova[0] != 'ok' else ('NUMA' if nova[1] else 'None')
         outcomes[key] = outcomes.get(key, 0) + 1
         ok = False

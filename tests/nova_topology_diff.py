@@ -1,10 +1,12 @@
 """Differential test: libnumafit's guest CPU topology functions against
 nova's (Debian's nova 26.2.2):
 
-  numafit_cpu_topology_constraints  get_cpu_topology_constraints
-  numafit_cpu_topology_best         get_best_cpu_topology
-  numafit_cpu_topology_list         _get_desirable_cpu_topologies
-  (flag NUMAFIT_TOPOLOGY_NO_THREADS  allow_threads=False)
+  numafit.cpu_topology_constraints  get_cpu_topology_constraints
+  numafit.best_cpu_topology         get_best_cpu_topology
+  numafit.cpu_topologies            _get_desirable_cpu_topologies
+  (also with allow_threads=False on both sides)
+
+through the Python binding (bindings/python/numafit).
 
 Random flavors and images (fixed seed) set hw:cpu_[max_]sockets|cores|threads
 and the hw_cpu_* image properties to valid, zero, negative, huge, oddly
@@ -20,18 +22,16 @@ Exit 0 on success, 1 on failure, 77 when nova is not importable.
 Last line: "N passed, N failed".
 """
 import argparse
-import ctypes
 import json
 import logging
 import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SEED = 20261201
 CASES = 2000
-NO_THREADS = 1  # NUMAFIT_TOPOLOGY_NO_THREADS
 
 try:
     from nova import objects
@@ -41,8 +41,6 @@ try:
 except Exception as e:  # pragma: no cover - environment dependent
     print("nova not importable (%s): skip" % e)
     sys.exit(77)
-
-from numafit_ctypes import Error, Lib  # noqa: E402
 
 NAMES = ("sockets", "cores", "threads")
 HUGE = "9" * 30
@@ -130,46 +128,34 @@ def image_props_json(image):
     return out
 
 
+def import_numafit(library=None):
+    """The numafit package of bindings/python, loading `library` (default:
+    $NUMAFIT_LIBRARY, else the installed libnumafit.so.0)."""
+    if library:
+        os.environ["NUMAFIT_LIBRARY"] = library
+    sys.path.insert(0, os.path.join(TOP, "bindings", "python"))
+    import numafit
+    return numafit
+
+
 class Ours:
-    def __init__(self, lib):
-        self.lib = lib
-        L = lib.lib
-        sz, ui = ctypes.c_size_t, ctypes.c_uint
-        pvp, perr = ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Error)
-        L.numafit_cpu_topology_constraints.argtypes = [ctypes.c_char_p, sz, ctypes.c_char_p,
-                                                       sz, ui, pvp, perr]
+    def __init__(self, numafit):
+        self.nf = numafit
 
     def run(self, vcpus, es, props):
-        fb = json.dumps({"vcpus": vcpus, "memory_mb": 1024, "extra_specs": es}).encode()
-        ib = json.dumps({"properties": props}).encode()
-        L = self.lib.lib
+        flavor = {"vcpus": vcpus, "memory_mb": 1024, "extra_specs": es}
+        image = {"properties": props}
+        nf = self.nf
         out = {}
-        for k, flags in (("constraints", 0), ("best", 0), ("best1", NO_THREADS),
-                         ("list", 0), ("list1", NO_THREADS)):
-            err, s = Error(), ctypes.c_void_p()
-            if k == "constraints":
-                rc = L.numafit_cpu_topology_constraints(fb, len(fb), ib, len(ib), flags,
-                                                        ctypes.byref(s), ctypes.byref(err))
-                if rc == 0:
-                    d = json.loads(self.lib._take_str(s))
-                    out[k] = tuple(tuple(d[part][n] for n in NAMES)
-                                   for part in ("preferred", "maximum"))
-            elif k.startswith("best"):
-                a, b, c = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-                rc = L.numafit_cpu_topology_best(fb, len(fb), ib, len(ib), flags,
-                                                 ctypes.byref(a), ctypes.byref(b),
-                                                 ctypes.byref(c), ctypes.byref(err))
-                if rc == 0:
-                    out[k] = (a.value, b.value, c.value)
-            else:
-                rc = L.numafit_cpu_topology_list(fb, len(fb), ib, len(ib), flags,
-                                                 ctypes.byref(s), ctypes.byref(err))
-                if rc == 0:
-                    out[k] = [tuple(d[n] for n in NAMES)
-                              for d in json.loads(self.lib._take_str(s))]
-            if rc < 0:
-                e = err.as_dict()
-                out[k] = ("exc", e["exception"] or "rc=%d" % rc, e["text"])
+        for k, call in (("constraints", lambda: nf.cpu_topology_constraints(flavor, image)),
+                        ("best", lambda: nf.best_cpu_topology(flavor, image)),
+                        ("best1", lambda: nf.best_cpu_topology(flavor, image, False)),
+                        ("list", lambda: nf.cpu_topologies(flavor, image)),
+                        ("list1", lambda: nf.cpu_topologies(flavor, image, False))):
+            try:
+                out[k] = call()
+            except nf.errors.NumafitError as e:
+                out[k] = ("exc", e.exception or "rc=%d" % -e.errno, e.text)
         return out
 
 
@@ -180,7 +166,7 @@ def main():
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
-    ours = Ours(Lib(args.library or None))
+    ours = Ours(import_numafit(args.library))
     r = random.Random(args.seed)
     passed = failed = skipped = long_text = 0
     outcomes = {}

@@ -17,7 +17,8 @@ from .cpu import (best_cpu_topology, cpu_topologies, cpu_topology_constraints, f
 from .errors import NumafitError
 from .fit import FitResult, Options, explain, fit, plan, try_fit
 from .host import Host, HostConf
-from .placement import DomainConf, Placement, domain_xml
+from .placement import (DomainConf, Placement, disk_iotune_xml, domain_xml,
+                        interface_bandwidth_xml)
 from .request import Request
 
 __version__ = "0.1.0"
@@ -25,7 +26,8 @@ library_version = _ffi.library_version()
 library_version_hex = _ffi.version_hex()
 
 __all__ = ["Host", "HostConf", "Request", "Placement", "DomainConf", "Options", "FitResult",
-           "fit", "try_fit", "explain", "plan", "domain_xml", "parse_cpu_spec",
+           "fit", "try_fit", "explain", "plan", "domain_xml", "disk_iotune_xml",
+           "interface_bandwidth_xml", "parse_cpu_spec",
            "format_cpu_spec", "best_cpu_topology", "cpu_topologies", "cpu_topology_constraints",
            "errors",
            "NumafitError", "library_version"]

@@ -14,6 +14,12 @@ def parse_cpu_spec(spec):
     b = _ffi.cstr(spec, "cpu spec")
     s, err = _ffi.CpusetP(), _ffi.Error()
     _ffi.cpuset_parse(b, 0, byref(s), byref(err))
+    return take_cpuset(s)
+
+
+def take_cpuset(s):
+    """The CPU ids of a numafit_cpuset_t the library allocated (a set of
+    ints); frees it."""
     try:
         out, cpu = set(), -1
         while True:

@@ -1,16 +1,31 @@
 """numafit.Host: a host NUMA topology (nova's NUMATopology) and its usage."""
+import collections
+import errno
 import json
 import os
 import stat
-from ctypes import byref, c_size_t, c_uint
+from ctypes import byref, c_size_t, c_uint, c_uint64
 
 from . import _ffi, errors
+from .cpu import take_cpuset
 
 JSON_STRING = 1  # NUMAFIT_HOST_JSON_STRING
 JSON_INDENT = 2  # NUMAFIT_JSON_INDENT
 ALLOW_OVERLAP = 1  # NUMAFIT_HOST_ALLOW_OVERLAP
 DISCOVER_ALL_ONLINE = 1
 DISCOVER_ANY_ARCH = 2
+
+# enum numafit_cell_stat, in order: the names Host.cell_stat() takes
+CELL_STATS = ("shared_cpus", "dedicated_cpus", "pinned_cpus", "free_pcpus", "cores",
+              "free_cores", "partial_cores", "partial_free_pcpus", "threads_per_core",
+              "cpu_usage", "memory_mb", "memory_used_mb", "socket", "page_sizes",
+              "sibling_sets")
+# enum numafit_cell_cpus, in order: the sets Host.cell_cpus() gives
+CELL_CPUS = ("shared", "dedicated", "pinned", "free")
+
+CellPages = collections.namedtuple("CellPages", "size_kb total used reserved")
+CellPages.__doc__ = """One mempages entry of a host cell (nova's NUMAPagesTopology):
+page size in KiB, pages in total, used and reserved."""
 
 
 class HostConf(_ffi.Owned):
@@ -201,6 +216,98 @@ class Host(_ffi.Owned):
             rc = _ffi.host_get_distance(h, i, j, byref(d))
         return d.value if rc == 0 else None
 
+    # ---------------------------------------------------------- cells
+    # Each cell query takes the cell's index (0 .. len(host) - 1, as in
+    # cell_ids); an index past the last cell raises IndexError.
+    def cell_stat(self, index, stat):
+        """One quantity of the cell at index, by name (CELL_STATS): e.g.
+        "free_pcpus" (dedicated CPUs not pinned), "free_cores",
+        "memory_used_mb".  "socket" is None when the host does not say."""
+        which = _choice(stat, CELL_STATS, "stat")
+        index = _ffi.cint(index, "index")
+        v = c_uint64()
+        with _ffi.hold(self) as (h,):
+            _check_cell(h, index)
+            rc = _ffi.host_get_cell_stat(h, index, which, 0, byref(v))
+        if rc == -errno.ENOENT:  # the cell exists: an unknown socket
+            return None
+        if rc < 0:
+            raise errors.from_rc(rc, None, "host_get_cell_stat")
+        return v.value
+
+    def cell_stats(self, index):
+        """Every cell_stat() of the cell at index, as a dict (one snapshot:
+        read under one lock)."""
+        index = _ffi.cint(index, "index")
+        v = c_uint64()
+        out = {}
+        with _ffi.hold(self) as (h,):
+            _check_cell(h, index)
+            for which, name in enumerate(CELL_STATS):
+                rc = _ffi.host_get_cell_stat(h, index, which, 0, byref(v))
+                if rc < 0 and rc != -errno.ENOENT:
+                    raise errors.from_rc(rc, None, "host_get_cell_stat")
+                out[name] = v.value if rc == 0 else None
+        return out
+
+    def cell_pages(self, index):
+        """The mempages entries of the cell at index, in input order: a list
+        of CellPages(size_kb, total, used, reserved)."""
+        index = _ffi.cint(index, "index")
+        size, total, used, reserved = c_uint64(), c_uint64(), c_uint64(), c_uint64()
+        out = []
+        with _ffi.hold(self) as (h,):
+            _check_cell(h, index)
+            while True:
+                rc = _ffi.host_get_cell_pages(h, index, len(out), 0, byref(size), byref(total),
+                                              byref(used), byref(reserved))
+                if rc == -errno.ENOENT:
+                    return out
+                if rc < 0:
+                    raise errors.from_rc(rc, None, "host_get_cell_pages")
+                out.append(CellPages(size.value, total.value, used.value, reserved.value))
+
+    def cell_cpus(self, index, which="shared"):
+        """A CPU set of the cell at index, as a set of CPU ids: "shared"
+        (nova's cpuset, the VCPU pool), "dedicated" (pcpuset, the PCPU
+        pool), "pinned" (pinned_cpus) or "free" (dedicated minus pinned)."""
+        kind = _choice(which, CELL_CPUS, "which")
+        index = _ffi.cint(index, "index")
+        s = _ffi.CpusetP()
+        with _ffi.hold(self) as (h,):
+            _check_cell(h, index)
+            _ffi.host_get_cell_cpus(h, index, kind, 0, byref(s))
+        return take_cpuset(s)
+
+    def cell_siblings(self, index):
+        """The thread-sibling sets of the cell at index, as given: a list of
+        sets of CPU ids (empty without sibling information)."""
+        index = _ffi.cint(index, "index")
+        n, out = c_uint64(), []
+        with _ffi.hold(self) as (h,):
+            _check_cell(h, index)
+            _ffi.host_get_cell_stat(h, index, CELL_STATS.index("sibling_sets"), 0, byref(n))
+            for sib in range(n.value):
+                s = _ffi.CpusetP()
+                _ffi.host_get_cell_siblings(h, index, sib, 0, byref(s))
+                out.append(take_cpuset(s))
+        return out
+
+    def set_cpu_pools(self, conf):
+        """What-if: split the host's CPUs into nova's pools as another
+        configuration would (conf: a HostConf or its keyword dict; only
+        cpu_dedicated_set, cpu_shared_set and vcpu_pin_set count, none of
+        them is nova's legacy mode).  Sibling sets are cut to the new pools;
+        usage stays.  Raises numafit.errors.Invalid for a CPU the host does
+        not have and numafit.errors.CPUPinningInvalid for a pinned CPU that
+        would leave the dedicated pool; on error the host is unchanged."""
+        conf = HostConf.coerce(conf)
+        if conf is None:
+            raise TypeError("numafit: set_cpu_pools needs a HostConf or its keyword dict")
+        err = _ffi.Error()
+        with _ffi.hold(self, conf, write=self) as (h, ch):
+            _ffi.host_set_cpu_pools(h, ch, 0, byref(err))
+
     def __eq__(self, other):
         if not isinstance(other, Host):
             return NotImplemented
@@ -257,6 +364,26 @@ def _placement_arg(placement):
     if not isinstance(placement, Placement):
         raise TypeError("numafit: expected a numafit.Placement, not %s"
                         % type(placement).__name__)
+
+
+def _check_cell(h, index):
+    """IndexError unless the host (handle, under its lock) has a cell at
+    index."""
+    n = _ffi.host_get_cell_count(h)
+    if index >= n:
+        raise IndexError("numafit: cell index %d out of range (the host has %d cells)"
+                         % (index, n))
+
+
+def _choice(value, names, what):
+    """The position of `value` in `names` (an enum of the library)."""
+    if not isinstance(value, str):
+        raise TypeError("numafit: %s must be a str, not %s" % (what, type(value).__name__))
+    try:
+        return names.index(value)
+    except ValueError:
+        raise ValueError("numafit: unknown %s %r (%s)" % (what, value, ", ".join(names))) \
+            from None
 
 
 def _too_big(path):

@@ -153,3 +153,28 @@ def domain_xml(host, request, placement=None, flavor=None, image=None, conf=None
     flags = (DOMAIN_FULL if full else 0) | (DOMAIN_NOVA_EXACT if nova_exact else 0)
     with _ffi.hold(host, request, placement, conf) as (h, r, p, c):
         return _ffi.call_str(_ffi.domain_xml, h, r, p, fb, fn, ib, inn, c, flags)
+
+
+def disk_iotune_xml(flavor, nova_exact=False):
+    """A disk's <iotune> element from the flavor's
+    quota:disk_{read,write,total}_{bytes,iops}_sec (nova's Image.disk_qos),
+    or "" when it sets none (numafit_domain_disk_iotune_xml).  flavor: dict
+    or JSON text.  Raises numafit.errors.ValidationError for a value nova's
+    validators refuse, and libvirtError where libvirt would refuse the
+    result unless nova_exact (then the XML nova writes)."""
+    return _device_xml(_ffi.domain_disk_iotune_xml, flavor, nova_exact)
+
+
+def interface_bandwidth_xml(flavor, nova_exact=False):
+    """An interface's <bandwidth> element from the flavor's
+    quota:vif_{inbound,outbound}_{average,peak,burst} (nova's
+    designer.set_vif_bandwidth_config), or "" when it sets none
+    (numafit_domain_interface_bandwidth_xml).  Arguments and errors as for
+    disk_iotune_xml()."""
+    return _device_xml(_ffi.domain_interface_bandwidth_xml, flavor, nova_exact)
+
+
+def _device_xml(func, flavor, nova_exact):
+    ft = flavor if isinstance(flavor, (str, bytes)) else json.dumps(flavor)
+    fb, fn = _ffi.cbuf(ft, "flavor")
+    return _ffi.call_str(func, fb, fn, DOMAIN_NOVA_EXACT if nova_exact else 0)

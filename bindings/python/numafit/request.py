@@ -1,11 +1,13 @@
 """numafit.Request: an instance's NUMA request (nova's numa_get_constraints)."""
 import json
-from ctypes import byref
+from ctypes import byref, c_int64
 
 from . import _ffi, errors
 
 PROFILES = {"latest": 0, "zed": 1}
 REQUEST_ZED = 1
+# NUMAFIT_PAGESIZE_NONE, _SMALL, _LARGE, _ANY: nova's hw:mem_page_size words
+PAGE_SIZES = {0: None, -1: "small", -2: "large", -3: "any"}
 
 
 def profile_number(profile):
@@ -88,6 +90,16 @@ class Request(_ffi.Owned):
     def vcpus(self):
         with _ffi.hold(self) as (h,):
             return _ffi.request_get_vcpus(h)
+
+    @property
+    def page_size(self):
+        """The page size asked (hw:mem_page_size, refined by the image's
+        hw_mem_page_size): None (nothing asked), "small", "large", "any",
+        or a size in KiB (int)."""
+        kib = c_int64()
+        with _ffi.hold(self) as (h,):
+            _ffi.request_get_page_size(h, 0, byref(kib))
+        return kib.value if kib.value > 0 else PAGE_SIZES[kib.value]
 
     def _policy(self, get, to_string):
         with _ffi.hold(self) as (h,):

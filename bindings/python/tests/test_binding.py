@@ -12,7 +12,8 @@ import numafit
 from numafit import _ffi, errors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CASES = os.path.join(os.path.dirname(HERE), "cases")
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # from bindings/python/tests
+CASES = os.path.join(TOP, "tests", "cases")
 SYN = "cells:2 cores:4 threads:2 mem:16G pages:2M=1024"
 INPUT_MAX = 16 << 20  # NUMAFIT_INPUT_MAX (include/numafit/host.h)
 CPU_MAX = 16383  # NUMAFIT_CPU_MAX (include/numafit/cpuset.h)
@@ -203,6 +204,31 @@ class FitTests(unittest.TestCase):
         self.assertIn("<numatune>", xml)
         full = p.to_libvirt_xml(self.host, r, full=True, conf={"name": "vm1"})
         self.assertIn("<name>vm1</name>", full)
+
+    def test_device_xml(self):
+        es = {"quota:disk_read_bytes_sec": "1000", "quota:vif_inbound_average": "100",
+              "quota:vif_inbound_peak": "200"}
+        fl = {"vcpus": 2, "memory_mb": 1024, "extra_specs": es}
+        self.assertEqual(numafit.disk_iotune_xml(fl),
+                         "<iotune>\n  <read_bytes_sec>1000</read_bytes_sec>\n</iotune>\n")
+        self.assertEqual(numafit.interface_bandwidth_xml(json.dumps(fl)),
+                         "<bandwidth>\n  <inbound average='100' peak='200'/>\n</bandwidth>\n")
+        fl["extra_specs"] = {}
+        self.assertEqual(numafit.disk_iotune_xml(fl), "")
+        self.assertEqual(numafit.interface_bandwidth_xml(fl), "")
+        fl["extra_specs"] = {"quota:disk_read_bytes_sec": "x"}
+        with self.assertRaises(errors.ValidationError):
+            numafit.disk_iotune_xml(fl)
+        # total with read: nova writes it, libvirt refuses it
+        fl["extra_specs"] = {"quota:disk_total_bytes_sec": "5", "quota:disk_read_bytes_sec": "3"}
+        with self.assertRaises(errors.libvirtError):
+            numafit.disk_iotune_xml(fl)
+        self.assertIn("<total_bytes_sec>5</total_bytes_sec>",
+                      numafit.disk_iotune_xml(fl, nova_exact=True))
+        with self.assertRaises(ValueError):
+            numafit.disk_iotune_xml('{"vcpus": 2}\0')
+        with self.assertRaises(TypeError):
+            numafit.interface_bandwidth_xml(object())
 
     def test_pack_and_profile(self):
         r = numafit.Request.from_flavor(2, 1024, DEDICATED, profile="zed")

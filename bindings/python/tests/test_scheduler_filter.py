@@ -8,7 +8,8 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # from bindings/python/tests
+sys.path.insert(0, os.path.join(TOP, "tests"))  # nova_fit_diff
 
 try:
     from nova.tests.unit.scheduler.filters import test_numa_topology_filters as nova_tests

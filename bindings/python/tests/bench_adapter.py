@@ -5,7 +5,7 @@ and numafit.fit (the binding on prepared handles) against nova's own
 numa_fit_instance_to_host, on the same machine in the same run.
 
     NUMAFIT_LIBRARY=... PYTHONPATH=bindings/python \\
-        /usr/bin/python3 tests/python/bench_adapter.py FILE.jsonl [--reps N]
+        /usr/bin/python3 bindings/python/tests/bench_adapter.py FILE.jsonl [--reps N]
 
 FILE.jsonl: `numafit fit --batch` lines with NUMATopology primitives (e.g.
 bench-data/mix.jsonl written by bench/gen_scenarios.py, "nova_release":
@@ -25,7 +25,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench"))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # from bindings/python/tests
+sys.path.insert(0, os.path.join(TOP, "bench"))
 
 import nova_bench  # noqa: E402  (bench/: builds nova objects from the lines)
 import numafit  # noqa: E402

@@ -28,7 +28,8 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SYSFS = os.path.join(os.path.dirname(HERE), "data", "sysfs", "e5-2620-ht")
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # from bindings/python/tests
+SYSFS = os.path.join(TOP, "tests", "data", "sysfs", "e5-2620-ht")
 TIMEOUT = 300  # seconds for the child: a deadlock fails the test here
 GREENTHREADS = 100
 ROUNDS = 30

@@ -3,11 +3,11 @@
 numafit.nova.patch() applied.
 
     NUMAFIT_LIBRARY=.../libnumafit.so.0 PYTHONPATH=bindings/python \\
-        /usr/bin/python3 tests/python/run_nova_hardware_tests.py [-v] [--unpatched]
+        /usr/bin/python3 bindings/python/tests/run_nova_hardware_tests.py [-v] [--unpatched]
         [--allowed FILE] [--list-failures]
 
 Counts ran/passed/failed/skipped, compares the failures with
-tests/python/nova_hardware_allowed_failures.txt (one line per test: the test
+bindings/python/tests/nova_hardware_allowed_failures.txt (one line per test: the test
 id, whitespace, the reason: a nova defect of nova-reference A, or a test that
 mocks nova's private helpers so that the adapter is bypassed), and exits 1
 when any other test fails (or errors), 77 when nova or its test

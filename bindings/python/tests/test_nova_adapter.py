@@ -24,7 +24,8 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # tests/: nova_fit_diff
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # from bindings/python/tests
+sys.path.insert(0, os.path.join(TOP, "tests"))  # nova_fit_diff
 
 try:
     import nova.virt.hardware  # noqa: F401

@@ -1,0 +1,79 @@
+"""numafit.nova: nova.virt.hardware's NUMA functions, computed by libnumafit.
+
+The functions here have the names and signatures of nova.virt.hardware and
+take and return nova objects.  They convert nova's objects to JSON, call the
+library, and convert the answers back to nova objects; nova's own code is
+not copied.  numa_fit_instance_to_host, the scheduler's hot path, reads the
+objects' storage directly and caches the converted hosts, requests and
+options under the values of their fields (numafit.nova.cache).
+Errors raise nova's own exception classes (nova.exception.<Name>, or a bare
+ValueError where nova raises one) when nova is importable, numafit.errors
+classes otherwise.
+
+    import numafit.nova
+    replaced = numafit.nova.patch()     # swap them into nova.virt.hardware
+    ...
+    numafit.nova.unpatch()
+
+Differences from nova, on purpose (doc/python.md, nova-reference A):
+* no fit cache keyed on a mutated id, no request mutation: the instance
+  topology passed in is never modified; _numa_fit_instance_cell returns a
+  new cell;
+* pCPUs within a core: the lowest-numbered free thread first (nova: Python
+  set order).
+
+Falls back to nova's own function (counted in numafit.nova.stats):
+* numa_fit_instance_to_host with PCI requests or PCI pools (pci_requests /
+  pci_stats with pools): the library has no PCI model;
+* an InstanceNUMATopology no flavor can produce (cells with different CPU
+  or thread policies or page sizes, dedicated vCPUs in a dedicated cell's
+  shared cpuset, vCPU ids used twice...).
+The release rules follow the nova that is installed: "latest" when its
+numa_fit_instance_to_host takes provider_mapping, else "zed" (Debian 12's
+26.2.2); patch(profile=...) overrides.
+
+The package's modules, by concept (numafit.nova is the API; they are not):
+  hardware  the replacements of nova.virt.hardware's functions
+  patching  patch() and unpatch()
+  convert   nova objects <-> the library's JSON (flavors, images, limits,
+            host topologies, instance topologies, fitted cells)
+  cache     Hosts, Requests and Options reused across calls
+  runtime   the installed nova: its modules and own functions, the release
+            rules, nova's exceptions for the library's errors, the counters
+"""
+import sys
+import types
+
+from . import runtime as _runtime
+from .cache import _hosts, _optionses, _requests
+from .convert import flavor_json, image_json, limits_json, request_flavor
+from .hardware import (FUNCTIONS, _get_desirable_cpu_topologies, _numa_fit_instance_cell,
+                       format_cpu_spec, get_best_cpu_topology, get_cpu_topology_constraints,
+                       numa_fit_instance_to_host, numa_get_constraints,
+                       numa_usage_from_instance_numa, parse_cpu_spec)
+from .patching import patch, patched, unpatch
+from .runtime import _original, fallbacks, profile, set_profile, stats
+
+__all__ = ["FUNCTIONS", "patch", "unpatch", "patched", "profile", "set_profile", "stats",
+           "fallbacks", "flavor_json", "image_json", "limits_json", "request_flavor",
+           "numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_instance_cell",
+           "numa_usage_from_instance_numa", "get_best_cpu_topology",
+           "_get_desirable_cpu_topologies", "get_cpu_topology_constraints", "parse_cpu_spec",
+           "format_cpu_spec", "_original", "_hosts", "_requests", "_optionses"]
+
+
+class _Package(types.ModuleType):
+    """numafit.nova's module type: numafit.nova._VERIFY (tests: check every
+    fast conversion against nova's API) reads and sets the switch the
+    modules use, in numafit.nova.runtime."""
+
+    @property
+    def _VERIFY(self):
+        return _runtime._VERIFY
+
+    @_VERIFY.setter
+    def _VERIFY(self, value):
+        _runtime._VERIFY = value
+
+
+sys.modules[__name__].__class__ = _Package

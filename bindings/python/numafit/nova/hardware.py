@@ -1,0 +1,196 @@
+"""nova.virt.hardware's NUMA functions (same names and signatures), on
+nova objects, computed by libnumafit."""
+import json
+from ctypes import byref, c_void_p
+
+from .. import _ffi, cpu as _cpu, errors
+from ..host import Host
+from ..placement import Placement
+from ..request import Request
+from .cache import _cells_host, _options_for, _request_for
+from .convert import _attr, _build_cells, flavor_json, image_json, request_flavor
+from .runtime import _count, _nova, _original, _translating, _Unsupported, profile
+
+FUNCTIONS = ("numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_instance_cell",
+             "numa_usage_from_instance_numa", "get_best_cpu_topology",
+             "_get_desirable_cpu_topologies", "get_cpu_topology_constraints",
+             "parse_cpu_spec", "format_cpu_spec")
+
+
+def _placed_cells(rc, p, err):
+    """The cells of placement p (plain JSON form, pinning keys as text) when
+    rc says it fits, else None; p is freed."""
+    try:
+        if rc != 1:
+            return None
+        out = c_void_p()
+        _ffi.placement_to_json(p, 0, byref(out), byref(err))
+        return json.loads(_ffi.take_string(out))
+    finally:
+        if p:
+            _ffi.placement_free(p)
+
+
+def _fit_cells(host, req, opt):
+    """numafit_fit on prepared objects: the placement's cells, or None.  The
+    adapter's hosts are never claimed, but the objects' locks are taken as
+    everywhere (uncontended, they cost little)."""
+    p, err = _ffi.PlacementP(), _ffi.Error()
+    with _ffi.hold(host, req, opt) as (h, r, o):
+        rc = _ffi.fit(h, r, o, 0, byref(p), byref(err))
+    return _placed_cells(rc, p, err)
+
+
+def _fit_cell(host, req, opt, nreserved):
+    """numafit_fit_cell of the request's only guest cell on the host's only
+    cell with nreserved emulator pCPUs: its cells as _fit_cells gives them,
+    or None."""
+    nreserved = _ffi.cint(nreserved, "cpuset_reserved")
+    p, err = _ffi.PlacementP(), _ffi.Error()
+    with _ffi.hold(host, req, opt) as (h, r, o):
+        rc = _ffi.fit_cell(h, 0, r, 0, nreserved, o, 0, byref(p), byref(err))
+    return _placed_cells(rc, p, err)
+
+
+# ------------------------------------------------------------ nova's API
+@_translating
+def numa_get_constraints(flavor, image_meta):
+    """nova.virt.hardware.numa_get_constraints: InstanceNUMATopology or None."""
+    objects = _nova()[1]
+    _count("library")
+    with Request.from_json(flavor_json(flavor), image_json(image_meta), profile()) as req:
+        if not req.has_numa:
+            return None
+        return objects.InstanceNUMATopology.obj_from_primitive(req.to_dict())
+
+
+@_translating
+def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
+                              pci_requests=None, pci_stats=None, *args, **kwargs):
+    """nova.virt.hardware.numa_fit_instance_to_host (Zed's signature, and
+    the newer one with provider_mapping).  The instance topology is not
+    modified.  With PCI requests or pools: nova's own function."""
+    # provider_mapping only matters to nova's PCI check (pci_stats.
+    # support_requests, with PCI requests), which falls back to nova below;
+    # nova's scheduler passes it on every call
+    if not (host_topology and instance_topology):
+        return None
+    if len(host_topology) < len(instance_topology):
+        return None
+    pci_pools = bool(pci_stats is not None and getattr(pci_stats, "pools", None))
+    prof = profile()
+    try:
+        if pci_requests or pci_pools:
+            raise _Unsupported("PCI")
+        req, vmap = _request_for(instance_topology, prof)
+    except _Unsupported as e:
+        _count("fallback", "numa_fit_instance_to_host: %s" % e)
+        return _original("numa_fit_instance_to_host")(
+            host_topology, instance_topology, limits, pci_requests, pci_stats, *args, **kwargs)
+    objects = _nova()[1]
+    _count("library")
+    pcells = _fit_cells(_cells_host(host_topology), req, _options_for(limits, prof))
+    if pcells is None:
+        return None
+    cells = _build_cells(instance_topology.cells, pcells, vmap)
+    etp = _attr(instance_topology, "emulator_threads_policy")
+    return objects.InstanceNUMATopology(cells=cells, emulator_threads_policy=etp)
+
+
+@_translating
+def _numa_fit_instance_cell(host_cell, instance_cell, limits=None, cpuset_reserved=0):
+    """nova.virt.hardware._numa_fit_instance_cell: a NEW InstanceNUMACell on
+    host_cell (instance_cell is not modified), or None.  Raises
+    MemoryPageSizeNotSupported for an explicit page size the host cell
+    does not have, as nova does."""
+    hardware, objects, exc, CONF = _nova()
+    many = bool(cpuset_reserved and cpuset_reserved > 1)
+    try:
+        # one emulator pCPU: the flavor's emulator threads isolate, as
+        # numa_fit_instance_to_host asks it; more: numafit_fit_cell
+        flavor, vmap = request_flavor(None, [instance_cell],
+                                      "isolate" if cpuset_reserved and not many else None)
+    except _Unsupported as e:
+        _count("fallback", "_numa_fit_instance_cell: %s" % e)
+        return _original("_numa_fit_instance_cell")(host_cell, instance_cell, limits,
+                                                    cpuset_reserved)
+    ps = _attr(instance_cell, "pagesize")
+    if ps and ps > 0 and ps not in [m.size_kb for m in (host_cell.mempages or [])]:
+        raise exc.MemoryPageSizeNotSupported(pagesize=ps)
+    _count("library")
+    prof = profile()
+    topo = objects.NUMATopology(cells=[host_cell])
+    with Host.from_json(topo.obj_to_primitive()) as host, \
+            Request.from_json(json.dumps(flavor), None, prof) as req:
+        opt = _options_for(limits, prof)
+        pcells = (_fit_cell(host, req, opt, cpuset_reserved) if many
+                  else _fit_cells(host, req, opt))
+    if pcells is None:
+        return None
+    return _build_cells([instance_cell], pcells, vmap)[0]
+
+
+@_translating
+def numa_usage_from_instance_numa(host_topology, instance_topology, free=False):
+    """nova.virt.hardware.numa_usage_from_instance_numa: a new NUMATopology
+    with the instance's usage added (or removed with free=True)."""
+    if not host_topology or not instance_topology:
+        return host_topology
+    objects = _nova()[1]
+    _count("library")
+    with Host.from_json(host_topology.obj_to_primitive()) as host, \
+            Placement.from_json(instance_topology.obj_to_primitive()) as p:
+        (host.release if free else host.claim)(p)
+        return objects.NUMATopology.obj_from_primitive(host.to_dict())
+
+
+def _topo_args(flavor, image_meta):
+    return flavor_json(flavor), image_json(image_meta)
+
+
+@_translating
+def get_best_cpu_topology(flavor, image_meta, allow_threads=True):
+    objects = _nova()[1]
+    _count("library")
+    s, c, t = _cpu.best_cpu_topology(*_topo_args(flavor, image_meta),
+                                     allow_threads=allow_threads)
+    return objects.VirtCPUTopology(sockets=s, cores=c, threads=t)
+
+
+@_translating
+def _get_desirable_cpu_topologies(flavor, image_meta, allow_threads=True):
+    objects = _nova()[1]
+    _count("library")
+    return [objects.VirtCPUTopology(sockets=s, cores=c, threads=t)
+            for s, c, t in _cpu.cpu_topologies(*_topo_args(flavor, image_meta),
+                                               allow_threads=allow_threads)]
+
+
+@_translating
+def get_cpu_topology_constraints(flavor, image_meta):
+    """nova.virt.hardware.get_cpu_topology_constraints: (preferred, maximum)
+    VirtCPUTopology objects, nova's integers exactly."""
+    objects = _nova()[1]
+    _count("library")
+    return tuple(objects.VirtCPUTopology(sockets=s, cores=c, threads=t)
+                 for s, c, t in _cpu.cpu_topology_constraints(*_topo_args(flavor, image_meta)))
+
+
+@_translating
+def parse_cpu_spec(spec):
+    """nova.virt.hardware.parse_cpu_spec: raises nova's Invalid (and, for
+    CPU ids above 16383, Invalid too instead of allocating gigabytes)."""
+    _count("library")
+    try:
+        return _cpu.parse_cpu_spec(spec)
+    except errors.RangeError as e:
+        e.exception = e.exception or "Invalid"
+        raise
+
+
+def format_cpu_spec(cpuset, allow_ranges=True):
+    """nova.virt.hardware.format_cpu_spec (allow_ranges=False: "0,1,2")."""
+    if not allow_ranges:
+        return ",".join(str(c) for c in sorted(cpuset))
+    _count("library")
+    return _cpu.format_cpu_spec(cpuset)
