@@ -75,7 +75,7 @@
 
 #include <jansson.h>
 
-#include "private.h"
+#include "jsonio.h"
 
 #define NUMA_NODES_MAX 128 /* nova's ImageMetaProps.NUMA_NODES_MAX */
 #define CW             NUMAFIT__CPU_WORDS
@@ -1744,83 +1744,44 @@ NUMAFIT_EXPORT int numafit_request_get_emulator_threads_policy(const numafit_req
 
 /* ------------------------------------------------------------ JSON output */
 
-static json_t *bits_array(const uint64_t *bits, unsigned nw) {
-    json_t *a = json_array();
-    if (!a)
-        return NULL;
-    for (int i = numafit__bits_next(bits, nw, -1); i >= 0; i = numafit__bits_next(bits, nw, i))
-        if (json_array_append_new(a, json_integer(i)) < 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
-static json_t *str_or_null(const char *s) {
-    return s ? json_string(s) : json_null();
-}
-
-/* A versioned-object envelope around data (stolen); changes = data's keys. */
-static json_t *envelope(const char *name, const char *version, json_t *data) {
-    json_t *o = json_object(), *ch = json_array();
-    const char *key;
-    json_t *v;
-    if (!o || !ch || !data)
-        goto fail;
-    json_object_foreach(data, key, v) {
-        if (json_array_append_new(ch, json_string(key)) < 0)
-            goto fail;
-    }
-    if (json_object_set_new(o, "nova_object.name", json_string(name)) < 0 ||
-        json_object_set_new(o, "nova_object.namespace", json_string("nova")) < 0 ||
-        json_object_set_new(o, "nova_object.version", json_string(version)) < 0)
-        goto fail;
-    /* json_object_set_new() takes data even when it fails */
-    if (json_object_set_new(o, "nova_object.data", data) < 0) {
-        data = NULL;
-        goto fail;
-    }
-    data = NULL;
-    if (json_object_set_new(o, "nova_object.changes", ch) < 0) {
-        ch = NULL;
-        goto fail;
-    }
-    return o;
-fail:
-    json_decref(data);
-    json_decref(ch);
-    json_decref(o);
-    return NULL;
-}
-
+/* The fields nova's numa_get_constraints sets, in the order nova emits them. */
 static json_t *cell_json(const numafit_request_t *req, uint32_t k) {
-    const struct numafit__rcell *cell = &req->cells[k];
-    json_t *d = json_object();
-    if (!d)
-        return NULL;
-    /* the fields nova's numa_get_constraints sets, in the order nova emits them */
-    if (json_object_set_new(d, "id", json_integer(k)) < 0 ||
-        json_object_set_new(d, "cpuset", bits_array(cell->cpuset, req->nw)) < 0 ||
-        json_object_set_new(d, "pcpuset", bits_array(cell->pcpuset, req->nw)) < 0 ||
-        json_object_set_new(d, "cpuset_reserved", json_null()) < 0 ||
-        json_object_set_new(d, "memory", json_integer((json_int_t)cell->memory)) < 0 ||
-        json_object_set_new(d, "pagesize",
-                            req->pagesize ? json_integer(req->pagesize) : json_null()) < 0 ||
-        json_object_set_new(d, "cpu_pinning_raw", json_null()) < 0 ||
-        json_object_set_new(d, "cpu_policy",
-                            str_or_null(numafit_cpu_policy_to_string(req->cpu_policy))) < 0 ||
-        json_object_set_new(d, "cpu_thread_policy",
-                            str_or_null(numafit_thread_policy_to_string(req->thread_policy))) < 0) {
-        json_decref(d);
-        return NULL;
-    }
-    return envelope("InstanceNUMACell", "1.6", d);
+    const struct numafit__json_icell ic = {
+        .id = k,
+        .cpuset = req->cells[k].cpuset,
+        .pcpuset = req->cells[k].pcpuset,
+        .nw = req->nw,
+        .reserved = json_null(),
+        .memory = req->cells[k].memory,
+        .pagesize = req->pagesize,
+        .pinning = json_null(),
+        .cpu_policy = req->cpu_policy,
+        .thread_policy = req->thread_policy,
+    };
+    return numafit__json_instance_cell(&ic);
+}
+
+static json_t *topology_json(const numafit_request_t *req) {
+    json_t *cells = json_array();
+    for (uint32_t k = 0; cells && k < req->ncells; k++)
+        if (json_array_append_new(cells, cell_json(req, k)) < 0) {
+            json_decref(cells);
+            cells = NULL;
+        }
+    struct numafit__json_field f[] = {
+        {"cells", cells},
+        {"emulator_threads_policy",
+         numafit__json_str_or_null(
+             numafit_emulator_threads_policy_to_string(req->emulator_policy))},
+    };
+    return numafit__json_envelope("InstanceNUMATopology", "1.3",
+                                  numafit__json_object(f, sizeof(f) / sizeof(f[0])), 0);
 }
 
 NUMAFIT_EXPORT int numafit_request_to_json(const numafit_request_t *req, unsigned flags,
                                            char **ret_json, numafit_error_t *err) {
     const unsigned known = NUMAFIT_JSON_INDENT | NUMAFIT_HOST_JSON_STRING;
-    json_t *top = NULL, *cells = NULL, *data = NULL;
+    json_t *top;
     char *s;
 
     numafit__error_clear(err);
@@ -1837,45 +1798,17 @@ NUMAFIT_EXPORT int numafit_request_to_json(const numafit_request_t *req, unsigne
         *ret_json = s;
         return 0;
     }
-    cells = json_array();
-    data = json_object();
-    if (!cells || !data)
-        goto nomem;
-    for (uint32_t k = 0; k < req->ncells; k++)
-        if (json_array_append_new(cells, cell_json(req, k)) < 0)
-            goto nomem;
-    if (json_object_set_new(data, "cells", cells) < 0) {
-        cells = NULL;
-        goto nomem;
-    }
-    cells = NULL;
-    if (json_object_set_new(
-            data, "emulator_threads_policy",
-            str_or_null(numafit_emulator_threads_policy_to_string(req->emulator_policy))) < 0)
-        goto nomem;
-    top = envelope("InstanceNUMATopology", "1.3", data);
-    data = NULL;
+    top = topology_json(req);
+    if (top && (flags & NUMAFIT_HOST_JSON_STRING))
+        top = numafit__json_as_string(top);
     if (!top)
-        goto nomem;
-    if (flags & NUMAFIT_HOST_JSON_STRING) {
-        char *inner = numafit__json_dump(top, 0);
-        json_decref(top);
-        top = inner ? json_string(inner) : NULL;
-        numafit__free(inner);
-        if (!top)
-            goto nomem;
-    }
+        return nomem(err);
     s = numafit__json_dump(top, flags & NUMAFIT_JSON_INDENT);
     json_decref(top);
     if (!s)
         return nomem(err);
     *ret_json = s;
     return 0;
-nomem:
-    json_decref(cells);
-    json_decref(data);
-    json_decref(top);
-    return nomem(err);
 }
 
 /* ------------------------------------------------------------ enum strings */
