@@ -1085,293 +1085,313 @@ static void fill_cell(numafit_request_t *req, uint32_t k, const uint64_t *cpus, 
     cell->memory = mem;
 }
 
+/* _get_numa_topology_auto: nodes cells sharing vCPUs and memory evenly. */
+static int topology_auto(struct ctx *c, uint64_t nodes, const uint64_t *ded,
+                         numafit_request_t **ret) {
+    numafit_request_t *req;
+    if (c->vcpus % nodes || c->memory_mb % nodes)
+        return refuse(c->err, "hw:numa_nodes", "ImageNUMATopologyAsymmetric",
+                      "Instance CPUs and/or memory cannot be evenly distributed across "
+                      "instance NUMA nodes. Explicit assignment of CPUs and memory to nodes is "
+                      "required");
+    if (nodes > NUMAFIT_MAX_CELLS)
+        return fail(c->err, -ERANGE, NUMAFIT_E_RANGE, "hw:numa_nodes", "InvalidNUMANodesNumber",
+                    "The property 'numa_nodes' cannot be '%llu'. At most %u guest NUMA nodes "
+                    "are supported",
+                    (unsigned long long)nodes, NUMAFIT_MAX_CELLS);
+    if (numafit__request_alloc(c->vcpus, (uint32_t)nodes, &req) < 0)
+        return nomem(c->err);
+    uint32_t per = c->vcpus / (uint32_t)nodes;
+    for (uint32_t k = 0; k < nodes; k++) {
+        memset(c->tmp, 0, CW * sizeof(uint64_t));
+        for (uint32_t v = k * per; v < (k + 1) * per; v++)
+            numafit__bit_set(c->tmp, v);
+        fill_cell(req, k, c->tmp, ded, c->memory_mb / nodes);
+    }
+    *ret = req;
+    return 0;
+}
+
+/* hw:numa_cpus.N and hw:numa_mem.N, or the image's, and their names. */
+struct manual {
+    const struct cpulist *cpus;
+    const struct memlist *mem;
+    const char *cpus_key, *mem_key;
+};
+
+/* The vCPUs of manual cell k: within the flavor, and not in an earlier
+ * cell (avail holds the vCPUs not yet assigned). */
+static int manual_cell_cpus(struct ctx *c, const struct manual *m, uint32_t k, uint64_t *avail) {
+    const uint64_t *b = m->cpus->bits + (size_t)k * CW;
+    char where[32];
+    snprintf(where, sizeof(where), "%s.%u", m->cpus_key, k);
+    if (m->cpus->erange[k])
+        return refuse(c->err, where, "ImageNUMATopologyCPUOutOfRange",
+                      "CPU number %u or more is larger than max %d", NUMAFIT_CPU_MAX + 1,
+                      (int)c->vcpus - 1);
+    for (int v = numafit__bits_next(b, CW, -1); v >= 0; v = numafit__bits_next(b, CW, v)) {
+        if ((uint32_t)v > c->vcpus - 1)
+            return refuse(c->err, where, "ImageNUMATopologyCPUOutOfRange",
+                          "CPU number %d is larger than max %d", v, (int)c->vcpus - 1);
+        if (!numafit__bit_test(avail, (unsigned)v))
+            return refuse(c->err, where, "ImageNUMATopologyCPUDuplicates",
+                          "CPU number %d is assigned to two nodes", v);
+        numafit__bit_clear(avail, (unsigned)v);
+    }
+    return 0;
+}
+
+/* After the cells: every vCPU assigned, and all of the memory. */
+static int manual_totals(struct ctx *c, const struct manual *m, const uint64_t *avail,
+                         int64_t total) {
+    if (!numafit__bits_empty(avail, CW)) {
+        char set[200];
+        set_repr(avail, CW, set, sizeof(set));
+        return refuse(c->err, m->cpus_key, "ImageNUMATopologyCPUsUnassigned",
+                      "CPU number %s is not assigned to any node", set);
+    }
+    if (total != (int64_t)c->memory_mb)
+        return refuse(c->err, m->mem_key, "ImageNUMATopologyMemoryOutOfRange",
+                      "%lld MB of memory assigned, but expected %llu MB", (long long)total,
+                      (unsigned long long)c->memory_mb);
+    return 0;
+}
+
+/* _get_numa_topology_manual. */
+static int topology_manual(struct ctx *c, uint64_t nodes, const struct manual *m,
+                           const uint64_t *ded, numafit_request_t **ret) {
+    numafit_request_t *req;
+    uint64_t *avail = c->tmp;
+    int64_t total = 0;
+    int rc = 0;
+    if (m->cpus->n != nodes || m->mem->n != nodes)
+        return refuse(c->err, m->cpus->n != nodes ? "hw:numa_cpus" : "hw:numa_mem",
+                      "ImageNUMATopologyIncomplete",
+                      "CPU and memory allocation must be provided for all NUMA nodes");
+    if (numafit__request_alloc(c->vcpus, (uint32_t)nodes, &req) < 0)
+        return nomem(c->err);
+    memcpy(avail, c->all, CW * sizeof(uint64_t));
+    for (uint32_t k = 0; k < nodes && rc == 0; k++) {
+        if ((rc = manual_cell_cpus(c, m, k, avail)) == 0) {
+            fill_cell(req, k, m->cpus->bits + (size_t)k * CW, ded, (uint64_t)m->mem->mb[k]);
+            total = sat_add(total, m->mem->mb[k]);
+        }
+    }
+    if (rc == 0)
+        rc = manual_totals(c, m, avail, total);
+    if (rc < 0) {
+        numafit_request_free(req);
+        return rc;
+    }
+    *ret = req;
+    return 0;
+}
+
 /* _get_numa_topology_auto / _manual into a new request. */
 static int build_topology(struct ctx *c, uint64_t nodes, const uint64_t *ded,
                           numafit_request_t **ret) {
     struct cpulist fcpus = {0};
     struct memlist fmem = {0};
-    const struct cpulist *cpus;
-    const struct memlist *mem;
-    numafit_request_t *req = NULL;
+    struct manual m;
     int rc;
 
-    if ((rc = get_numa_cpus(c, &fcpus, &cpus)) < 0)
+    if ((rc = get_numa_cpus(c, &fcpus, &m.cpus)) < 0 || (rc = get_numa_mem(c, &fmem, &m.mem)) < 0)
         goto out;
-    if ((rc = get_numa_mem(c, &fmem, &mem)) < 0)
-        goto out;
-
-    if (!cpus && !mem) {
-        if (c->vcpus % nodes || c->memory_mb % nodes) {
-            rc = refuse(c->err, "hw:numa_nodes", "ImageNUMATopologyAsymmetric",
-                        "Instance CPUs and/or memory cannot be evenly distributed across "
-                        "instance NUMA nodes. Explicit assignment of CPUs and memory to nodes is "
-                        "required");
-            goto out;
-        }
-        if (nodes > NUMAFIT_MAX_CELLS) {
-            rc = fail(c->err, -ERANGE, NUMAFIT_E_RANGE, "hw:numa_nodes", "InvalidNUMANodesNumber",
-                      "The property 'numa_nodes' cannot be '%llu'. At most %u guest NUMA nodes "
-                      "are supported",
-                      (unsigned long long)nodes, NUMAFIT_MAX_CELLS);
-            goto out;
-        }
-        if ((rc = numafit__request_alloc(c->vcpus, (uint32_t)nodes, &req)) < 0) {
-            rc = nomem(c->err);
-            goto out;
-        }
-        uint32_t per = c->vcpus / (uint32_t)nodes;
-        for (uint32_t k = 0; k < nodes; k++) {
-            memset(c->tmp, 0, CW * sizeof(uint64_t));
-            for (uint32_t v = k * per; v < (k + 1) * per; v++)
-                numafit__bit_set(c->tmp, v);
-            fill_cell(req, k, c->tmp, ded, c->memory_mb / nodes);
-        }
-    } else if (cpus && mem) {
-        if (cpus->n != nodes || mem->n != nodes) {
-            rc = refuse(c->err, cpus->n != nodes ? "hw:numa_cpus" : "hw:numa_mem",
-                        "ImageNUMATopologyIncomplete",
-                        "CPU and memory allocation must be provided for all NUMA nodes");
-            goto out;
-        }
-        if ((rc = numafit__request_alloc(c->vcpus, (uint32_t)nodes, &req)) < 0) {
-            rc = nomem(c->err);
-            goto out;
-        }
-        uint64_t *avail = c->tmp;
-        int64_t total = 0;
-        memcpy(avail, c->all, CW * sizeof(uint64_t));
-        for (uint32_t k = 0; k < nodes; k++) {
-            const uint64_t *b = cpus->bits + (size_t)k * CW;
-            char where[32];
-            snprintf(where, sizeof(where), "%s.%u",
-                     cpus == &fcpus ? "hw:numa_cpus" : "hw_numa_cpus", k);
-            if (cpus->erange[k]) {
-                rc = refuse(c->err, where, "ImageNUMATopologyCPUOutOfRange",
-                            "CPU number %u or more is larger than max %d", NUMAFIT_CPU_MAX + 1,
-                            (int)c->vcpus - 1);
-                goto out;
-            }
-            for (int v = numafit__bits_next(b, CW, -1); v >= 0; v = numafit__bits_next(b, CW, v)) {
-                if ((uint32_t)v > c->vcpus - 1) {
-                    rc = refuse(c->err, where, "ImageNUMATopologyCPUOutOfRange",
-                                "CPU number %d is larger than max %d", v, (int)c->vcpus - 1);
-                    goto out;
-                }
-                if (!numafit__bit_test(avail, (unsigned)v)) {
-                    rc = refuse(c->err, where, "ImageNUMATopologyCPUDuplicates",
-                                "CPU number %d is assigned to two nodes", v);
-                    goto out;
-                }
-                numafit__bit_clear(avail, (unsigned)v);
-            }
-            fill_cell(req, k, b, ded, (uint64_t)mem->mb[k]);
-            total = sat_add(total, mem->mb[k]);
-        }
-        if (!numafit__bits_empty(avail, CW)) {
-            char set[200];
-            set_repr(avail, CW, set, sizeof(set));
-            rc = refuse(c->err, cpus == &fcpus ? "hw:numa_cpus" : "hw_numa_cpus",
-                        "ImageNUMATopologyCPUsUnassigned",
-                        "CPU number %s is not assigned to any node", set);
-            goto out;
-        }
-        if (total != (int64_t)c->memory_mb) {
-            rc = refuse(c->err, mem == &fmem ? "hw:numa_mem" : "hw_numa_mem",
-                        "ImageNUMATopologyMemoryOutOfRange",
-                        "%lld MB of memory assigned, but expected %llu MB", (long long)total,
-                        (unsigned long long)c->memory_mb);
-            goto out;
-        }
-    } else {
-        rc = refuse(c->err, cpus ? "hw:numa_mem" : "hw:numa_cpus", "ImageNUMATopologyIncomplete",
+    m.cpus_key = m.cpus == &fcpus ? "hw:numa_cpus" : "hw_numa_cpus";
+    m.mem_key = m.mem == &fmem ? "hw:numa_mem" : "hw_numa_mem";
+    if (!m.cpus && !m.mem)
+        rc = topology_auto(c, nodes, ded, ret);
+    else if (m.cpus && m.mem)
+        rc = topology_manual(c, nodes, &m, ded, ret);
+    else
+        rc = refuse(c->err, m.cpus ? "hw:numa_mem" : "hw:numa_cpus", "ImageNUMATopologyIncomplete",
                     "CPU and memory allocation must be provided for all NUMA nodes");
-        goto out;
-    }
-    *ret = req;
-    req = NULL;
-    rc = 0;
 out:
-    numafit_request_free(req);
     cpulist_clear(&fcpus);
     numafit__free(fmem.mb);
     return rc;
 }
 
-/* numa_get_constraints. */
-static int constraints(struct ctx *c, numafit_request_t **ret) {
-    uint64_t *rt = numafit__calloc(2 * CW, sizeof(uint64_t));
-    uint64_t *ded = rt + CW;
-    numafit_request_t *req = NULL;
+/* What numa_get_constraints works out before it builds the topology. */
+struct policies {
+    int cpu, thread, emu, locked;
     bool have_rt, have_ded;
-    int cpu_policy = -1, thread_policy = -1, emu = -1, locked = -1, rc;
-    int64_t req_vcpu, req_pcpu, pagesize = 0;
-    uint64_t nodes = 0;
-    const char *ht;
+    uint64_t *rt, *ded; /* CW words each */
+    uint64_t nodes;
+    int64_t pagesize;
+};
 
-    if (!rt)
-        return nomem(c->err);
-    if ((rc = get_cpu_policy(c, &cpu_policy)) < 0)
-        goto out;
-    if ((rc = get_thread_policy(c, &thread_policy)) < 0)
-        goto out;
-    if ((rc = get_realtime(c, rt, &have_rt)) < 0)
-        goto out;
-    if ((rc = get_dedicated(c, ded, &have_ded)) < 0)
-        goto out;
-    if ((rc = get_emulator_policy(c, &emu)) < 0)
-        goto out;
-
+/* The resources:VCPU / resources:PCPU extra specs, which set the policy. */
+static int resources_policy(struct ctx *c, struct policies *p) {
+    int64_t req_vcpu, req_pcpu;
     get_vcpu_pcpu_resources(c, &req_vcpu, &req_pcpu);
-    if (cpu_policy >= 0 && (req_vcpu || req_pcpu)) {
-        rc = refuse(c->err, "hw:cpu_policy", "InvalidRequest",
-                    "It is not possible to use the 'resources:VCPU' or 'resources:PCPU' extra "
-                    "specs in combination with the 'hw:cpu_policy' extra spec or 'hw_cpu_policy' "
-                    "image metadata property; use one or the other");
-        goto out;
-    }
-    if (req_vcpu && req_pcpu) {
-        rc = refuse(c->err, "resources:PCPU", "InvalidRequest",
-                    "It is not possible to specify both 'resources:VCPU' and 'resources:PCPU' "
-                    "extra specs; use one or the other");
-        goto out;
-    }
+    if (p->cpu >= 0 && (req_vcpu || req_pcpu))
+        return refuse(c->err, "hw:cpu_policy", "InvalidRequest",
+                      "It is not possible to use the 'resources:VCPU' or 'resources:PCPU' extra "
+                      "specs in combination with the 'hw:cpu_policy' extra spec or "
+                      "'hw_cpu_policy' image metadata property; use one or the other");
+    if (req_vcpu && req_pcpu)
+        return refuse(c->err, "resources:PCPU", "InvalidRequest",
+                      "It is not possible to specify both 'resources:VCPU' and 'resources:PCPU' "
+                      "extra specs; use one or the other");
     if (req_pcpu) {
-        if (emu == NUMAFIT_EMULATOR_THREADS_ISOLATE && (int64_t)c->vcpus + 1 != req_pcpu) {
-            rc = refuse(c->err, "resources:PCPU", "InvalidRequest",
-                        "You have requested 'hw:emulator_threads_policy=isolate' but have not "
-                        "requested sufficient PCPUs to handle this policy; you must allocate "
-                        "exactly flavor.vcpus + 1 PCPUs.");
-            goto out;
-        }
-        if (emu != NUMAFIT_EMULATOR_THREADS_ISOLATE && (int64_t)c->vcpus != req_pcpu) {
-            rc = refuse(c->err, "resources:PCPU", "InvalidRequest",
-                        "There is a mismatch between the number of PCPUs requested via "
-                        "'resourcesNN:PCPU' and the flavor); you must allocate exactly "
-                        "flavor.vcpus PCPUs");
-            goto out;
-        }
-        cpu_policy = NUMAFIT_CPU_POLICY_DEDICATED;
+        if (p->emu == NUMAFIT_EMULATOR_THREADS_ISOLATE && (int64_t)c->vcpus + 1 != req_pcpu)
+            return refuse(c->err, "resources:PCPU", "InvalidRequest",
+                          "You have requested 'hw:emulator_threads_policy=isolate' but have not "
+                          "requested sufficient PCPUs to handle this policy; you must allocate "
+                          "exactly flavor.vcpus + 1 PCPUs.");
+        if (p->emu != NUMAFIT_EMULATOR_THREADS_ISOLATE && (int64_t)c->vcpus != req_pcpu)
+            return refuse(c->err, "resources:PCPU", "InvalidRequest",
+                          "There is a mismatch between the number of PCPUs requested via "
+                          "'resourcesNN:PCPU' and the flavor); you must allocate exactly "
+                          "flavor.vcpus PCPUs");
+        p->cpu = NUMAFIT_CPU_POLICY_DEDICATED;
     }
     if (req_vcpu)
-        cpu_policy = NUMAFIT_CPU_POLICY_SHARED;
+        p->cpu = NUMAFIT_CPU_POLICY_SHARED;
+    return 0;
+}
 
-    ht = get_hyperthreading_trait(c);
-    if (thread_policy >= 0 && truthy(ht)) {
-        rc = refuse(c->err, "trait:HW_CPU_HYPERTHREADING", "InvalidRequest",
-                    "It is not possible to use the 'trait:HW_CPU_HYPERTHREADING' extra spec in "
-                    "combination with the 'hw:cpu_thread_policy' extra spec or "
-                    "'hw_cpu_thread_policy' image metadata property; use one or the other");
-        goto out;
-    }
+/* trait:HW_CPU_HYPERTHREADING, which sets the thread policy. */
+static int trait_policy(struct ctx *c, struct policies *p) {
+    const char *ht = get_hyperthreading_trait(c);
+    if (p->thread >= 0 && truthy(ht))
+        return refuse(c->err, "trait:HW_CPU_HYPERTHREADING", "InvalidRequest",
+                      "It is not possible to use the 'trait:HW_CPU_HYPERTHREADING' extra spec in "
+                      "combination with the 'hw:cpu_thread_policy' extra spec or "
+                      "'hw_cpu_thread_policy' image metadata property; use one or the other");
     if (ht && !strcmp(ht, "forbidden"))
-        thread_policy = NUMAFIT_THREAD_POLICY_ISOLATE;
+        p->thread = NUMAFIT_THREAD_POLICY_ISOLATE;
     else if (ht && !strcmp(ht, "required"))
-        thread_policy = NUMAFIT_THREAD_POLICY_REQUIRE;
+        p->thread = NUMAFIT_THREAD_POLICY_REQUIRE;
+    return 0;
+}
 
-    if (cpu_policy == NUMAFIT_CPU_POLICY_SHARED || cpu_policy == NUMAFIT_CPU_POLICY_NONE) {
-        if (thread_policy >= 0) {
-            rc = refuse(c->err, "hw:cpu_thread_policy", "CPUThreadPolicyConfigurationInvalid",
-                        "Cannot set cpu thread pinning policy in a non dedicated cpu pinning "
-                        "policy");
-            goto out;
-        }
-        if (emu == NUMAFIT_EMULATOR_THREADS_ISOLATE) {
-            rc = refuse(c->err, "hw:emulator_threads_policy", "BadRequirementEmulatorThreadsPolicy",
-                        "An isolated CPU emulator threads option requires a dedicated CPU "
-                        "policy option.");
-            goto out;
-        }
-        if (have_ded) {
-            rc = refuse(c->err, "hw:cpu_dedicated_mask", "RequiredMixedInstancePolicy",
-                        "Cannot specify 'hw:cpu_dedicated_mask' without the 'mixed' policy.");
-            goto out;
-        }
-        if (have_rt) {
-            rc = refuse(c->err, "hw:cpu_realtime", "RealtimeConfigurationInvalid",
-                        "Cannot set realtime policy in a non dedicated cpu pinning policy");
-            goto out;
-        }
-    } else if (cpu_policy == NUMAFIT_CPU_POLICY_DEDICATED) {
-        if (have_ded) {
-            rc = refuse(c->err, "hw:cpu_dedicated_mask", "RequiredMixedInstancePolicy",
-                        "Cannot specify 'hw:cpu_dedicated_mask' without the 'mixed' policy.");
-            goto out;
-        }
-    } else {
-        if (have_rt == have_ded) {
-            rc = refuse(c->err, have_rt ? "hw:cpu_dedicated_mask" : "hw:cpu_policy",
-                        "RequiredMixedOrRealtimeCPUMask",
-                        "Dedicated CPU set can be specified from either 'hw:cpu_dedicated_mask' "
-                        "or 'hw:cpu_realtime_mask' when using 'mixed' CPU policy. "
-                        "'hw:cpu_dedicated_mask' and 'hw:cpu_realtime_mask' can not be specified "
-                        "at the same time, or be specified with none of them.");
-            goto out;
-        }
-        if (have_rt)
-            memcpy(ded, rt, CW * sizeof(uint64_t));
-    }
+#define MIXED_MASK_ONLY "Cannot specify 'hw:cpu_dedicated_mask' without the 'mixed' policy."
 
-    if ((rc = get_node_count(c, &nodes)) < 0)
-        goto out;
-    if ((rc = get_pagesize(c, &pagesize)) < 0)
-        goto out;
+/* What a shared (or no) CPU policy forbids. */
+static int check_shared(struct ctx *c, const struct policies *p) {
+    if (p->thread >= 0)
+        return refuse(c->err, "hw:cpu_thread_policy", "CPUThreadPolicyConfigurationInvalid",
+                      "Cannot set cpu thread pinning policy in a non dedicated cpu pinning "
+                      "policy");
+    if (p->emu == NUMAFIT_EMULATOR_THREADS_ISOLATE)
+        return refuse(c->err, "hw:emulator_threads_policy", "BadRequirementEmulatorThreadsPolicy",
+                      "An isolated CPU emulator threads option requires a dedicated CPU "
+                      "policy option.");
+    if (p->have_ded)
+        return refuse(c->err, "hw:cpu_dedicated_mask", "RequiredMixedInstancePolicy",
+                      MIXED_MASK_ONLY);
+    if (p->have_rt)
+        return refuse(c->err, "hw:cpu_realtime", "RealtimeConfigurationInvalid",
+                      "Cannot set realtime policy in a non dedicated cpu pinning policy");
+    return 0;
+}
 
-    /* vPMEM labels are kept on the request; parse them before locked memory as nova does */
-    numafit_request_t probe = {0};
-    if ((rc = get_pmem(c, &probe)) < 0)
-        goto pmem_out;
-    if ((rc = get_locked_memory(c, &locked)) < 0)
-        goto pmem_out;
+/* The CPU policy against the masks; mixed takes its dedicated vCPUs from
+ * the realtime mask when that is the one given. */
+static int check_cpu_policy(struct ctx *c, struct policies *p) {
+    if (p->cpu == NUMAFIT_CPU_POLICY_SHARED || p->cpu == NUMAFIT_CPU_POLICY_NONE)
+        return check_shared(c, p);
+    if (p->cpu == NUMAFIT_CPU_POLICY_DEDICATED)
+        return p->have_ded ? refuse(c->err, "hw:cpu_dedicated_mask", "RequiredMixedInstancePolicy",
+                                    MIXED_MASK_ONLY)
+                           : 0;
+    if (p->have_rt == p->have_ded)
+        return refuse(c->err, p->have_rt ? "hw:cpu_dedicated_mask" : "hw:cpu_policy",
+                      "RequiredMixedOrRealtimeCPUMask",
+                      "Dedicated CPU set can be specified from either 'hw:cpu_dedicated_mask' "
+                      "or 'hw:cpu_realtime_mask' when using 'mixed' CPU policy. "
+                      "'hw:cpu_dedicated_mask' and 'hw:cpu_realtime_mask' can not be specified "
+                      "at the same time, or be specified with none of them.");
+    if (p->have_rt)
+        memcpy(p->ded, p->rt, CW * sizeof(uint64_t));
+    return 0;
+}
 
-    if (cpu_policy == NUMAFIT_CPU_POLICY_DEDICATED)
-        memcpy(ded, c->all, CW * sizeof(uint64_t));
-    else if (cpu_policy != NUMAFIT_CPU_POLICY_MIXED)
-        memset(ded, 0, CW * sizeof(uint64_t));
+/* numa_get_constraints up to the page size, in nova's order. */
+static int get_policies(struct ctx *c, struct policies *p) {
+    int rc;
+    if ((rc = get_cpu_policy(c, &p->cpu)) < 0 || (rc = get_thread_policy(c, &p->thread)) < 0 ||
+        (rc = get_realtime(c, p->rt, &p->have_rt)) < 0 ||
+        (rc = get_dedicated(c, p->ded, &p->have_ded)) < 0 ||
+        (rc = get_emulator_policy(c, &p->emu)) < 0 || (rc = resources_policy(c, p)) < 0 ||
+        (rc = trait_policy(c, p)) < 0 || (rc = check_cpu_policy(c, p)) < 0 ||
+        (rc = get_node_count(c, &p->nodes)) < 0)
+        return rc;
+    return get_pagesize(c, &p->pagesize);
+}
 
-    if (nodes || pagesize || probe.npmem || cpu_policy == NUMAFIT_CPU_POLICY_DEDICATED ||
-        cpu_policy == NUMAFIT_CPU_POLICY_MIXED) {
-        if ((rc = build_topology(c, nodes ? nodes : 1, ded, &req)) < 0)
-            goto pmem_out;
-        if (thread_policy == THREAD_POLICY_EMPTY) {
-            /* nova: ValueError when the cells get the policy "" (divergence) */
-            rc = refuse(c->err, "hw:cpu_thread_policy", "InvalidCPUThreadAllocationPolicy",
-                        "CPU thread policy requested from 'flavor extra specs' is invalid, "
-                        "given: '', available: '" THREAD_POLICY_AVAIL "'.");
-            goto pmem_out;
-        }
-    } else if ((rc = numafit__request_alloc(c->vcpus, 0, &req)) < 0) {
-        rc = nomem(c->err);
-        goto pmem_out;
-    }
+/* The request's topology: cells when anything asks for NUMA, else none. */
+static int request_cells(struct ctx *c, const struct policies *p, uint32_t npmem,
+                         numafit_request_t **ret) {
+    int rc;
+    if (p->cpu == NUMAFIT_CPU_POLICY_DEDICATED)
+        memcpy(p->ded, c->all, CW * sizeof(uint64_t));
+    else if (p->cpu != NUMAFIT_CPU_POLICY_MIXED)
+        memset(p->ded, 0, CW * sizeof(uint64_t));
+    if (!p->nodes && !p->pagesize && !npmem && p->cpu != NUMAFIT_CPU_POLICY_DEDICATED &&
+        p->cpu != NUMAFIT_CPU_POLICY_MIXED)
+        return numafit__request_alloc(c->vcpus, 0, ret) < 0 ? nomem(c->err) : 0;
+    if ((rc = build_topology(c, p->nodes ? p->nodes : 1, p->ded, ret)) < 0)
+        return rc;
+    if (p->thread != THREAD_POLICY_EMPTY)
+        return 0;
+    /* nova: ValueError when the cells get the policy "" (divergence) */
+    numafit_request_free(*ret);
+    return refuse(c->err, "hw:cpu_thread_policy", "InvalidCPUThreadAllocationPolicy",
+                  "CPU thread policy requested from 'flavor extra specs' is invalid, "
+                  "given: '', available: '" THREAD_POLICY_AVAIL "'.");
+}
+
+/* The new request, with the policies and the pmem labels (taken). */
+static int make_request(struct ctx *c, const struct policies *p, numafit_request_t *pmem,
+                        numafit_request_t **ret) {
+    numafit_request_t *req;
+    int rc = request_cells(c, p, pmem->npmem, &req);
+    if (rc < 0)
+        return rc;
     req->memory_mb = c->memory_mb;
-    req->cpu_policy = cpu_policy;
-    req->thread_policy = thread_policy >= 0 ? thread_policy : NUMAFIT_THREAD_POLICY_NONE;
-    req->emulator_policy = emu;
-    req->pagesize = pagesize;
-    req->locked_memory = locked;
-    req->npmem = probe.npmem;
-    req->pmem = probe.pmem;
-    probe.pmem = NULL;
-    probe.npmem = 0;
-    if (have_rt) {
+    req->cpu_policy = p->cpu;
+    req->thread_policy = p->thread >= 0 ? p->thread : NUMAFIT_THREAD_POLICY_NONE;
+    req->emulator_policy = p->emu;
+    req->pagesize = p->pagesize;
+    req->locked_memory = p->locked;
+    req->npmem = pmem->npmem;
+    req->pmem = pmem->pmem;
+    pmem->pmem = NULL;
+    pmem->npmem = 0;
+    if (p->have_rt) {
         req->realtime = true;
         req->rt_mask = numafit__calloc(req->nw, sizeof(uint64_t));
         if (!req->rt_mask) {
-            rc = nomem(c->err);
-            goto pmem_out;
+            numafit_request_free(req);
+            return nomem(c->err);
         }
-        memcpy(req->rt_mask, rt, req->nw * sizeof(uint64_t));
+        memcpy(req->rt_mask, p->rt, req->nw * sizeof(uint64_t));
     }
     *ret = req;
-    req = NULL;
-    rc = 0;
-pmem_out:
-    for (uint32_t i = 0; i < probe.npmem; i++)
-        numafit__free(probe.pmem[i]);
-    numafit__free(probe.pmem);
-out:
-    numafit_request_free(req);
-    numafit__free(rt);
+    return 0;
+}
+
+/* numa_get_constraints. */
+static int constraints(struct ctx *c, numafit_request_t **ret) {
+    struct policies p = {.cpu = -1, .thread = -1, .emu = -1, .locked = -1};
+    numafit_request_t pmem = {0}; /* only its pmem labels */
+    int rc;
+
+    p.rt = numafit__calloc(2 * CW, sizeof(uint64_t));
+    if (!p.rt)
+        return nomem(c->err);
+    p.ded = p.rt + CW;
+    /* vPMEM labels are kept on the request; parse them before locked memory as nova does */
+    if ((rc = get_policies(c, &p)) == 0 && (rc = get_pmem(c, &pmem)) == 0 &&
+        (rc = get_locked_memory(c, &p.locked)) == 0)
+        rc = make_request(c, &p, &pmem, ret);
+    for (uint32_t i = 0; i < pmem.npmem; i++)
+        numafit__free(pmem.pmem[i]);
+    numafit__free(pmem.pmem);
+    numafit__free(p.rt);
     return rc;
 }
 
