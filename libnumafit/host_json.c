@@ -792,87 +792,78 @@ NUMAFIT_EXPORT int numafit_host_new_from_json(const char *buf, size_t len, unsig
 
 /* ------------------------------------------------------------ writer */
 
-static json_t *cell_json(const struct numafit__cell *cell, unsigned nw) {
-    json_t *d = json_object(), *sib = NULL, *pages = NULL;
-    if (!d)
-        return NULL;
-    sib = json_array();
-    pages = json_array();
-    if (!sib || !pages)
-        goto fail;
-    for (uint32_t s = 0; s < cell->nsib; s++) {
+/* siblings: a list of CPU id lists. */
+static json_t *siblings_json(const struct numafit__cell *cell) {
+    json_t *sib = json_array();
+    for (uint32_t s = 0; sib && s < cell->nsib; s++) {
         json_t *g = json_array();
         if (!g || json_array_append_new(sib, g) < 0)
-            goto fail;
-        for (uint32_t k = cell->sib_off[s]; k < cell->sib_off[s + 1]; k++)
+            g = NULL;
+        for (uint32_t k = cell->sib_off[s]; g && k < cell->sib_off[s + 1]; k++)
             if (json_array_append_new(g, json_integer(cell->sib_cpu[k])) < 0)
-                goto fail;
-    }
-    for (uint32_t p = 0; p < cell->npages; p++) {
-        const struct numafit__pages *pg = &cell->pages[p];
-        json_t *pd = json_object();
-        if (!pd)
-            goto fail;
-        if (numafit__json_put(pd, "size_kb", json_integer((json_int_t)pg->size_kb)) < 0 ||
-            numafit__json_put(pd, "total", json_integer((json_int_t)pg->total)) < 0 ||
-            numafit__json_put(pd, "used", json_integer((json_int_t)pg->used)) < 0 ||
-            numafit__json_put(pd, "reserved", json_integer((json_int_t)pg->reserved)) < 0) {
-            json_decref(pd);
-            goto fail;
+                g = NULL;
+        if (!g) {
+            json_decref(sib);
+            sib = NULL;
         }
-        if (json_array_append_new(
-                pages, numafit__json_envelope("NUMAPagesTopology", "1.1", pd, SORTED)) < 0)
-            goto fail;
     }
-    if (numafit__json_put(d, "id", json_integer(cell->id)) < 0 ||
-        numafit__json_put(d, "cpuset", numafit__json_bits(cell->cpuset, nw)) < 0 ||
-        numafit__json_put(d, "pcpuset", numafit__json_bits(cell->pcpuset, nw)) < 0 ||
-        numafit__json_put(d, "memory", json_integer((json_int_t)cell->memory)) < 0 ||
-        numafit__json_put(d, "cpu_usage", json_integer((json_int_t)cell->cpu_usage)) < 0 ||
-        numafit__json_put(d, "memory_usage", json_integer((json_int_t)cell->memory_usage)) < 0 ||
-        numafit__json_put(d, "pinned_cpus", numafit__json_bits(cell->pinned, nw)) < 0)
-        goto fail;
-    if (json_object_set_new(d, "siblings", sib) < 0) {
-        sib = NULL;
-        goto fail;
-    }
-    sib = NULL;
-    if (json_object_set_new(d, "mempages", pages) < 0) {
-        pages = NULL;
-        goto fail;
-    }
-    pages = NULL;
-    if (cell->has_netmeta) {
-        json_t *nd = json_object(), *pn = json_array();
-        if (!nd || !pn) {
-            json_decref(nd);
+    return sib;
+}
+
+static json_t *page_json(const struct numafit__pages *pg) {
+    struct numafit__json_field f[] = {
+        {"size_kb", json_integer((json_int_t)pg->size_kb)},
+        {"total", json_integer((json_int_t)pg->total)},
+        {"used", json_integer((json_int_t)pg->used)},
+        {"reserved", json_integer((json_int_t)pg->reserved)},
+    };
+    return numafit__json_envelope("NUMAPagesTopology", "1.1",
+                                  numafit__json_object(f, sizeof(f) / sizeof(f[0])), SORTED);
+}
+
+static json_t *pages_json(const struct numafit__cell *cell) {
+    json_t *pages = json_array();
+    for (uint32_t p = 0; pages && p < cell->npages; p++)
+        if (json_array_append_new(pages, page_json(&cell->pages[p])) < 0) {
+            json_decref(pages);
+            pages = NULL;
+        }
+    return pages;
+}
+
+static json_t *netmeta_json(const struct numafit__cell *cell) {
+    json_t *pn = json_array();
+    for (uint32_t k = 0; pn && k < cell->nphysnets; k++)
+        if (json_array_append_new(pn, json_string(cell->physnets[k])) < 0) {
             json_decref(pn);
-            goto fail;
+            pn = NULL;
         }
-        for (uint32_t k = 0; k < cell->nphysnets; k++)
-            if (json_array_append_new(pn, json_string(cell->physnets[k])) < 0) {
-                json_decref(nd);
-                json_decref(pn);
-                goto fail;
-            }
-        if (json_object_set_new(nd, "physnets", pn) < 0 ||
-            numafit__json_put(nd, "tunneled", json_boolean(cell->tunneled)) < 0) {
-            json_decref(nd);
-            goto fail;
-        }
-        if (numafit__json_put(d, "network_metadata",
-                              numafit__json_envelope("NetworkMetadata", "1.0", nd, SORTED)) < 0)
-            goto fail;
-    }
-    if (numafit__json_put(d, "socket",
-                          cell->socket < 0 ? json_null() : json_integer(cell->socket)) < 0)
-        goto fail;
-    return numafit__json_envelope("NUMACell", "1.5", d, SORTED);
-fail:
-    json_decref(sib);
-    json_decref(pages);
-    json_decref(d);
-    return NULL;
+    struct numafit__json_field f[] = {
+        {"physnets", pn},
+        {"tunneled", json_boolean(cell->tunneled)},
+    };
+    return numafit__json_envelope("NetworkMetadata", "1.0",
+                                  numafit__json_object(f, sizeof(f) / sizeof(f[0])), SORTED);
+}
+
+static json_t *cell_json(const struct numafit__cell *cell, unsigned nw) {
+    struct numafit__json_field f[11] = {
+        {"id", json_integer(cell->id)},
+        {"cpuset", numafit__json_bits(cell->cpuset, nw)},
+        {"pcpuset", numafit__json_bits(cell->pcpuset, nw)},
+        {"memory", json_integer((json_int_t)cell->memory)},
+        {"cpu_usage", json_integer((json_int_t)cell->cpu_usage)},
+        {"memory_usage", json_integer((json_int_t)cell->memory_usage)},
+        {"pinned_cpus", numafit__json_bits(cell->pinned, nw)},
+        {"siblings", siblings_json(cell)},
+        {"mempages", pages_json(cell)},
+    };
+    size_t n = 9;
+    if (cell->has_netmeta)
+        f[n++] = (struct numafit__json_field){"network_metadata", netmeta_json(cell)};
+    f[n++] = (struct numafit__json_field){"socket", cell->socket < 0 ? json_null()
+                                                                     : json_integer(cell->socket)};
+    return numafit__json_envelope("NUMACell", "1.5", numafit__json_object(f, n), SORTED);
 }
 
 static json_t *host_json(const numafit_host_t *h) {
@@ -896,8 +887,6 @@ fail:
 NUMAFIT_EXPORT int numafit_host_to_json(const numafit_host_t *h, unsigned flags, char **ret,
                                         numafit_error_t *err) {
     const unsigned known = NUMAFIT_HOST_JSON_STRING | NUMAFIT_JSON_INDENT;
-    json_t *root;
-    char *out;
 
     numafit__error_clear(err);
     if (!h || !ret) {
@@ -909,18 +898,5 @@ NUMAFIT_EXPORT int numafit_host_to_json(const numafit_host_t *h, unsigned flags,
                            flags & ~known);
         return -EINVAL;
     }
-    root = host_json(h);
-    if (root && (flags & NUMAFIT_HOST_JSON_STRING))
-        root = numafit__json_as_string(root);
-    if (!root)
-        goto nomem;
-    out = numafit__json_dump(root, flags & NUMAFIT_JSON_INDENT);
-    json_decref(root);
-    if (!out)
-        goto nomem;
-    *ret = out;
-    return 0;
-nomem:
-    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
-    return -ENOMEM;
+    return numafit__json_emit(host_json(h), flags, ret, err);
 }

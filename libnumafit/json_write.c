@@ -116,3 +116,17 @@ json_t *numafit__json_as_string(json_t *v) {
     numafit__free(s);
     return r;
 }
+
+int numafit__json_emit(json_t *v, unsigned flags, char **ret, numafit_error_t *err) {
+    char *s;
+    if (v && (flags & NUMAFIT_HOST_JSON_STRING))
+        v = numafit__json_as_string(v);
+    s = v ? numafit__json_dump(v, flags & NUMAFIT_JSON_INDENT) : NULL;
+    json_decref(v);
+    if (!s) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+        return -ENOMEM;
+    }
+    *ret = s;
+    return 0;
+}

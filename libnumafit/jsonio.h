@@ -126,5 +126,12 @@ json_t *numafit__json_instance_cell(const struct numafit__json_icell *c);
 /* v (taken) dumped compactly into a JSON string value: nova's database
  * columns hold their primitives that way. */
 json_t *numafit__json_as_string(json_t *v);
+/*
+ * v (taken; NULL when building it ran out of memory) as the text a
+ * numafit_*_to_json() returns: inside a JSON string with
+ * NUMAFIT_HOST_JSON_STRING, indented with NUMAFIT_JSON_INDENT. Returns 0,
+ * or -ENOMEM with err filled.
+ */
+int numafit__json_emit(json_t *v, unsigned flags, char **ret, numafit_error_t *err);
 
 #endif

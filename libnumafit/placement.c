@@ -228,27 +228,14 @@ static json_t *nova_json(const numafit_placement_t *p) {
                                   NUMAFIT__ENVELOPE_SORTED);
 }
 
-static int nomem(numafit_error_t *err) {
-    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
-    return -ENOMEM;
-}
-
 NUMAFIT_EXPORT int numafit_placement_to_json(const numafit_placement_t *p, unsigned flags,
                                              char **ret, numafit_error_t *err) {
     json_t *root;
-    char *s;
     numafit__error_clear(err);
     if (!p || !ret || (flags & ~(unsigned)(NUMAFIT_PLACEMENT_JSON_NOVA | NUMAFIT_JSON_INDENT)))
         return -EINVAL;
     root = flags & NUMAFIT_PLACEMENT_JSON_NOVA ? nova_json(p) : cells_json(p, false);
-    if (!root)
-        return nomem(err);
-    s = numafit__json_dump(root, flags & NUMAFIT_JSON_INDENT);
-    json_decref(root);
-    if (!s)
-        return nomem(err);
-    *ret = s;
-    return 0;
+    return numafit__json_emit(root, flags & NUMAFIT_JSON_INDENT, ret, err);
 }
 
 /* ------------------------------------------------------------------ input */

@@ -212,7 +212,6 @@ static json_t *topology_json(const numafit_request_t *req) {
 NUMAFIT_EXPORT int numafit_request_to_json(const numafit_request_t *req, unsigned flags,
                                            char **ret_json, numafit_error_t *err) {
     const unsigned known = NUMAFIT_JSON_INDENT | NUMAFIT_HOST_JSON_STRING;
-    json_t *top;
     char *s;
 
     numafit__error_clear(err);
@@ -233,17 +232,7 @@ NUMAFIT_EXPORT int numafit_request_to_json(const numafit_request_t *req, unsigne
         *ret_json = s;
         return 0;
     }
-    top = topology_json(req);
-    if (top && (flags & NUMAFIT_HOST_JSON_STRING))
-        top = numafit__json_as_string(top);
-    if (!top)
-        return nomem(err);
-    s = numafit__json_dump(top, flags & NUMAFIT_JSON_INDENT);
-    json_decref(top);
-    if (!s)
-        return nomem(err);
-    *ret_json = s;
-    return 0;
+    return numafit__json_emit(topology_json(req), flags, ret_json, err);
 }
 
 /* ------------------------------------------------------------ enum strings */
