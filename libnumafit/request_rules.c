@@ -427,25 +427,19 @@ static const char *const enc_models[] = {"amd-sev", "amd-sev-es", "amd-sev-snp",
 #define THREAD_POLICY_AVAIL "('prefer', 'isolate', 'require')"
 #define EMU_POLICY_AVAIL    "('share', 'isolate')"
 
-/* What ImageMetaProps.from_dict() makes of the properties we read. */
-static int load_image(struct ctx *c, const json_t *root) {
+/* An enum property that nova's field refuses with exception.Invalid. */
+static int img_field(struct ctx *c, const json_t *props, const char *key, int slot,
+                     const char *const *names, const char **out) {
+    int rc = img_enum(c, props, key, slot, names, out);
+    if (rc == -EINVAL && *out)
+        return refuse(c->err, key, "Invalid", "Field value %s is invalid", *out);
+    return rc < 0 ? rc : 0;
+}
+
+/* hw_cpu_policy, hw_cpu_thread_policy, hw_cpu_realtime_mask. */
+static int img_cpu(struct ctx *c, const json_t *props) {
     struct image *im = &c->img;
-    const json_t *props, *v;
-    const char *key;
-    int rc;
-
-    im->locked = im->mem_enc = im->fw_stateless = -1;
-    if ((rc = numafit__image_props(root, NUMAFIT__FLAVOR_REQUEST, &props, c->err)) < 0)
-        return rc;
-    if ((v = json_object_get(root, "name")) && json_is_string(v))
-        im->name = json_string_value(v);
-    if ((v = json_object_get(root, "id")) && json_is_string(v))
-        im->id = json_string_value(v);
-    if (!props)
-        return 0;
-
-    /* in ImageMetaProps field order */
-    rc = img_enum(c, props, "hw_cpu_policy", 0, cpu_policies, &im->cpu_policy);
+    int rc = img_enum(c, props, "hw_cpu_policy", 0, cpu_policies, &im->cpu_policy);
     if (rc == -EINVAL && im->cpu_policy)
         return refuse(c->err, "hw_cpu_policy", "InvalidCPUAllocationPolicy",
                       "CPU policy requested from 'image properties' is invalid, given: '%s', "
@@ -461,13 +455,15 @@ static int load_image(struct ctx *c, const json_t *root) {
                       im->thread_policy);
     if (rc < 0)
         return rc;
-    if ((rc = img_str(c, props, "hw_cpu_realtime_mask", 2, &im->rt_mask)) < 0)
-        return rc;
-    rc = img_enum(c, props, "hw_firmware_type", 3, fw_types, &im->fw_type);
-    if (rc == -EINVAL && im->fw_type)
-        return refuse(c->err, "hw_firmware_type", "Invalid", "Field value %s is invalid",
-                      im->fw_type);
-    if (rc < 0)
+    return img_str(c, props, "hw_cpu_realtime_mask", 2, &im->rt_mask);
+}
+
+/* Firmware, locked memory, machine type, memory encryption, page size. */
+static int img_memory(struct ctx *c, const json_t *props) {
+    struct image *im = &c->img;
+    const json_t *v;
+    int rc;
+    if ((rc = img_field(c, props, "hw_firmware_type", 3, fw_types, &im->fw_type)) < 0)
         return rc;
     if (!c->zed &&
         (rc = numafit__image_bool(props, "hw_firmware_stateless", &im->fw_stateless, c->err)) < 0)
@@ -482,52 +478,72 @@ static int load_image(struct ctx *c, const json_t *root) {
     }
     if ((rc = numafit__image_bool(props, "hw_mem_encryption", &im->mem_enc, c->err)) < 0)
         return rc;
-    if (!c->zed) {
-        rc = img_enum(c, props, "hw_mem_encryption_model", 4, enc_models, &im->enc_model);
-        if (rc == -EINVAL && im->enc_model)
-            return refuse(c->err, "hw_mem_encryption_model", "Invalid", "Field value %s is invalid",
-                          im->enc_model);
-        if (rc < 0)
-            return rc;
-    }
-    if ((rc = img_str(c, props, "hw_mem_page_size", 5, &im->page_size)) < 0)
+    if (!c->zed &&
+        (rc = img_field(c, props, "hw_mem_encryption_model", 4, enc_models, &im->enc_model)) < 0)
         return rc;
-    if ((v = json_object_get(props, "hw_numa_nodes"))) {
-        bool ovf;
-        if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v))
-            return fail(c->err, -EINVAL, NUMAFIT_E_SCHEMA, "hw_numa_nodes", NULL,
-                        "image property 'hw_numa_nodes' must be an integer");
-        if (!numafit__json_py_int(v, &im->nodes, &ovf))
-            return refuse(c->err, "hw_numa_nodes", "InvalidNUMANodesNumber",
-                          "The property 'numa_nodes' cannot be '%s'. It must be a number "
-                          "greater than 0",
-                          json_is_string(v) ? json_string_value(v) : "?");
-        im->has_nodes = true;
-    }
-    if ((rc = load_img_numa_mem(c, props)) < 0 || (rc = load_img_numa_cpus(c, props)) < 0)
-        return rc;
+    return img_str(c, props, "hw_mem_page_size", 5, &im->page_size);
+}
 
-    /* traits_required, from "trait:NAME": "required" (and the list form) */
-    json_object_foreach((json_t *)props, key, v) {
-        if (!strcmp(key, "trait:HW_CPU_HYPERTHREADING") && json_is_string(v) &&
-            !strcmp(json_string_value(v), "required"))
-            im->ht_required = true;
-    }
-    if ((v = json_object_get(props, "traits_required"))) {
-        size_t i;
-        json_t *e;
-        if (!json_is_array(v))
+/* hw_numa_nodes, as IntegerField coerces it. */
+static int img_numa_nodes(struct ctx *c, const json_t *props) {
+    const json_t *v = json_object_get(props, "hw_numa_nodes");
+    bool ovf;
+    if (!v)
+        return 0;
+    if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v))
+        return fail(c->err, -EINVAL, NUMAFIT_E_SCHEMA, "hw_numa_nodes", NULL,
+                    "image property 'hw_numa_nodes' must be an integer");
+    if (!numafit__json_py_int(v, &c->img.nodes, &ovf))
+        return refuse(c->err, "hw_numa_nodes", "InvalidNUMANodesNumber",
+                      "The property 'numa_nodes' cannot be '%s'. It must be a number "
+                      "greater than 0",
+                      json_is_string(v) ? json_string_value(v) : "?");
+    c->img.has_nodes = true;
+    return 0;
+}
+
+/* traits_required, from "trait:NAME": "required" (and the list form). */
+static int img_traits(struct ctx *c, const json_t *props) {
+    const json_t *v = json_object_get(props, "trait:HW_CPU_HYPERTHREADING"), *e;
+    size_t i;
+    if (json_is_string(v) && !strcmp(json_string_value(v), "required"))
+        c->img.ht_required = true;
+    if (!(v = json_object_get(props, "traits_required")))
+        return 0;
+    if (!json_is_array(v))
+        return fail(c->err, -EINVAL, NUMAFIT_E_SCHEMA, "traits_required", NULL,
+                    "traits_required must be a list of strings");
+    json_array_foreach(v, i, e) {
+        if (!json_is_string(e))
             return fail(c->err, -EINVAL, NUMAFIT_E_SCHEMA, "traits_required", NULL,
                         "traits_required must be a list of strings");
-        json_array_foreach(v, i, e) {
-            if (!json_is_string(e))
-                return fail(c->err, -EINVAL, NUMAFIT_E_SCHEMA, "traits_required", NULL,
-                            "traits_required must be a list of strings");
-            if (!strcmp(json_string_value(e), "HW_CPU_HYPERTHREADING"))
-                im->ht_required = true;
-        }
+        if (!strcmp(json_string_value(e), "HW_CPU_HYPERTHREADING"))
+            c->img.ht_required = true;
     }
     return 0;
+}
+
+/* What ImageMetaProps.from_dict() makes of the properties we read, in its
+ * field order. */
+static int load_image(struct ctx *c, const json_t *root) {
+    struct image *im = &c->img;
+    const json_t *props, *v;
+    int rc;
+
+    im->locked = im->mem_enc = im->fw_stateless = -1;
+    if ((rc = numafit__image_props(root, NUMAFIT__FLAVOR_REQUEST, &props, c->err)) < 0)
+        return rc;
+    if ((v = json_object_get(root, "name")) && json_is_string(v))
+        im->name = json_string_value(v);
+    if ((v = json_object_get(root, "id")) && json_is_string(v))
+        im->id = json_string_value(v);
+    if (!props)
+        return 0;
+    if ((rc = img_cpu(c, props)) < 0 || (rc = img_memory(c, props)) < 0 ||
+        (rc = img_numa_nodes(c, props)) < 0 || (rc = load_img_numa_mem(c, props)) < 0 ||
+        (rc = load_img_numa_cpus(c, props)) < 0)
+        return rc;
+    return img_traits(c, props);
 }
 
 /* ------------------------------------------------------------ constraints */
@@ -765,6 +781,87 @@ static int get_node_count(struct ctx *c, uint64_t *nodes) {
     return 0;
 }
 
+/* [-+]?\d*\.?\d+ at *pp (at most 19 digits) as num / den; *pp moves past it. */
+static bool size_number(const char **pp, bool *neg, unsigned __int128 *num,
+                        unsigned __int128 *den) {
+    const char *p = *pp;
+    unsigned ndig = 0, nint = 0, nfrac = 0;
+    *neg = false;
+    *num = 0;
+    *den = 1;
+    if (*p == '+' || *p == '-')
+        *neg = *p++ == '-';
+    for (; *p >= '0' && *p <= '9'; p++, nint++) {
+        if (++ndig > 19)
+            return false;
+        *num = *num * 10 + (unsigned)(*p - '0');
+    }
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++, nfrac++) {
+            if (++ndig > 19)
+                return false;
+            *num = *num * 10 + (unsigned)(*p - '0');
+            *den *= 10;
+        }
+        if (!nfrac)
+            return false;
+    } else if (!nint) {
+        return false;
+    }
+    *pp = p;
+    return true;
+}
+
+/* The unit at p, ([KMGT]i?)?(b|bit|B) and an optional newline, applied to
+ * num / den (bytes). */
+static bool size_unit(const char *p, unsigned __int128 *num, unsigned __int128 *den) {
+    static const char prefixes[] = "KMGT";
+    const char *k = *p ? strchr(prefixes, *p) : NULL;
+    unsigned exp = k ? (unsigned)(k - prefixes) + 1 : 0;
+    if (exp && *++p == 'i')
+        p++;
+    if (!strcmp(p, "bit") || !strcmp(p, "bit\n") || !strcmp(p, "b") || !strcmp(p, "b\n"))
+        *den *= 8;
+    else if (strcmp(p, "B") && strcmp(p, "B\n"))
+        return false;
+    while (exp--)
+        *num *= 1024;
+    return true;
+}
+
+/* A size with a unit (oslo's string_to_bytes, IEC) in whole KiB. */
+static bool size_kib(const char *s, int64_t *ret) {
+    unsigned __int128 num, den, bytes;
+    bool neg;
+    if (!size_number(&s, &neg, &num, &den) || !size_unit(s, &num, &den))
+        return false;
+    /* bytes = ceil(+-num / den); KiB = bytes / 1024 */
+    bytes = num / den + (!neg && num % den ? 1 : 0);
+    if (neg || bytes == 0 || bytes % 1024 || bytes / 1024 > (unsigned __int128)INT64_MAX)
+        return false; /* divergence: nova accepts these (see the top of this file) */
+    *ret = (int64_t)(bytes / 1024);
+    return true;
+}
+
+/* A size of digits only, in KiB. */
+static bool digits_kib(const char *s, int64_t *ret) {
+    int64_t v;
+    bool ovf;
+    if (!numafit__py_int(s, &v, &ovf) || ovf || v == 0)
+        return false; /* divergence: nova takes 0 as "no page size" */
+    *ret = v;
+    return true;
+}
+
+static bool all_digits(const char *s) {
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
 /*
  * check_and_return_pages_size() of _get_numa_pagesize_constraint. Sizes
  * with units follow oslo's string_to_bytes (IEC): ^[-+]?\d*\.?\d+([KMGT]i?)?(b|bit|B)$,
@@ -777,83 +874,8 @@ static int page_size_value(struct ctx *c, const char *where, const char *s, int6
         return *ret = NUMAFIT_PAGESIZE_LARGE, 0;
     if (!strcmp(s, "small"))
         return *ret = NUMAFIT_PAGESIZE_SMALL, 0;
-
-    const char *p = s;
-    bool all_digits = *p != '\0';
-    for (; *p; p++)
-        if (*p < '0' || *p > '9')
-            all_digits = false;
-    if (all_digits) {
-        int64_t v;
-        bool ovf;
-        if (!numafit__py_int(s, &v, &ovf) || ovf || v == 0)
-            goto invalid; /* divergence: nova takes 0 as "no page size" */
-        *ret = v;
+    if (all_digits(s) ? digits_kib(s, ret) : size_kib(s, ret))
         return 0;
-    }
-
-    /* [-+]? digits* .? digits+ unit? (b|bit|B) */
-    bool neg = false;
-    unsigned __int128 num = 0, den = 1;
-    unsigned ndig = 0, nint = 0, nfrac = 0;
-    p = s;
-    if (*p == '+' || *p == '-')
-        neg = *p++ == '-';
-    while (*p >= '0' && *p <= '9') {
-        if (++ndig > 19)
-            goto invalid;
-        num = num * 10 + (unsigned)(*p++ - '0');
-        nint++;
-    }
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9') {
-            if (++ndig > 19)
-                goto invalid;
-            num = num * 10 + (unsigned)(*p++ - '0');
-            den *= 10;
-            nfrac++;
-        }
-        if (!nfrac)
-            goto invalid;
-    } else if (!nint) {
-        goto invalid;
-    }
-    unsigned exp = 0;
-    switch (*p) {
-        case 'K':
-            exp = 1;
-            break;
-        case 'M':
-            exp = 2;
-            break;
-        case 'G':
-            exp = 3;
-            break;
-        case 'T':
-            exp = 4;
-            break;
-        default:
-            break;
-    }
-    if (exp) {
-        p++;
-        if (*p == 'i')
-            p++;
-    }
-    if (!strcmp(p, "bit") || !strcmp(p, "bit\n") || !strcmp(p, "b") || !strcmp(p, "b\n"))
-        den *= 8;
-    else if (strcmp(p, "B") && strcmp(p, "B\n"))
-        goto invalid;
-    for (unsigned i = 0; i < exp; i++)
-        num *= 1024;
-    /* bytes = ceil(+-num / den); KiB = bytes / 1024 */
-    unsigned __int128 bytes = num / den + (!neg && num % den ? 1 : 0);
-    if (neg || bytes == 0 || bytes % 1024 || bytes / 1024 > (unsigned __int128)INT64_MAX)
-        goto invalid; /* divergence: nova accepts these (see the top of this file) */
-    *ret = (int64_t)(bytes / 1024);
-    return 0;
-invalid:
     return refuse(c->err, where, "MemoryPageSizeInvalid", "Invalid memory page size '%s'", s);
 }
 
