@@ -20,6 +20,7 @@
 
 #include <numafit/domain.h>
 
+#include "flavor.h"
 #include "private.h"
 
 #define CW NUMAFIT__CPU_WORDS
@@ -374,67 +375,22 @@ struct qval {
     char raw[64];  /* the value as given, for messages (cut) */
 };
 
-static bool py_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' ||
-           (c >= 0x1c && c <= 0x1f);
-}
-
-/* int(s) for ASCII input: surrounding whitespace, a sign, digits with single
- * '_' between them. Returns false when Python raises ValueError. */
+/* int(s) into q: false when Python raises ValueError. q->text keeps the
+ * sign and at most 45 digits; q->mag is meaningful only when !q->big. */
 static bool py_int(const char *s, struct qval *q) {
-    const char *e = s + strlen(s);
-    size_t nd = 0;
-    bool last_us = false, started = false;
-    while (s < e && py_space(*s))
-        s++;
-    while (e > s && py_space(e[-1]))
-        e--;
-    q->neg = false;
-    if (s < e && (*s == '+' || *s == '-'))
-        q->neg = *s++ == '-';
-    if (s == e)
+    struct numafit__pyint v;
+    size_t pos = 0, o = 0;
+    if (numafit__pyint_scan(s, strlen(s), 0, &v) != NUMAFIT__PYINT_OK)
         return false;
-    q->mag = 0;
-    q->big = false;
-    for (const char *p = s; p < e; p++) {
-        if (*p == '_') {
-            if (!started || last_us)
-                return false;
-            last_us = true;
-            continue;
-        }
-        if (*p < '0' || *p > '9')
-            return false;
-        started = true;
-        last_us = false;
-        if (nd == 0 && *p == '0')
-            continue;
-        if (nd + 2 < sizeof(q->text))
-            q->text[nd + 1] = *p; /* leave room for the sign */
-        nd++;
-        if (q->mag > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-            q->big = true;
-        else
-            q->mag = q->mag * 10 + (uint64_t)(*p - '0');
-    }
-    if (last_us)
-        return false;
-    if (nd + 2 >= sizeof(q->text))
-        q->big = true;
-    if (nd == 0) {
-        q->neg = false;
-        strcpy(q->text, "0");
-        return true;
-    }
-    if (q->big)
-        nd = sizeof(q->text) - 3;
-    if (q->neg) {
-        q->text[0] = '-';
-        q->text[nd + 1] = '\0';
-    } else {
-        memmove(q->text, q->text + 1, nd);
-        q->text[nd] = '\0';
-    }
+    q->neg = v.sign < 0;
+    q->big = !numafit__pyint_u64(&v, &q->mag) || v.ndig + 2 >= sizeof(q->text);
+    if (q->neg)
+        q->text[o++] = '-';
+    for (size_t i = 0; i < v.ndig && i < sizeof(q->text) - 3; i++)
+        q->text[o++] = numafit__pyint_digit(&v, &pos);
+    if (!v.ndig)
+        q->text[o++] = '0';
+    q->text[o] = '\0';
     return true;
 }
 
@@ -449,12 +405,8 @@ static int quota_get(const json_t *specs, const char *key, bool has_min, struct 
     memset(q, 0, sizeof(*q));
     if (!v)
         return 0;
-    s = numafit__spec_string(v, buf, sizeof(buf));
-    if (!s) {
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, key, NULL, "extra spec '%s' must be a string",
-                           key);
+    if (numafit__spec_value(v, key, buf, sizeof(buf), &s, err) < 0)
         return -EINVAL;
-    }
     snprintf(q->raw, sizeof(q->raw), "%s", s);
     if (strlen(s) > 4096 || !py_int(s, q)) {
         numafit__error_set(err, NUMAFIT_E_REQUEST, -1, key, "ValidationError",
@@ -480,41 +432,14 @@ static int libvirt_refuses(numafit_error_t *err, const char *key, const struct q
 /* Flavor JSON -> its extra_specs object (borrowed from *root; may be NULL). */
 static int load_flavor(const char *buf, size_t len, json_t **root, const json_t **specs,
                        numafit_error_t *err) {
-    json_error_t jerr;
-    const json_t *es;
+    int rc;
     *root = NULL;
     *specs = NULL;
     if (!buf)
         return 0;
-    if (len > NUMAFIT_INPUT_MAX) {
-        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "flavor", NULL, "flavor JSON too large");
-        return -ERANGE;
-    }
-    if (numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_SMALL, "flavor", err) < 0)
-        return -ERANGE;
-    *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!*root && numafit__json_load_errno(&jerr) == -ENOMEM) {
-        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "flavor", NULL, "out of memory");
-        return -ENOMEM;
-    }
-    if (!*root) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "flavor", NULL, "%d:%d: %s", jerr.line,
-                           jerr.column, jerr.text);
-        return -EBADMSG;
-    }
-    if (!json_is_object(*root)) {
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "flavor", NULL,
-                           "the flavor must be a JSON object");
-        return -EINVAL;
-    }
-    es = json_object_get(*root, "extra_specs");
-    if (es && !json_is_null(es) && !json_is_object(es)) {
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "extra_specs", NULL,
-                           "extra_specs must be an object");
-        return -EINVAL;
-    }
-    *specs = json_is_object(es) ? es : NULL;
-    return 0;
+    if ((rc = numafit__flavor_load(buf, len, "flavor", NUMAFIT__FLAVOR_DOMAIN, root, err)) < 0)
+        return rc;
+    return numafit__flavor_specs(*root, NUMAFIT__FLAVOR_DOMAIN, specs, err);
 }
 
 static const char *const disk_keys[6] = {"disk_read_bytes_sec",  "disk_read_iops_sec",

@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "private.h"
+#include "jsonio.h"
 
 /* Newest minor versions we read (all major 1). */
 #define TOPOLOGY_MINOR 2
@@ -37,87 +37,14 @@
 #define KEY_DATA    "nova_object.data"
 #define KEY_CHANGES "nova_object.changes"
 
+/* host objects list their changes sorted */
+#define SORTED NUMAFIT__ENVELOPE_SORTED
+
 struct ctx {
-    numafit_error_t *err;
+    struct numafit__jpath jp; /* the error report and the path being read */
     unsigned flags;
-    int cell;    /* id of the cell being read, -1 if not known */
     int max_cpu; /* highest CPU id seen */
-    size_t plen;
-    char path[256]; /* JSON path of the value being read */
 };
-
-/* ------------------------------------------------------------ paths and errors */
-
-/* Append "/" and n bytes of s to the JSON path (cut at its size). Paths are
- * built for every element read, so no printf here. */
-static size_t path_append(struct ctx *c, const char *s, size_t n) {
-    size_t old = c->plen, room = sizeof(c->path) - 1 - old;
-    if (room > 0) {
-        c->path[old] = '/';
-        room--;
-        if (n > room)
-            n = room;
-        memcpy(c->path + old + 1, s, n);
-        c->plen = old + 1 + n;
-        c->path[c->plen] = '\0';
-    }
-    return old;
-}
-
-static size_t path_push(struct ctx *c, const char *key) {
-    return path_append(c, key, strlen(key));
-}
-
-static size_t path_push_index(struct ctx *c, size_t i) {
-    char buf[24], *q = buf + sizeof(buf);
-    do
-        *--q = (char)('0' + i % 10);
-    while ((i /= 10) && q > buf);
-    return path_append(c, q, (size_t)(buf + sizeof(buf) - q));
-}
-
-static void path_pop(struct ctx *c, size_t old) {
-    c->plen = old;
-    c->path[old] = '\0';
-}
-
-static int fail(struct ctx *c, int rc, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(struct ctx *c, int rc, int code, const char *fmt, ...) {
-    char text[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    numafit__error_set(c->err, code, c->cell, c->path, NULL, "%s", text);
-    return rc;
-}
-
-static int fail_nomem(struct ctx *c) {
-    return fail(c, -ENOMEM, NUMAFIT_E_NOMEM, "out of memory");
-}
-
-static const char *type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-        case JSON_OBJECT:
-            return "an object";
-        case JSON_ARRAY:
-            return "an array";
-        case JSON_STRING:
-            return "a string";
-        case JSON_INTEGER:
-            return "an integer";
-        case JSON_REAL:
-            return "a real";
-        case JSON_TRUE:
-        case JSON_FALSE:
-            return "a boolean";
-        case JSON_NULL:
-            return "null";
-    }
-    return "?";
-}
 
 /* ------------------------------------------------------------ field readers */
 
@@ -127,38 +54,42 @@ static const char *type_name(const json_t *v) {
 static int read_uint(struct ctx *c, const json_t *obj, const char *key, bool required, uint64_t max,
                      uint64_t *out) {
     json_t *v = json_object_get(obj, key);
-    size_t old = path_push(c, key);
+    size_t old = numafit__jp_push(&c->jp, key);
     int r = 0;
-    if (!v) {
-        if (required)
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "required field '%s' is missing", key);
-    } else if (!json_is_integer(v)) {
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'%s' must be an integer, not %s", key,
-                 type_name(v));
-    } else {
-        json_int_t x = json_integer_value(v);
-        if (x < 0)
-            r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "'%s' must not be negative (%lld)", key,
-                     (long long)x);
-        else if ((uint64_t)x > max)
-            r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "'%s' = %lld exceeds the limit %llu", key,
-                     (long long)x, (unsigned long long)max);
-        else
-            *out = (uint64_t)x;
+    switch (v ? numafit__json_uint(v, max, out) : NUMAFIT__JU_OK) {
+        case NUMAFIT__JU_TYPE:
+            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                 "'%s' must be an integer, not %s", key,
+                                 numafit__json_type_name(v));
+            break;
+        case NUMAFIT__JU_NEGATIVE:
+            r = numafit__jp_fail(&c->jp, -ERANGE, NUMAFIT_E_RANGE,
+                                 "'%s' must not be negative (%lld)", key,
+                                 (long long)json_integer_value(v));
+            break;
+        case NUMAFIT__JU_ABOVE:
+            r = numafit__jp_fail(&c->jp, -ERANGE, NUMAFIT_E_RANGE,
+                                 "'%s' = %lld exceeds the limit %llu", key,
+                                 (long long)json_integer_value(v), (unsigned long long)max);
+            break;
+        default:
+            if (!v && required)
+                r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                     "required field '%s' is missing", key);
     }
-    path_pop(c, old);
+    numafit__jp_pop(&c->jp, old);
     return r;
 }
 
 /* A CPU id at the current path. */
 static int read_cpu_value(struct ctx *c, const json_t *v, unsigned *out) {
     if (!json_is_integer(v))
-        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "a CPU id must be an integer, not %s",
-                    type_name(v));
+        return numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                "a CPU id must be an integer, not %s", numafit__json_type_name(v));
     json_int_t x = json_integer_value(v);
     if (x < 0 || x > NUMAFIT_CPU_MAX)
-        return fail(c, -ERANGE, NUMAFIT_E_RANGE, "CPU id %lld is outside 0..%d", (long long)x,
-                    NUMAFIT_CPU_MAX);
+        return numafit__jp_fail(&c->jp, -ERANGE, NUMAFIT_E_RANGE, "CPU id %lld is outside 0..%d",
+                                (long long)x, NUMAFIT_CPU_MAX);
     if ((int)x > c->max_cpu)
         c->max_cpu = (int)x;
     *out = (unsigned)x;
@@ -168,28 +99,29 @@ static int read_cpu_value(struct ctx *c, const json_t *v, unsigned *out) {
 /* obj[key] as a set of CPU ids into a full-width bitmap. Missing: empty. */
 static int read_cpuset(struct ctx *c, const json_t *obj, const char *key, uint64_t *bits) {
     json_t *v = json_object_get(obj, key);
-    size_t old = path_push(c, key);
+    size_t old = numafit__jp_push(&c->jp, key);
     size_t i;
     json_t *e;
     int r = 0;
     if (!v)
         goto out;
     if (!json_is_array(v)) {
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'%s' must be an array of CPU ids, not %s", key,
-                 type_name(v));
+        r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "'%s' must be an array of CPU ids, not %s", key,
+                             numafit__json_type_name(v));
         goto out;
     }
     json_array_foreach(v, i, e) {
         unsigned cpu;
-        size_t o2 = path_push_index(c, i);
+        size_t o2 = numafit__jp_index(&c->jp, i);
         r = read_cpu_value(c, e, &cpu);
-        path_pop(c, o2);
+        numafit__jp_pop(&c->jp, o2);
         if (r < 0)
             goto out;
         numafit__bit_set(bits, cpu);
     }
 out:
-    path_pop(c, old);
+    numafit__jp_pop(&c->jp, old);
     return r;
 }
 
@@ -206,24 +138,26 @@ static int cmp_str(const void *a, const void *b) {
  * deduplicated. */
 static int read_siblings(struct ctx *c, const json_t *obj, struct numafit__cell *cell) {
     json_t *v = json_object_get(obj, "siblings");
-    size_t old = path_push(c, "siblings");
+    size_t old = numafit__jp_push(&c->jp, "siblings");
     size_t i, j, total = 0, n;
     json_t *grp, *e;
     int r = 0;
     if (!v)
         goto out;
     if (!json_is_array(v)) {
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'siblings' must be an array of arrays, not %s",
-                 type_name(v));
+        r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "'siblings' must be an array of arrays, not %s",
+                             numafit__json_type_name(v));
         goto out;
     }
     n = json_array_size(v);
     json_array_foreach(v, i, grp) {
         if (!json_is_array(grp)) {
-            size_t o2 = path_push_index(c, i);
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
-                     "a sibling set must be an array of CPU ids, not %s", type_name(grp));
-            path_pop(c, o2);
+            size_t o2 = numafit__jp_index(&c->jp, i);
+            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                 "a sibling set must be an array of CPU ids, not %s",
+                                 numafit__json_type_name(grp));
+            numafit__jp_pop(&c->jp, o2);
             goto out;
         }
         total += json_array_size(grp);
@@ -231,33 +165,33 @@ static int read_siblings(struct ctx *c, const json_t *obj, struct numafit__cell 
     if (n == 0)
         goto out;
     if (n >= UINT32_MAX || total >= UINT32_MAX) {
-        r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "too many sibling entries");
+        r = numafit__jp_fail(&c->jp, -ERANGE, NUMAFIT_E_RANGE, "too many sibling entries");
         goto out;
     }
     cell->sib_off = numafit__calloc(NUMAFIT__SIB_OFF_LEN(n), sizeof(uint32_t));
     cell->sib_cpu = numafit__calloc(total ? total : 1, sizeof(uint16_t));
     if (!cell->sib_off || !cell->sib_cpu) {
-        r = fail_nomem(c);
+        r = numafit__jp_nomem(&c->jp);
         goto out;
     }
     cell->nsib = (uint32_t)n;
     uint32_t pos = 0;
     json_array_foreach(v, i, grp) {
-        size_t o2 = path_push_index(c, i);
+        size_t o2 = numafit__jp_index(&c->jp, i);
         uint32_t start = pos;
         cell->sib_off[i] = start;
         json_array_foreach(grp, j, e) {
             unsigned cpu;
-            size_t o3 = path_push_index(c, j);
+            size_t o3 = numafit__jp_index(&c->jp, j);
             r = read_cpu_value(c, e, &cpu);
-            path_pop(c, o3);
+            numafit__jp_pop(&c->jp, o3);
             if (r < 0) {
-                path_pop(c, o2);
+                numafit__jp_pop(&c->jp, o2);
                 goto out;
             }
             cell->sib_cpu[pos++] = (uint16_t)cpu;
         }
-        path_pop(c, o2);
+        numafit__jp_pop(&c->jp, o2);
         /* sort and drop duplicates inside the set */
         qsort(cell->sib_cpu + start, pos - start, sizeof(uint16_t), cmp_u16);
         uint32_t w = start;
@@ -268,158 +202,182 @@ static int read_siblings(struct ctx *c, const json_t *obj, struct numafit__cell 
     }
     cell->sib_off[n] = pos;
 out:
-    path_pop(c, old);
+    numafit__jp_pop(&c->jp, old);
     return r;
 }
 
 /* ------------------------------------------------------------ envelopes */
 
+/* Report at the current path: an invalid field. */
+#define SCHEMA(...) numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA, __VA_ARGS__)
+
+/* "nova_object.name": the expected name. */
+static int env_name(struct ctx *c, const json_t *v, const char *name) {
+    const json_t *f = json_object_get(v, KEY_NAME);
+    size_t old = numafit__jp_push(&c->jp, KEY_NAME);
+    int r = 0;
+    if (!f)
+        r = SCHEMA("'" KEY_NAME "' is missing");
+    else if (!json_is_string(f))
+        r = SCHEMA("'" KEY_NAME "' must be a string");
+    else if (strcmp(json_string_value(f), name))
+        r = SCHEMA("an object of type %s is required, not '%.64s'", name, json_string_value(f));
+    numafit__jp_pop(&c->jp, old);
+    return r;
+}
+
+/* "nova_object.namespace": "nova". */
+static int env_namespace(struct ctx *c, const json_t *v) {
+    const json_t *f = json_object_get(v, KEY_NS);
+    size_t old = numafit__jp_push(&c->jp, KEY_NS);
+    int r = 0;
+    if (!f)
+        r = SCHEMA("'" KEY_NS "' is missing");
+    else if (!json_is_string(f) || strcmp(json_string_value(f), "nova"))
+        r = SCHEMA("unsupported object namespace (must be \"nova\")");
+    numafit__jp_pop(&c->jp, old);
+    return r;
+}
+
+/* "MAJOR.MINOR" followed by nothing or by '.' (*p points there); the
+ * numbers stop growing at a million. */
+static bool parse_version(const char **pp, unsigned long *major, unsigned long *minor) {
+    const char *p = *pp;
+    bool ok = *p >= '0' && *p <= '9';
+    *major = *minor = 0;
+    while (ok && *p >= '0' && *p <= '9' && *major < 1000000)
+        *major = *major * 10 + (unsigned long)(*p++ - '0');
+    ok = ok && *p == '.';
+    if (ok)
+        p++;
+    ok = ok && *p >= '0' && *p <= '9';
+    while (ok && *p >= '0' && *p <= '9' && *minor < 1000000)
+        *minor = *minor * 10 + (unsigned long)(*p++ - '0');
+    *pp = p;
+    return ok && (!*p || *p == '.');
+}
+
+/* "nova_object.version": 1.x with x <= max_minor. */
+static int env_version(struct ctx *c, const json_t *v, const char *name, int max_minor) {
+    const json_t *f = json_object_get(v, KEY_VERSION);
+    size_t old = numafit__jp_push(&c->jp, KEY_VERSION);
+    unsigned long major, minor;
+    const char *s, *p;
+    int r = 0;
+    if (!f) {
+        r = SCHEMA("'" KEY_VERSION "' is missing");
+    } else if (!json_is_string(f)) {
+        r = SCHEMA("'" KEY_VERSION "' must be a string");
+    } else {
+        s = p = json_string_value(f);
+        if (!parse_version(&p, &major, &minor))
+            r = SCHEMA("Invalid version: '%.32s'", s);
+        else if (*p || major != 1 || minor > (unsigned long)max_minor)
+            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_VERSION,
+                                 "Version %.32s of %s is not supported, supported version is 1.%d",
+                                 s, name, max_minor);
+    }
+    numafit__jp_pop(&c->jp, old);
+    return r;
+}
+
+/* "nova_object.changes" (optional): field names. */
+static int env_changes(struct ctx *c, const json_t *v) {
+    const json_t *f = json_object_get(v, KEY_CHANGES), *e;
+    size_t old, i;
+    int r = 0;
+    if (!f)
+        return 0;
+    old = numafit__jp_push(&c->jp, KEY_CHANGES);
+    if (!json_is_array(f))
+        r = SCHEMA("'" KEY_CHANGES "' must be an array");
+    json_array_foreach(f, i, e) {
+        if (r == 0 && !json_is_string(e))
+            r = SCHEMA("'" KEY_CHANGES "' must hold field names");
+    }
+    numafit__jp_pop(&c->jp, old);
+    return r;
+}
+
+/* "nova_object.data": an object. */
+static int env_data(struct ctx *c, const json_t *v, json_t **ret_data) {
+    json_t *f = json_object_get(v, KEY_DATA);
+    size_t old = numafit__jp_push(&c->jp, KEY_DATA);
+    int r = 0;
+    if (!f)
+        r = SCHEMA("'" KEY_DATA "' is missing");
+    else if (!json_is_object(f))
+        r = SCHEMA("'" KEY_DATA "' must be an object, not %s", numafit__json_type_name(f));
+    numafit__jp_pop(&c->jp, old);
+    if (r == 0)
+        *ret_data = f;
+    return r;
+}
+
 /* Check a versioned-object envelope at the current path and return its data.
  * Accepts major 1 with a minor <= max_minor. */
 static int read_envelope(struct ctx *c, const json_t *v, const char *name, int max_minor,
                          json_t **ret_data) {
-    json_t *f;
-    size_t old;
-    int r = 0;
+    int r;
     if (!json_is_object(v))
-        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "%s must be an object, not %s", name,
-                    type_name(v));
-
-    f = json_object_get(v, KEY_NAME);
-    old = path_push(c, KEY_NAME);
-    if (!f)
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_NAME "' is missing");
-    else if (!json_is_string(f))
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_NAME "' must be a string");
-    else if (strcmp(json_string_value(f), name))
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "an object of type %s is required, not '%.64s'",
-                 name, json_string_value(f));
-    path_pop(c, old);
-    if (r < 0)
+        return SCHEMA("%s must be an object, not %s", name, numafit__json_type_name(v));
+    if ((r = env_name(c, v, name)) < 0 || (r = env_namespace(c, v)) < 0 ||
+        (r = env_version(c, v, name, max_minor)) < 0 || (r = env_changes(c, v)) < 0)
         return r;
-
-    f = json_object_get(v, KEY_NS);
-    old = path_push(c, KEY_NS);
-    if (!f)
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_NS "' is missing");
-    else if (!json_is_string(f) || strcmp(json_string_value(f), "nova"))
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "unsupported object namespace (must be \"nova\")");
-    path_pop(c, old);
-    if (r < 0)
-        return r;
-
-    f = json_object_get(v, KEY_VERSION);
-    old = path_push(c, KEY_VERSION);
-    if (!f) {
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_VERSION "' is missing");
-    } else if (!json_is_string(f)) {
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_VERSION "' must be a string");
-    } else {
-        const char *s = json_string_value(f);
-        unsigned long major = 0, minor = 0;
-        const char *p = s;
-        bool ok = *p >= '0' && *p <= '9';
-        while (ok && *p >= '0' && *p <= '9' && major < 1000000)
-            major = major * 10 + (unsigned long)(*p++ - '0');
-        ok = ok && *p == '.';
-        if (ok)
-            p++;
-        ok = ok && *p >= '0' && *p <= '9';
-        while (ok && *p >= '0' && *p <= '9' && minor < 1000000)
-            minor = minor * 10 + (unsigned long)(*p++ - '0');
-        if (!ok || (*p && *p != '.'))
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "Invalid version: '%.32s'", s);
-        else if (*p || major != 1 || minor > (unsigned long)max_minor)
-            r = fail(c, -EINVAL, NUMAFIT_E_VERSION,
-                     "Version %.32s of %s is not supported, supported version is 1.%d", s, name,
-                     max_minor);
-    }
-    path_pop(c, old);
-    if (r < 0)
-        return r;
-
-    f = json_object_get(v, KEY_CHANGES);
-    if (f) {
-        size_t i;
-        json_t *e;
-        old = path_push(c, KEY_CHANGES);
-        if (!json_is_array(f)) {
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_CHANGES "' must be an array");
-        } else {
-            json_array_foreach(f, i, e) {
-                if (!json_is_string(e)) {
-                    r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
-                             "'" KEY_CHANGES "' must hold field names");
-                    break;
-                }
-            }
-        }
-        path_pop(c, old);
-        if (r < 0)
-            return r;
-    }
-
-    f = json_object_get(v, KEY_DATA);
-    old = path_push(c, KEY_DATA);
-    if (!f)
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_DATA "' is missing");
-    else if (!json_is_object(f))
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'" KEY_DATA "' must be an object, not %s",
-                 type_name(f));
-    path_pop(c, old);
-    if (r < 0)
-        return r;
-    *ret_data = f;
-    return 0;
+    return env_data(c, v, ret_data);
 }
+
+#undef SCHEMA
 
 /* ------------------------------------------------------------ nested objects */
 
 static int read_pages(struct ctx *c, const json_t *data, struct numafit__cell *cell) {
     json_t *v = json_object_get(data, "mempages");
-    size_t old = path_push(c, "mempages");
+    size_t old = numafit__jp_push(&c->jp, "mempages");
     size_t i, n;
     json_t *e;
     int r = 0;
     if (!v)
         goto out;
     if (!json_is_array(v)) {
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'mempages' must be an array, not %s", type_name(v));
+        r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "'mempages' must be an array, not %s", numafit__json_type_name(v));
         goto out;
     }
     n = json_array_size(v);
     if (n == 0)
         goto out;
     if (n > NUMAFIT__PAGES_MAX) {
-        r = fail(c, -ERANGE, NUMAFIT_E_RANGE, "too many page sizes (%zu)", n);
+        r = numafit__jp_fail(&c->jp, -ERANGE, NUMAFIT_E_RANGE, "too many page sizes (%zu)", n);
         goto out;
     }
     cell->pages = numafit__calloc(n, sizeof(*cell->pages));
     if (!cell->pages) {
-        r = fail_nomem(c);
+        r = numafit__jp_nomem(&c->jp);
         goto out;
     }
     json_array_foreach(v, i, e) {
         struct numafit__pages *pg = &cell->pages[i];
         json_t *pd;
-        size_t o2 = path_push_index(c, i);
+        size_t o2 = numafit__jp_index(&c->jp, i);
         r = read_envelope(c, e, "NUMAPagesTopology", PAGES_MINOR, &pd);
         if (r == 0) {
-            size_t o3 = path_push(c, KEY_DATA);
+            size_t o3 = numafit__jp_push(&c->jp, KEY_DATA);
             r = read_uint(c, pd, "size_kb", true, PAGE_SIZE_MAX, &pg->size_kb);
             if (r == 0 && (pg->size_kb < 4 || (pg->size_kb & (pg->size_kb - 1)))) {
-                size_t o4 = path_push(c, "size_kb");
-                r = fail(c, -ERANGE, NUMAFIT_E_RANGE,
-                         "page size %llu KiB is not a power of two >= 4",
-                         (unsigned long long)pg->size_kb);
-                path_pop(c, o4);
+                size_t o4 = numafit__jp_push(&c->jp, "size_kb");
+                r = numafit__jp_fail(&c->jp, -ERANGE, NUMAFIT_E_RANGE,
+                                     "page size %llu KiB is not a power of two >= 4",
+                                     (unsigned long long)pg->size_kb);
+                numafit__jp_pop(&c->jp, o4);
             }
             for (uint32_t k = 0; r == 0 && k < i; k++)
                 if (cell->pages[k].size_kb == pg->size_kb) {
-                    size_t o4 = path_push(c, "size_kb");
-                    r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "page size %llu KiB listed twice",
-                             (unsigned long long)pg->size_kb);
-                    path_pop(c, o4);
+                    size_t o4 = numafit__jp_push(&c->jp, "size_kb");
+                    r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                         "page size %llu KiB listed twice",
+                                         (unsigned long long)pg->size_kb);
+                    numafit__jp_pop(&c->jp, o4);
                 }
             uint64_t maxn = r == 0 ? PAGE_KB_MAX / pg->size_kb : 0;
             if (r == 0)
@@ -428,21 +386,21 @@ static int read_pages(struct ctx *c, const json_t *data, struct numafit__cell *c
                 r = read_uint(c, pd, "used", false, maxn, &pg->used);
             if (r == 0)
                 r = read_uint(c, pd, "reserved", false, maxn, &pg->reserved);
-            path_pop(c, o3);
+            numafit__jp_pop(&c->jp, o3);
         }
-        path_pop(c, o2);
+        numafit__jp_pop(&c->jp, o2);
         if (r < 0)
             goto out;
         cell->npages = (uint32_t)i + 1;
     }
 out:
-    path_pop(c, old);
+    numafit__jp_pop(&c->jp, old);
     return r;
 }
 
 static int read_netmeta(struct ctx *c, const json_t *data, struct numafit__cell *cell) {
     json_t *v = json_object_get(data, "network_metadata");
-    size_t old = path_push(c, "network_metadata");
+    size_t old = numafit__jp_push(&c->jp, "network_metadata");
     json_t *nd, *f, *e;
     size_t i, n;
     int r = 0;
@@ -451,16 +409,17 @@ static int read_netmeta(struct ctx *c, const json_t *data, struct numafit__cell 
     r = read_envelope(c, v, "NetworkMetadata", NETMETA_MINOR, &nd);
     if (r < 0)
         goto out;
-    path_push(c, KEY_DATA);
+    numafit__jp_push(&c->jp, KEY_DATA);
     cell->has_netmeta = true;
 
     f = json_object_get(nd, "tunneled");
     if (f) {
-        size_t o2 = path_push(c, "tunneled");
+        size_t o2 = numafit__jp_push(&c->jp, "tunneled");
         if (!json_is_boolean(f))
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'tunneled' must be a boolean, not %s",
-                     type_name(f));
-        path_pop(c, o2);
+            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                 "'tunneled' must be a boolean, not %s",
+                                 numafit__json_type_name(f));
+        numafit__jp_pop(&c->jp, o2);
         if (r < 0)
             goto out;
         cell->tunneled = json_is_true(f);
@@ -469,10 +428,11 @@ static int read_netmeta(struct ctx *c, const json_t *data, struct numafit__cell 
     f = json_object_get(nd, "physnets");
     if (!f)
         goto out;
-    path_push(c, "physnets");
+    numafit__jp_push(&c->jp, "physnets");
     if (!json_is_array(f)) {
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'physnets' must be an array of strings, not %s",
-                 type_name(f));
+        r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "'physnets' must be an array of strings, not %s",
+                             numafit__json_type_name(f));
         goto out;
     }
     n = json_array_size(f);
@@ -480,20 +440,21 @@ static int read_netmeta(struct ctx *c, const json_t *data, struct numafit__cell 
         goto out;
     cell->physnets = numafit__calloc(n, sizeof(char *));
     if (!cell->physnets) {
-        r = fail_nomem(c);
+        r = numafit__jp_nomem(&c->jp);
         goto out;
     }
     json_array_foreach(f, i, e) {
         if (!json_is_string(e) || json_string_length(e) > PHYSNET_MAX ||
             strlen(json_string_value(e)) != json_string_length(e)) {
-            path_push_index(c, i);
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
-                     "a physnet must be a string of at most %d bytes without NUL", PHYSNET_MAX);
+            numafit__jp_index(&c->jp, i);
+            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                 "a physnet must be a string of at most %d bytes without NUL",
+                                 PHYSNET_MAX);
             goto out;
         }
         cell->physnets[i] = numafit__strdup(json_string_value(e));
         if (!cell->physnets[i]) {
-            r = fail_nomem(c);
+            r = numafit__jp_nomem(&c->jp);
             goto out;
         }
         cell->nphysnets = (uint32_t)i + 1;
@@ -509,7 +470,7 @@ static int read_netmeta(struct ctx *c, const json_t *data, struct numafit__cell 
     }
     cell->nphysnets = w;
 out:
-    path_pop(c, old);
+    numafit__jp_pop(&c->jp, old);
     return r;
 }
 
@@ -526,10 +487,11 @@ static int check_cell(struct ctx *c, struct numafit__cell *cell, uint64_t *seen,
         do
             k = numafit__bits_next(cell->pcpuset, nw, k);
         while (k >= 0 && !numafit__bit_test(cell->cpuset, (unsigned)k));
-        old = path_push(c, pcpuset_key);
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
-                 "cell %d: cpuset and pcpuset overlap (CPU %d) without being equal", cell->id, k);
-        path_pop(c, old);
+        old = numafit__jp_push(&c->jp, pcpuset_key);
+        r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "cell %d: cpuset and pcpuset overlap (CPU %d) without being equal",
+                             cell->id, k);
+        numafit__jp_pop(&c->jp, old);
         return r;
     }
     if (!numafit__bits_subset(cell->pinned, cell->pcpuset, nw)) {
@@ -537,20 +499,21 @@ static int check_cell(struct ctx *c, struct numafit__cell *cell, uint64_t *seen,
         do
             k = numafit__bits_next(cell->pinned, nw, k);
         while (k >= 0 && numafit__bit_test(cell->pcpuset, (unsigned)k));
-        old = path_push(c, pinned_key);
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "cell %d: pinned CPU %d is not in pcpuset", cell->id,
-                 k);
-        path_pop(c, old);
+        old = numafit__jp_push(&c->jp, pinned_key);
+        r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "cell %d: pinned CPU %d is not in pcpuset", cell->id, k);
+        numafit__jp_pop(&c->jp, old);
         return r;
     }
     for (unsigned i = 0; i < nw; i++) {
         uint64_t mine = cell->cpuset[i] | cell->pcpuset[i];
         if (mine & seen[i]) {
             int k = (int)(i * 64 + (unsigned)__builtin_ctzll(mine & seen[i]));
-            old = path_push(c, numafit__bit_test(cell->cpuset, (unsigned)k) ? cpuset_key
-                                                                            : pcpuset_key);
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "CPU %d belongs to more than one cell", k);
-            path_pop(c, old);
+            old = numafit__jp_push(
+                &c->jp, numafit__bit_test(cell->cpuset, (unsigned)k) ? cpuset_key : pcpuset_key);
+            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                 "CPU %d belongs to more than one cell", k);
+            numafit__jp_pop(&c->jp, old);
             return r;
         }
         seen[i] |= mine;
@@ -561,9 +524,10 @@ static int check_cell(struct ctx *c, struct numafit__cell *cell, uint64_t *seen,
 static int check_unique_id(struct ctx *c, const numafit_host_t *h, uint32_t upto) {
     for (uint32_t k = 0; k < upto; k++)
         if (h->cells[k].id == h->cells[upto].id) {
-            size_t old = path_push(c, "id");
-            int r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "duplicate cell id %d", h->cells[upto].id);
-            path_pop(c, old);
+            size_t old = numafit__jp_push(&c->jp, "id");
+            int r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA, "duplicate cell id %d",
+                                     h->cells[upto].id);
+            numafit__jp_pop(&c->jp, old);
             return r;
         }
     return 0;
@@ -580,12 +544,12 @@ static int read_cell(struct ctx *c, const json_t *v, numafit_host_t *h, uint32_t
     r = read_envelope(c, v, "NUMACell", CELL_MINOR, &data);
     if (r < 0)
         return r;
-    old = path_push(c, KEY_DATA);
+    old = numafit__jp_push(&c->jp, KEY_DATA);
     r = read_uint(c, data, "id", true, NUMAFIT_CELL_ID_MAX, &x);
     if (r < 0)
         goto out;
     cell->id = (int32_t)x;
-    c->cell = cell->id;
+    c->jp.cell = cell->id;
     if ((r = check_unique_id(c, h, idx)) < 0)
         goto out;
     if ((r = read_uint(c, data, "memory", true, NUMAFIT_MEMORY_MB_MAX, &cell->memory)) < 0 ||
@@ -607,7 +571,7 @@ static int read_cell(struct ctx *c, const json_t *v, numafit_host_t *h, uint32_t
     }
     r = check_cell(c, cell, seen, "cpuset", "pcpuset", "pinned_cpus");
 out:
-    path_pop(c, old);
+    numafit__jp_pop(&c->jp, old);
     return r;
 }
 
@@ -621,12 +585,13 @@ static int read_legacy_cell(struct ctx *c, const json_t *v, numafit_host_t *h, u
     int r;
 
     if (!json_is_object(v))
-        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "a legacy cell must be an object, not %s",
-                    type_name(v));
+        return numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                "a legacy cell must be an object, not %s",
+                                numafit__json_type_name(v));
     if ((r = read_uint(c, v, "id", true, NUMAFIT_CELL_ID_MAX, &x)) < 0)
         return r;
     cell->id = (int32_t)x;
-    c->cell = cell->id;
+    c->jp.cell = cell->id;
     if ((r = check_unique_id(c, h, idx)) < 0)
         return r;
 
@@ -634,35 +599,37 @@ static int read_legacy_cell(struct ctx *c, const json_t *v, numafit_host_t *h, u
     if (f) {
         numafit_error_t perr;
         numafit__error_clear(&perr);
-        old = path_push(c, "cpus");
+        old = numafit__jp_push(&c->jp, "cpus");
         if (!json_is_string(f)) {
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'cpus' must be a cpu spec string, not %s",
-                     type_name(f));
+            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                 "'cpus' must be a cpu spec string, not %s",
+                                 numafit__json_type_name(f));
         } else {
             r = numafit__cpuspec_parse(json_string_value(f), cell->cpuset, &perr);
             if (r < 0)
-                r = fail(c, r, r == -ERANGE ? NUMAFIT_E_RANGE : NUMAFIT_E_PARSE, "'cpus': %s",
-                         perr.text[0] ? perr.text : numafit_strerror(r));
+                r = numafit__jp_fail(&c->jp, r, r == -ERANGE ? NUMAFIT_E_RANGE : NUMAFIT_E_PARSE,
+                                     "'cpus': %s", perr.text[0] ? perr.text : numafit_strerror(r));
             else {
                 int last = numafit__bits_last(cell->cpuset, NUMAFIT__CPU_WORDS);
                 if (last > c->max_cpu)
                     c->max_cpu = last;
             }
         }
-        path_pop(c, old);
+        numafit__jp_pop(&c->jp, old);
         if (r < 0)
             return r;
     }
     f = json_object_get(v, "mem");
     if (f) {
-        old = path_push(c, "mem");
+        old = numafit__jp_push(&c->jp, "mem");
         if (!json_is_object(f))
-            r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'mem' must be an object, not %s", type_name(f));
+            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                 "'mem' must be an object, not %s", numafit__json_type_name(f));
         if (r == 0)
             r = read_uint(c, f, "total", false, NUMAFIT_MEMORY_MB_MAX, &cell->memory);
         if (r == 0)
             r = read_uint(c, f, "used", false, NUMAFIT_MEMORY_MB_MAX, &cell->memory_usage);
-        path_pop(c, old);
+        numafit__jp_pop(&c->jp, old);
         if (r < 0)
             return r;
     }
@@ -680,7 +647,7 @@ static int shrink(struct ctx *c, numafit_host_t *h) {
         return 0;
     uint64_t *bits = numafit__calloc((size_t)h->ncells * 3 * nw, sizeof(uint64_t));
     if (!bits)
-        return fail_nomem(c);
+        return numafit__jp_nomem(&c->jp);
     for (uint32_t i = 0; i < h->ncells; i++) {
         struct numafit__cell *cell = &h->cells[i];
         uint64_t *d = bits + (size_t)i * 3 * nw;
@@ -709,34 +676,35 @@ static int read_cells(struct ctx *c, const json_t *cells, bool legacy, numafit_h
     int r;
 
     if (!json_is_array(cells))
-        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "'cells' must be an array, not %s",
-                    type_name(cells));
+        return numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                "'cells' must be an array, not %s", numafit__json_type_name(cells));
     n = json_array_size(cells);
     if (n > NUMAFIT_MAX_CELLS)
-        return fail(c, -ERANGE, NUMAFIT_E_RANGE, "%zu cells exceed the limit %d", n,
-                    NUMAFIT_MAX_CELLS);
+        return numafit__jp_fail(&c->jp, -ERANGE, NUMAFIT_E_RANGE, "%zu cells exceed the limit %d",
+                                n, NUMAFIT_MAX_CELLS);
     r = numafit__host_alloc((uint32_t)n, NUMAFIT__CPU_WORDS, &h);
     if (r < 0)
-        return r == -ENOMEM ? fail_nomem(c) : fail(c, r, NUMAFIT_E_SCHEMA, "bad host size");
+        return r == -ENOMEM ? numafit__jp_nomem(&c->jp)
+                            : numafit__jp_fail(&c->jp, r, NUMAFIT_E_SCHEMA, "bad host size");
     seen = numafit__calloc(NUMAFIT__CPU_WORDS, sizeof(uint64_t));
     if (!seen) {
-        r = fail_nomem(c);
+        r = numafit__jp_nomem(&c->jp);
         goto fail;
     }
     json_array_foreach(cells, i, e) {
-        size_t old = path_push_index(c, i);
-        c->cell = -1;
+        size_t old = numafit__jp_index(&c->jp, i);
+        c->jp.cell = -1;
         r = legacy ? read_legacy_cell(c, e, h, (uint32_t)i, seen)
                    : read_cell(c, e, h, (uint32_t)i, seen);
-        path_pop(c, old);
+        numafit__jp_pop(&c->jp, old);
         if (r < 0)
             goto fail;
     }
-    c->cell = -1;
+    c->jp.cell = -1;
     if ((r = shrink(c, h)) < 0)
         goto fail;
     numafit__free(seen);
-    if ((r = numafit__host_finish(h, c->flags, c->err)) < 0)
+    if ((r = numafit__host_finish(h, c->flags, c->jp.err)) < 0)
         goto fail;
     *ret = h;
     return 0;
@@ -747,19 +715,14 @@ fail:
 }
 
 static int parse_json(struct ctx *c, const char *buf, size_t len, json_t **ret) {
+    const struct numafit__json_src src = {"host", NUMAFIT__JSON_VALUES_HOST, JSON_DECODE_ANY,
+                                          c->jp.path};
     json_error_t jerr;
-    int r = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_HOST, "host", c->err);
-    if (r < 0)
-        return r;
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    if (!root) {
-        if (numafit__json_load_errno(&jerr) == -ENOMEM)
-            return fail_nomem(c);
-        return fail(c, -EBADMSG, NUMAFIT_E_PARSE, "line %d column %d: %s", jerr.line, jerr.column,
-                    jerr.text);
-    }
-    *ret = root;
-    return 0;
+    int r = numafit__json_parse(&src, buf, len, ret, &jerr, c->jp.err);
+    if (r == -EBADMSG)
+        return numafit__jp_fail(&c->jp, r, NUMAFIT_E_PARSE, "line %d column %d: %s", jerr.line,
+                                jerr.column, jerr.text);
+    return r;
 }
 
 static int read_document(struct ctx *c, const json_t *root, int depth, numafit_host_t **ret) {
@@ -778,44 +741,48 @@ static int read_document(struct ctx *c, const json_t *root, int depth, numafit_h
         return r;
     }
     if (!json_is_object(root))
-        return fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
-                    "expected a NUMATopology primitive, its JSON string or a legacy dict, not %s",
-                    type_name(root));
+        return numafit__jp_fail(
+            &c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+            "expected a NUMATopology primitive, its JSON string or a legacy dict, not %s",
+            numafit__json_type_name(root));
     if (!json_object_get(root, KEY_NAME)) {
         cells = json_object_get(root, "cells");
         if (!cells)
-            return fail(c, -EINVAL, NUMAFIT_E_SCHEMA,
-                        "neither a NUMATopology primitive nor a legacy dict with 'cells'");
-        old = path_push(c, "cells");
+            return numafit__jp_fail(
+                &c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                "neither a NUMATopology primitive nor a legacy dict with 'cells'");
+        old = numafit__jp_push(&c->jp, "cells");
         r = read_cells(c, cells, true, ret);
-        path_pop(c, old);
+        numafit__jp_pop(&c->jp, old);
         return r;
     }
     r = read_envelope(c, root, "NUMATopology", TOPOLOGY_MINOR, &data);
     if (r < 0)
         return r;
-    old = path_push(c, KEY_DATA);
+    old = numafit__jp_push(&c->jp, KEY_DATA);
     cells = json_object_get(data, "cells");
     if (!cells) {
-        size_t o2 = path_push(c, "cells");
-        r = fail(c, -EINVAL, NUMAFIT_E_SCHEMA, "required field 'cells' is missing");
-        path_pop(c, o2);
+        size_t o2 = numafit__jp_push(&c->jp, "cells");
+        r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "required field 'cells' is missing");
+        numafit__jp_pop(&c->jp, o2);
     } else {
-        size_t o2 = path_push(c, "cells");
+        size_t o2 = numafit__jp_push(&c->jp, "cells");
         r = read_cells(c, cells, false, ret);
-        path_pop(c, o2);
+        numafit__jp_pop(&c->jp, o2);
     }
-    path_pop(c, old);
+    numafit__jp_pop(&c->jp, old);
     return r;
 }
 
 NUMAFIT_EXPORT int numafit_host_new_from_json(const char *buf, size_t len, unsigned flags,
                                               numafit_host_t **ret, numafit_error_t *err) {
-    struct ctx c = {.err = err, .flags = flags, .cell = -1, .max_cpu = -1};
+    struct ctx c = {.flags = flags, .max_cpu = -1};
     numafit_host_t *h = NULL;
     json_t *root = NULL;
     int r;
 
+    numafit__jp_init(&c.jp, err);
     numafit__error_clear(err);
     if (!buf || !ret) {
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "NULL argument");
@@ -827,8 +794,8 @@ NUMAFIT_EXPORT int numafit_host_new_from_json(const char *buf, size_t len, unsig
         return -EINVAL;
     }
     if (len > NUMAFIT_INPUT_MAX)
-        return fail(&c, -ERANGE, NUMAFIT_E_RANGE, "input of %zu bytes exceeds the limit %u", len,
-                    NUMAFIT_INPUT_MAX);
+        return numafit__jp_fail(&c.jp, -ERANGE, NUMAFIT_E_RANGE,
+                                "input of %zu bytes exceeds the limit %u", len, NUMAFIT_INPUT_MAX);
     r = parse_json(&c, buf, len, &root);
     if (r < 0)
         return r;
@@ -842,145 +809,78 @@ NUMAFIT_EXPORT int numafit_host_new_from_json(const char *buf, size_t len, unsig
 
 /* ------------------------------------------------------------ writer */
 
-static json_t *bits_array(const uint64_t *w, unsigned nw) {
-    json_t *a = json_array();
-    if (!a)
-        return NULL;
-    for (int k = numafit__bits_next(w, nw, -1); k >= 0; k = numafit__bits_next(w, nw, k))
-        if (json_array_append_new(a, json_integer(k)) < 0) {
-            json_decref(a);
-            return NULL;
+/* siblings: a list of CPU id lists. */
+static json_t *siblings_json(const struct numafit__cell *cell) {
+    json_t *sib = json_array();
+    for (uint32_t s = 0; sib && s < cell->nsib; s++) {
+        json_t *g = json_array();
+        if (!g || json_array_append_new(sib, g) < 0)
+            g = NULL;
+        for (uint32_t k = cell->sib_off[s]; g && k < cell->sib_off[s + 1]; k++)
+            if (json_array_append_new(g, json_integer(cell->sib_cpu[k])) < 0)
+                g = NULL;
+        if (!g) {
+            json_decref(sib);
+            sib = NULL;
         }
-    return a;
+    }
+    return sib;
 }
 
-/* Steals data. Writes the envelope with "nova_object.changes" = the data keys, sorted. */
-static json_t *envelope(const char *name, const char *version, json_t *data) {
-    json_t *o = NULL, *changes = NULL;
-    const char *keys[16];
-    size_t nk = 0;
-    const char *k;
-    json_t *v;
-    if (!data)
-        return NULL;
-    json_object_foreach(data, k, v) {
-        if (nk < sizeof(keys) / sizeof(keys[0]))
-            keys[nk++] = k;
-    }
-    qsort(keys, nk, sizeof(keys[0]), cmp_str);
-    changes = json_array();
-    o = json_object();
-    if (!changes || !o)
-        goto fail;
-    for (size_t i = 0; i < nk; i++)
-        if (json_array_append_new(changes, json_string(keys[i])) < 0)
-            goto fail;
-    if (json_object_set_new(o, KEY_NAME, json_string(name)) < 0 ||
-        json_object_set_new(o, KEY_NS, json_string("nova")) < 0 ||
-        json_object_set_new(o, KEY_VERSION, json_string(version)) < 0)
-        goto fail;
-    if (json_object_set_new(o, KEY_DATA, data) < 0) {
-        data = NULL;
-        goto fail;
-    }
-    data = NULL;
-    if (json_object_set_new(o, KEY_CHANGES, changes) < 0) {
-        changes = NULL;
-        goto fail;
-    }
-    return o;
-fail:
-    json_decref(data);
-    json_decref(changes);
-    json_decref(o);
-    return NULL;
+static json_t *page_json(const struct numafit__pages *pg) {
+    struct numafit__json_field f[] = {
+        {"size_kb", json_integer((json_int_t)pg->size_kb)},
+        {"total", json_integer((json_int_t)pg->total)},
+        {"used", json_integer((json_int_t)pg->used)},
+        {"reserved", json_integer((json_int_t)pg->reserved)},
+    };
+    return numafit__json_envelope("NUMAPagesTopology", "1.1",
+                                  numafit__json_object(f, sizeof(f) / sizeof(f[0])), SORTED);
 }
 
-/* json_object_set_new that fails on a NULL value */
-static int put(json_t *o, const char *key, json_t *v) {
-    if (!v)
-        return -1;
-    return json_object_set_new(o, key, v);
+static json_t *pages_json(const struct numafit__cell *cell) {
+    json_t *pages = json_array();
+    for (uint32_t p = 0; pages && p < cell->npages; p++)
+        if (json_array_append_new(pages, page_json(&cell->pages[p])) < 0) {
+            json_decref(pages);
+            pages = NULL;
+        }
+    return pages;
+}
+
+static json_t *netmeta_json(const struct numafit__cell *cell) {
+    json_t *pn = json_array();
+    for (uint32_t k = 0; pn && k < cell->nphysnets; k++)
+        if (json_array_append_new(pn, json_string(cell->physnets[k])) < 0) {
+            json_decref(pn);
+            pn = NULL;
+        }
+    struct numafit__json_field f[] = {
+        {"physnets", pn},
+        {"tunneled", json_boolean(cell->tunneled)},
+    };
+    return numafit__json_envelope("NetworkMetadata", "1.0",
+                                  numafit__json_object(f, sizeof(f) / sizeof(f[0])), SORTED);
 }
 
 static json_t *cell_json(const struct numafit__cell *cell, unsigned nw) {
-    json_t *d = json_object(), *sib = NULL, *pages = NULL;
-    if (!d)
-        return NULL;
-    sib = json_array();
-    pages = json_array();
-    if (!sib || !pages)
-        goto fail;
-    for (uint32_t s = 0; s < cell->nsib; s++) {
-        json_t *g = json_array();
-        if (!g || json_array_append_new(sib, g) < 0)
-            goto fail;
-        for (uint32_t k = cell->sib_off[s]; k < cell->sib_off[s + 1]; k++)
-            if (json_array_append_new(g, json_integer(cell->sib_cpu[k])) < 0)
-                goto fail;
-    }
-    for (uint32_t p = 0; p < cell->npages; p++) {
-        const struct numafit__pages *pg = &cell->pages[p];
-        json_t *pd = json_object();
-        if (!pd)
-            goto fail;
-        if (put(pd, "size_kb", json_integer((json_int_t)pg->size_kb)) < 0 ||
-            put(pd, "total", json_integer((json_int_t)pg->total)) < 0 ||
-            put(pd, "used", json_integer((json_int_t)pg->used)) < 0 ||
-            put(pd, "reserved", json_integer((json_int_t)pg->reserved)) < 0) {
-            json_decref(pd);
-            goto fail;
-        }
-        if (json_array_append_new(pages, envelope("NUMAPagesTopology", "1.1", pd)) < 0)
-            goto fail;
-    }
-    if (put(d, "id", json_integer(cell->id)) < 0 ||
-        put(d, "cpuset", bits_array(cell->cpuset, nw)) < 0 ||
-        put(d, "pcpuset", bits_array(cell->pcpuset, nw)) < 0 ||
-        put(d, "memory", json_integer((json_int_t)cell->memory)) < 0 ||
-        put(d, "cpu_usage", json_integer((json_int_t)cell->cpu_usage)) < 0 ||
-        put(d, "memory_usage", json_integer((json_int_t)cell->memory_usage)) < 0 ||
-        put(d, "pinned_cpus", bits_array(cell->pinned, nw)) < 0)
-        goto fail;
-    if (json_object_set_new(d, "siblings", sib) < 0) {
-        sib = NULL;
-        goto fail;
-    }
-    sib = NULL;
-    if (json_object_set_new(d, "mempages", pages) < 0) {
-        pages = NULL;
-        goto fail;
-    }
-    pages = NULL;
-    if (cell->has_netmeta) {
-        json_t *nd = json_object(), *pn = json_array();
-        if (!nd || !pn) {
-            json_decref(nd);
-            json_decref(pn);
-            goto fail;
-        }
-        for (uint32_t k = 0; k < cell->nphysnets; k++)
-            if (json_array_append_new(pn, json_string(cell->physnets[k])) < 0) {
-                json_decref(nd);
-                json_decref(pn);
-                goto fail;
-            }
-        if (json_object_set_new(nd, "physnets", pn) < 0 ||
-            put(nd, "tunneled", json_boolean(cell->tunneled)) < 0) {
-            json_decref(nd);
-            goto fail;
-        }
-        if (put(d, "network_metadata", envelope("NetworkMetadata", "1.0", nd)) < 0)
-            goto fail;
-    }
-    if (put(d, "socket", cell->socket < 0 ? json_null() : json_integer(cell->socket)) < 0)
-        goto fail;
-    return envelope("NUMACell", "1.5", d);
-fail:
-    json_decref(sib);
-    json_decref(pages);
-    json_decref(d);
-    return NULL;
+    struct numafit__json_field f[11] = {
+        {"id", json_integer(cell->id)},
+        {"cpuset", numafit__json_bits(cell->cpuset, nw)},
+        {"pcpuset", numafit__json_bits(cell->pcpuset, nw)},
+        {"memory", json_integer((json_int_t)cell->memory)},
+        {"cpu_usage", json_integer((json_int_t)cell->cpu_usage)},
+        {"memory_usage", json_integer((json_int_t)cell->memory_usage)},
+        {"pinned_cpus", numafit__json_bits(cell->pinned, nw)},
+        {"siblings", siblings_json(cell)},
+        {"mempages", pages_json(cell)},
+    };
+    size_t n = 9;
+    if (cell->has_netmeta)
+        f[n++] = (struct numafit__json_field){"network_metadata", netmeta_json(cell)};
+    f[n++] = (struct numafit__json_field){"socket", cell->socket < 0 ? json_null()
+                                                                     : json_integer(cell->socket)};
+    return numafit__json_envelope("NUMACell", "1.5", numafit__json_object(f, n), SORTED);
 }
 
 static json_t *host_json(const numafit_host_t *h) {
@@ -994,7 +894,7 @@ static json_t *host_json(const numafit_host_t *h) {
         cells = NULL;
         goto fail;
     }
-    return envelope("NUMATopology", "1.2", d);
+    return numafit__json_envelope("NUMATopology", "1.2", d, SORTED);
 fail:
     json_decref(cells);
     json_decref(d);
@@ -1004,8 +904,6 @@ fail:
 NUMAFIT_EXPORT int numafit_host_to_json(const numafit_host_t *h, unsigned flags, char **ret,
                                         numafit_error_t *err) {
     const unsigned known = NUMAFIT_HOST_JSON_STRING | NUMAFIT_JSON_INDENT;
-    json_t *root;
-    char *out;
 
     numafit__error_clear(err);
     if (!h || !ret) {
@@ -1017,26 +915,5 @@ NUMAFIT_EXPORT int numafit_host_to_json(const numafit_host_t *h, unsigned flags,
                            flags & ~known);
         return -EINVAL;
     }
-    root = host_json(h);
-    if (!root)
-        goto nomem;
-    if (flags & NUMAFIT_HOST_JSON_STRING) {
-        char *inner = numafit__json_dump(root, 0);
-        json_decref(root);
-        if (!inner)
-            goto nomem;
-        root = json_string(inner);
-        numafit__free(inner);
-        if (!root)
-            goto nomem;
-    }
-    out = numafit__json_dump(root, flags & NUMAFIT_JSON_INDENT);
-    json_decref(root);
-    if (!out)
-        goto nomem;
-    *ret = out;
-    return 0;
-nomem:
-    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
-    return -ENOMEM;
+    return numafit__json_emit(host_json(h), flags, ret, err);
 }

@@ -3,7 +3,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -66,19 +65,6 @@ int numafit__json_load_errno(const void *json_error) {
     if (json_error_code(e) == json_error_out_of_memory || e->text[0] == '\0')
         return -ENOMEM;
     return -EBADMSG;
-}
-
-const char *numafit__spec_string(const void *value, char *buf, size_t len) {
-    const json_t *v = value;
-    if (json_is_string(v))
-        return json_string_value(v);
-    if (json_is_integer(v)) {
-        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-        return buf;
-    }
-    if (json_is_boolean(v))
-        return json_is_true(v) ? "True" : "False";
-    return NULL;
 }
 
 int numafit__json_check_values(const char *buf, size_t len, size_t max, const char *what,

@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "private.h"
+#include "jsonio.h"
 
 NUMAFIT_EXPORT int numafit_options_new(numafit_options_t **ret) {
     numafit_options_t *o;
@@ -83,27 +83,6 @@ NUMAFIT_EXPORT int numafit_options_set_budget(numafit_options_t *o, uint64_t ste
     return 0;
 }
 
-/* Unwrap a versioned-object primitive of the given name, else return v. */
-static json_t *unwrap(json_t *v, const char *name, numafit_error_t *err, const char *where,
-                      int *rc) {
-    json_t *n = json_object_get(v, "nova_object.name");
-    *rc = 0;
-    if (!n)
-        return v;
-    if (!json_is_string(n) || strcmp(json_string_value(n), name)) {
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, where, NULL, "expected a %s object", name);
-        *rc = -EINVAL;
-        return NULL;
-    }
-    json_t *d = json_object_get(v, "nova_object.data");
-    if (!json_is_object(d)) {
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, where, NULL, "missing nova_object.data");
-        *rc = -EINVAL;
-        return NULL;
-    }
-    return d;
-}
-
 static int get_ratio(json_t *d, const char *key, double *out, numafit_error_t *err) {
     json_t *v = json_object_get(d, key);
     char where[64];
@@ -121,29 +100,96 @@ static int get_ratio(json_t *d, const char *key, double *out, numafit_error_t *e
     return 0;
 }
 
+/* The limits JSON value: 0, or -errno with err filled. */
+static int parse_limits(const char *buf, size_t len, json_t **ret, numafit_error_t *err) {
+    static const struct numafit__json_src src = {"limits", NUMAFIT__JSON_VALUES_SMALL,
+                                                 JSON_DECODE_ANY, ""};
+    json_error_t jerr;
+    int rc = numafit__json_parse(&src, buf, len, ret, &jerr, err);
+    if (rc == -EBADMSG)
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "limits: %s (line %d, column %d)",
+                           jerr.text, jerr.line, jerr.column);
+    return rc;
+}
+
+/* network_metadata.physnets (not null) into o. */
+static int read_physnets(json_t *pn, numafit_options_t *o, numafit_error_t *err) {
+    size_t i;
+    json_t *e;
+    if (!json_is_array(pn) || json_array_size(pn) > 4096) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "/network_metadata/physnets", NULL,
+                           "physnets must be a list of at most 4096 names");
+        return -EINVAL;
+    }
+    o->physnets = numafit__calloc(json_array_size(pn), sizeof(char *));
+    if (!o->physnets)
+        return -ENOMEM;
+    json_array_foreach(pn, i, e) {
+        if (!json_is_string(e)) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "/network_metadata/physnets", NULL,
+                               "physnets must hold strings");
+            clear_physnets(o);
+            return -EINVAL;
+        }
+        o->physnets[i] = numafit__strdup(json_string_value(e));
+        if (!o->physnets[i]) {
+            clear_physnets(o);
+            return -ENOMEM;
+        }
+        o->nphysnets = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+/* network_metadata (not null) into o. */
+static int read_netmeta(json_t *nm, numafit_options_t *o, numafit_error_t *err) {
+    struct numafit__jpath jp;
+    json_t *nd, *pn, *tu;
+    int rc;
+    numafit__jp_init(&jp, err);
+    numafit__jp_push(&jp, "network_metadata");
+    if (!(nd = numafit__jp_unwrap(&jp, nm, "NetworkMetadata", -1, NULL, &rc)))
+        return rc;
+    if (!json_is_object(nd))
+        return numafit__jp_fail(&jp, -EINVAL, NUMAFIT_E_SCHEMA,
+                                "network_metadata must be an object");
+    o->has_netmeta = true;
+    pn = json_object_get(nd, "physnets");
+    tu = json_object_get(nd, "tunneled");
+    if (tu && !json_is_boolean(tu)) {
+        numafit__jp_push(&jp, "tunneled");
+        return numafit__jp_fail(&jp, -EINVAL, NUMAFIT_E_SCHEMA, "tunneled must be a boolean");
+    }
+    o->tunneled = tu && json_is_true(tu);
+    return pn && !json_is_null(pn) ? read_physnets(pn, o, err) : 0;
+}
+
+/* The limits object (not null) into tmp. */
+static int read_limits(json_t *root, numafit_options_t *tmp, numafit_error_t *err) {
+    struct numafit__jpath jp;
+    json_t *d, *nm;
+    int rc;
+    numafit__jp_init(&jp, err);
+    if (!(d = numafit__jp_unwrap(&jp, root, "NUMATopologyLimits", -1, NULL, &rc)))
+        return rc;
+    if ((rc = get_ratio(d, "cpu_allocation_ratio", &tmp->cpu_ratio, err)) < 0 ||
+        (rc = get_ratio(d, "ram_allocation_ratio", &tmp->ram_ratio, err)) < 0)
+        return rc;
+    nm = json_object_get(d, "network_metadata");
+    return nm && !json_is_null(nm) ? read_netmeta(nm, tmp, err) : 0;
+}
+
 NUMAFIT_EXPORT int numafit_options_set_limits_json(numafit_options_t *o, const char *buf,
                                                    size_t len, numafit_error_t *err) {
-    json_error_t jerr;
-    json_t *root, *d, *nm;
-    double cpu = 0, ram = 0;
+    json_t *root;
     int rc;
     numafit_options_t tmp;
 
     numafit__error_clear(err);
     if (!o || !buf || len > NUMAFIT_INPUT_MAX)
         return -EINVAL;
-    if ((rc = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_SMALL, "limits", err)) < 0)
+    if ((rc = parse_limits(buf, len, &root, err)) < 0)
         return rc;
-    root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    if (!root && numafit__json_load_errno(&jerr) == -ENOMEM) {
-        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
-        return -ENOMEM;
-    }
-    if (!root) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "limits: %s (line %d, column %d)",
-                           jerr.text, jerr.line, jerr.column);
-        return -EBADMSG;
-    }
     if (json_is_null(root)) {
         json_decref(root);
         return numafit_options_clear_limits(o);
@@ -153,71 +199,13 @@ NUMAFIT_EXPORT int numafit_options_set_limits_json(numafit_options_t *o, const c
         numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "", NULL, "limits must be an object");
         return -EINVAL;
     }
-    d = unwrap(root, "NUMATopologyLimits", err, "", &rc);
-    if (!d)
-        goto out;
     memset(&tmp, 0, sizeof(tmp));
-    if ((rc = get_ratio(d, "cpu_allocation_ratio", &cpu, err)) < 0 ||
-        (rc = get_ratio(d, "ram_allocation_ratio", &ram, err)) < 0)
+    if ((rc = read_limits(root, &tmp, err)) < 0)
         goto out;
-    nm = json_object_get(d, "network_metadata");
-    if (nm && !json_is_null(nm)) {
-        json_t *nd = unwrap(nm, "NetworkMetadata", err, "/network_metadata", &rc);
-        json_t *pn, *tu;
-        if (!nd)
-            goto out;
-        if (!json_is_object(nd)) {
-            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "/network_metadata", NULL,
-                               "network_metadata must be an object");
-            rc = -EINVAL;
-            goto out;
-        }
-        tmp.has_netmeta = true;
-        pn = json_object_get(nd, "physnets");
-        tu = json_object_get(nd, "tunneled");
-        if (tu && !json_is_boolean(tu)) {
-            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "/network_metadata/tunneled", NULL,
-                               "tunneled must be a boolean");
-            rc = -EINVAL;
-            goto out;
-        }
-        tmp.tunneled = tu && json_is_true(tu);
-        if (pn && !json_is_null(pn)) {
-            size_t i;
-            json_t *e;
-            if (!json_is_array(pn) || json_array_size(pn) > 4096) {
-                numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "/network_metadata/physnets", NULL,
-                                   "physnets must be a list of at most 4096 names");
-                rc = -EINVAL;
-                goto out;
-            }
-            tmp.physnets = numafit__calloc(json_array_size(pn), sizeof(char *));
-            if (!tmp.physnets) {
-                rc = -ENOMEM;
-                goto out;
-            }
-            json_array_foreach(pn, i, e) {
-                if (!json_is_string(e)) {
-                    numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "/network_metadata/physnets",
-                                       NULL, "physnets must hold strings");
-                    rc = -EINVAL;
-                    clear_physnets(&tmp);
-                    goto out;
-                }
-                tmp.physnets[i] = numafit__strdup(json_string_value(e));
-                if (!tmp.physnets[i]) {
-                    rc = -ENOMEM;
-                    clear_physnets(&tmp);
-                    goto out;
-                }
-                tmp.nphysnets = (uint32_t)i + 1;
-            }
-        }
-    }
     clear_physnets(o);
     o->has_limits = true;
-    o->cpu_ratio = cpu;
-    o->ram_ratio = ram;
+    o->cpu_ratio = tmp.cpu_ratio;
+    o->ram_ratio = tmp.ram_ratio;
     o->has_netmeta = tmp.has_netmeta;
     o->tunneled = tmp.tunneled;
     o->physnets = tmp.physnets;

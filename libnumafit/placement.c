@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <uuid/uuid.h>
 
-#include "private.h"
+#include "jsonio.h"
 
 /* A placement is one heap block: the struct, its cells, their CPU bitmaps and
  * a pool of uint32_t for the pinnings and reserved CPUs. */
@@ -125,18 +125,6 @@ NUMAFIT_EXPORT int numafit_placement_set_uuid(numafit_placement_t *p, const char
 
 /* ------------------------------------------------------------------ output */
 
-static json_t *bits_array(const uint64_t *w, uint32_t nw) {
-    json_t *a = json_array();
-    if (!a)
-        return NULL;
-    for (int b = numafit__bits_next(w, nw, -1); b >= 0; b = numafit__bits_next(w, nw, b))
-        if (json_array_append_new(a, json_integer(b)) < 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
 static json_t *u32_array(const uint32_t *v, uint32_t n) {
     json_t *a = json_array();
     if (!a)
@@ -151,10 +139,7 @@ static json_t *u32_array(const uint32_t *v, uint32_t n) {
 
 /*
  * The builders below return NULL when an allocation fails, never a partial
- * document. json_object_set_new() and json_array_append_new() fail for a
- * NULL value (a constructor that ran out of memory) and take their value
- * even when they fail; a constructor in a || chain after a failure is not
- * called at all.
+ * document (jsonio.h).
  */
 
 /* cpu_pinning as {"vcpu": pcpu}, or null when the cell has none. */
@@ -175,216 +160,105 @@ static json_t *pinning_json(const struct numafit__pcell *c) {
     return pin;
 }
 
-static json_t *policy_json(const char *s) {
-    return s ? json_string(s) : json_null();
+static json_t *reserved_json(const struct numafit__pcell *c) {
+    return c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null();
 }
 
 static json_t *plain_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
-    json_t *o = json_object();
-    if (!o || json_object_set_new(o, "id", json_integer(c->host_id)) < 0 ||
-        json_object_set_new(o, "cpuset", bits_array(c->cpuset, p->nw)) < 0 ||
-        json_object_set_new(o, "pcpuset", bits_array(c->pcpuset, p->nw)) < 0 ||
-        json_object_set_new(o, "memory", json_integer((json_int_t)c->memory)) < 0 ||
-        json_object_set_new(o, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null()) <
-            0 ||
-        json_object_set_new(o, "cpu_pinning", pinning_json(c)) < 0 ||
-        json_object_set_new(o, "cpuset_reserved",
-                            c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null()) <
-            0) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-}
-
-/* A versioned-object envelope around data (taken, also on failure). */
-static json_t *nova_obj(const char *name, const char *version, json_t *data) {
-    json_t *o = json_object(), *ch = json_array();
-    const char *key;
-    json_t *v;
-    if (!o || !ch || !data)
-        goto fail;
-    /* changes: every field we set, in a stable (sorted) order */
-    json_object_foreach(data, key, v) {
-        if (json_array_append_new(ch, json_string(key)) < 0)
-            goto fail;
-    }
-    {
-        size_t n = json_array_size(ch);
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = i; j > 0; j--) {
-                const char *a = json_string_value(json_array_get(ch, j - 1));
-                const char *b = json_string_value(json_array_get(ch, j));
-                if (strcmp(a, b) <= 0)
-                    break;
-                json_t *ta = json_incref(json_array_get(ch, j - 1));
-                json_array_set(ch, j - 1, json_array_get(ch, j));
-                json_array_set_new(ch, j, ta);
-            }
-    }
-    if (json_object_set_new(o, "nova_object.name", json_string(name)) < 0 ||
-        json_object_set_new(o, "nova_object.namespace", json_string("nova")) < 0 ||
-        json_object_set_new(o, "nova_object.version", json_string(version)) < 0)
-        goto fail;
-    v = data;
-    data = NULL;
-    if (json_object_set_new(o, "nova_object.data", v) < 0)
-        goto fail;
-    v = ch;
-    ch = NULL;
-    if (json_object_set_new(o, "nova_object.changes", v) < 0)
-        goto fail;
-    return o;
-fail:
-    json_decref(o);
-    json_decref(ch);
-    json_decref(data);
-    return NULL;
+    struct numafit__json_field f[] = {
+        {"id", json_integer(c->host_id)},
+        {"cpuset", numafit__json_bits(c->cpuset, p->nw)},
+        {"pcpuset", numafit__json_bits(c->pcpuset, p->nw)},
+        {"memory", json_integer((json_int_t)c->memory)},
+        {"pagesize", c->pagesize ? json_integer(c->pagesize) : json_null()},
+        {"cpu_pinning", pinning_json(c)},
+        {"cpuset_reserved", reserved_json(c)},
+    };
+    return numafit__json_object(f, sizeof(f) / sizeof(f[0]));
 }
 
 static json_t *nova_cell(const numafit_placement_t *p, const struct numafit__pcell *c) {
-    json_t *d = json_object();
-    if (!d || json_object_set_new(d, "id", json_integer(c->host_id)) < 0 ||
-        json_object_set_new(d, "cpuset", bits_array(c->cpuset, p->nw)) < 0 ||
-        json_object_set_new(d, "pcpuset", bits_array(c->pcpuset, p->nw)) < 0 ||
-        json_object_set_new(d, "cpuset_reserved",
-                            c->has_reserved ? u32_array(c->reserved, c->nreserved) : json_null()) <
-            0 ||
-        json_object_set_new(d, "memory", json_integer((json_int_t)c->memory)) < 0 ||
-        json_object_set_new(d, "pagesize", c->pagesize ? json_integer(c->pagesize) : json_null()) <
-            0 ||
-        json_object_set_new(d, "cpu_topology", json_null()) < 0 ||
-        json_object_set_new(d, "cpu_pinning_raw", pinning_json(c)) < 0 ||
-        json_object_set_new(d, "cpu_policy",
-                            policy_json(c->cpu_policy == NUMAFIT_CPU_POLICY_NONE
-                                            ? NULL
-                                            : numafit_cpu_policy_to_string(c->cpu_policy))) < 0 ||
-        json_object_set_new(d, "cpu_thread_policy",
-                            policy_json(c->thread_policy == NUMAFIT_THREAD_POLICY_NONE
-                                            ? NULL
-                                            : numafit_thread_policy_to_string(c->thread_policy))) <
-            0) {
-        json_decref(d);
-        return NULL;
-    }
-    return nova_obj("InstanceNUMACell", "1.6", d);
+    const struct numafit__json_icell ic = {
+        .id = c->host_id,
+        .cpuset = c->cpuset,
+        .pcpuset = c->pcpuset,
+        .nw = p->nw,
+        .reserved = reserved_json(c),
+        .memory = c->memory,
+        .pagesize = c->pagesize,
+        .cpu_topology = true,
+        .pinning = pinning_json(c),
+        .cpu_policy = c->cpu_policy,
+        .thread_policy = c->thread_policy,
+        .env_flags = NUMAFIT__ENVELOPE_SORTED,
+    };
+    return numafit__json_instance_cell(&ic);
 }
 
-static int nomem(numafit_error_t *err) {
-    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
-    return -ENOMEM;
+static json_t *cells_json(const numafit_placement_t *p, bool nova) {
+    json_t *a = json_array();
+    for (uint32_t i = 0; a && i < p->ncells; i++) {
+        const struct numafit__pcell *c = &p->cells[i];
+        if (json_array_append_new(a, nova ? nova_cell(p, c) : plain_cell(p, c)) < 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
+
+/* The InstanceNUMATopology primitive. */
+static json_t *nova_json(const numafit_placement_t *p) {
+    char uuid[37];
+    if (p->uuid[0]) {
+        memcpy(uuid, p->uuid, sizeof(uuid));
+    } else {
+        uuid_t u;
+        uuid_generate(u);
+        uuid_unparse_lower(u, uuid);
+    }
+    struct numafit__json_field f[] = {
+        {"cells", cells_json(p, true)},
+        {"instance_uuid", json_string(uuid)},
+        {"emulator_threads_policy",
+         numafit__json_str_or_null(numafit_emulator_threads_policy_to_string(p->emulator_policy))},
+    };
+    return numafit__json_envelope("InstanceNUMATopology", "1.3",
+                                  numafit__json_object(f, sizeof(f) / sizeof(f[0])),
+                                  NUMAFIT__ENVELOPE_SORTED);
 }
 
 NUMAFIT_EXPORT int numafit_placement_to_json(const numafit_placement_t *p, unsigned flags,
                                              char **ret, numafit_error_t *err) {
     json_t *root;
-    char *s;
     numafit__error_clear(err);
     if (!p || !ret || (flags & ~(unsigned)(NUMAFIT_PLACEMENT_JSON_NOVA | NUMAFIT_JSON_INDENT)))
         return -EINVAL;
-    if (flags & NUMAFIT_PLACEMENT_JSON_NOVA) {
-        json_t *data = json_object(), *cells = json_array();
-        char uuid[37];
-        if (p->uuid[0]) {
-            memcpy(uuid, p->uuid, sizeof(uuid));
-        } else {
-            uuid_t u;
-            uuid_generate(u);
-            uuid_unparse_lower(u, uuid);
-        }
-        if (!data || !cells) {
-            json_decref(data);
-            json_decref(cells);
-            return nomem(err);
-        }
-        for (uint32_t i = 0; i < p->ncells; i++)
-            if (json_array_append_new(cells, nova_cell(p, &p->cells[i])) < 0) {
-                json_decref(data);
-                json_decref(cells);
-                return nomem(err);
-            }
-        if (json_object_set_new(data, "cells", cells) < 0 ||
-            json_object_set_new(data, "instance_uuid", json_string(uuid)) < 0 ||
-            json_object_set_new(data, "emulator_threads_policy",
-                                p->emulator_policy == NUMAFIT_EMULATOR_THREADS_NONE
-                                    ? json_null()
-                                    : json_string(numafit_emulator_threads_policy_to_string(
-                                          p->emulator_policy))) < 0) {
-            json_decref(data);
-            return nomem(err);
-        }
-        root = nova_obj("InstanceNUMATopology", "1.3", data);
-    } else {
-        root = json_array();
-        for (uint32_t i = 0; root && i < p->ncells; i++)
-            if (json_array_append_new(root, plain_cell(p, &p->cells[i])) < 0) {
-                json_decref(root);
-                root = NULL;
-            }
-    }
-    if (!root)
-        return nomem(err);
-    s = numafit__json_dump(root, flags & NUMAFIT_JSON_INDENT);
-    json_decref(root);
-    if (!s)
-        return nomem(err);
-    *ret = s;
-    return 0;
+    root = flags & NUMAFIT_PLACEMENT_JSON_NOVA ? nova_json(p) : cells_json(p, false);
+    return numafit__json_emit(root, flags & NUMAFIT_JSON_INDENT, ret, err);
 }
 
 /* ------------------------------------------------------------------ input */
 
-struct rd {
-    numafit_error_t *err;
-    char where[96];
-};
+typedef struct numafit__jpath rd_t;
 
-static int fail(struct rd *r, int rc, int code, const char *text) {
-    numafit__error_set(r->err, code, -1, r->where, NULL, "%s", text);
-    return rc;
+static int fail(rd_t *r, int rc, int code, const char *text) {
+    return numafit__jp_fail(r, rc, code, "%s", text);
 }
 
-/* Unwrap a nova object of this name with version <= max_minor (major 1). */
-static json_t *unwrap(struct rd *r, json_t *v, const char *name, int max_minor, int *minor,
-                      int *rc) {
-    json_t *n = json_object_get(v, "nova_object.name");
-    json_t *ver = json_object_get(v, "nova_object.version");
-    json_t *ns = json_object_get(v, "nova_object.namespace");
-    int maj = 0, min = 0;
-    *rc = 0;
-    *minor = max_minor;
-    if (!n) /* plain data without envelope */
-        return v;
-    if (!json_is_string(n) || strcmp(json_string_value(n), name) || !json_is_string(ns) ||
-        strcmp(json_string_value(ns), "nova")) {
-        *rc = fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "unexpected object name or namespace");
-        return NULL;
-    }
-    if (!json_is_string(ver) || sscanf(json_string_value(ver), "%d.%d", &maj, &min) != 2 ||
-        maj != 1 || min < 0 || min > max_minor) {
-        char t[128];
-        snprintf(t, sizeof(t), "Version %s of %s is not supported",
-                 json_is_string(ver) ? json_string_value(ver) : "?", name);
-        *rc = fail(r, -EINVAL, NUMAFIT_E_VERSION, t);
-        return NULL;
-    }
-    *minor = min;
-    v = json_object_get(v, "nova_object.data");
-    if (!json_is_object(v)) {
-        *rc = fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "missing nova_object.data");
-        return NULL;
-    }
-    return v;
+/* Point the path at field key of the object whose path is base long. */
+static void at(rd_t *r, size_t base, const char *key) {
+    numafit__jp_pop(r, base);
+    numafit__jp_push(r, key);
 }
 
-static int read_uint(struct rd *r, json_t *v, uint64_t max, uint64_t *out) {
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
+static int read_uint(rd_t *r, json_t *v, uint64_t max, uint64_t *out) {
+    if (numafit__json_uint(v, max, out) != NUMAFIT__JU_OK)
         return fail(r, -ERANGE, NUMAFIT_E_RANGE, "expected a non-negative integer in range");
-    *out = (uint64_t)json_integer_value(v);
     return 0;
 }
 
-static int read_set(struct rd *r, json_t *v, uint64_t *bits, uint32_t nbits) {
+static int read_set(rd_t *r, json_t *v, uint64_t *bits, uint32_t nbits) {
     size_t i;
     json_t *e;
     if (!json_is_array(v))
@@ -410,50 +284,48 @@ static int policy_from(json_t *v, int (*fn)(const char *), int none, int *out) {
     return *out < 0 && *out != none ? -EINVAL : 0;
 }
 
-static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i) {
-    struct numafit__pcell *c = &p->cells[i];
+/* id, memory, cpuset, pcpuset and pagesize of cell data d. */
+static int read_numbers(rd_t *r, size_t base, json_t *d, numafit_placement_t *p,
+                        struct numafit__pcell *c) {
     uint64_t x;
-    uint64_t used[NUMAFIT__CPU_WORDS]; /* pinned and emulator CPUs seen */
-    int minor, rc;
-    char base[48];
-    json_t *d, *f;
-    snprintf(base, sizeof(base), "/cells/%u", i);
-    snprintf(r->where, sizeof(r->where), "%s", base);
-    d = unwrap(r, v, "InstanceNUMACell", 6, &minor, &rc);
-    if (!d)
-        return rc;
-    if (!json_is_object(d))
-        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "a cell must be an object");
-    snprintf(r->where, sizeof(r->where), "%s/id", base);
+    json_t *f;
+    int rc;
+    at(r, base, "id");
     if ((rc = read_uint(r, json_object_get(d, "id"), NUMAFIT_CELL_ID_MAX, &x)) < 0)
         return rc;
     c->host_id = (int32_t)x;
-    snprintf(r->where, sizeof(r->where), "%s/memory", base);
+    at(r, base, "memory");
     if ((rc = read_uint(r, json_object_get(d, "memory"), NUMAFIT_MEMORY_MB_MAX, &c->memory)) < 0)
         return rc;
-    snprintf(r->where, sizeof(r->where), "%s/cpuset", base);
+    at(r, base, "cpuset");
     f = json_object_get(d, "cpuset");
     if (f && (rc = read_set(r, f, c->cpuset, p->nw * 64)) < 0)
         return rc;
-    snprintf(r->where, sizeof(r->where), "%s/pcpuset", base);
+    at(r, base, "pcpuset");
     f = json_object_get(d, "pcpuset");
     if (f && (rc = read_set(r, f, c->pcpuset, p->nw * 64)) < 0)
         return rc;
-    snprintf(r->where, sizeof(r->where), "%s/pagesize", base);
+    at(r, base, "pagesize");
     f = json_object_get(d, "pagesize");
-    if (f && !json_is_null(f)) {
-        if ((rc = read_uint(r, f, NUMAFIT__PAGE_SIZE_MAX, &x)) < 0)
-            return rc;
-        if (x < 4 || (x & (x - 1)))
-            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA,
-                        "pagesize must be null or a power of two >= 4 (KiB)");
-        c->pagesize = (int64_t)x;
-    }
-    snprintf(r->where, sizeof(r->where), "%s/cpu_policy", base);
+    if (!f || json_is_null(f))
+        return 0;
+    if ((rc = read_uint(r, f, NUMAFIT__PAGE_SIZE_MAX, &x)) < 0)
+        return rc;
+    if (x < 4 || (x & (x - 1)))
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA,
+                    "pagesize must be null or a power of two >= 4 (KiB)");
+    c->pagesize = (int64_t)x;
+    return 0;
+}
+
+/* cpu_policy and cpu_thread_policy, given or inferred. */
+static int read_policies(rd_t *r, size_t base, json_t *d, numafit_placement_t *p,
+                         struct numafit__pcell *c) {
+    at(r, base, "cpu_policy");
     if (policy_from(json_object_get(d, "cpu_policy"), numafit_cpu_policy_from_string,
                     NUMAFIT_CPU_POLICY_NONE, &c->cpu_policy) < 0)
         return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "unknown cpu_policy");
-    snprintf(r->where, sizeof(r->where), "%s/cpu_thread_policy", base);
+    at(r, base, "cpu_thread_policy");
     if (policy_from(json_object_get(d, "cpu_thread_policy"), numafit_thread_policy_from_string,
                     NUMAFIT_THREAD_POLICY_NONE, &c->thread_policy) < 0)
         return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "unknown cpu_thread_policy");
@@ -469,181 +341,246 @@ static int read_cell(struct rd *r, json_t *v, numafit_placement_t *p, uint32_t i
         memcpy(c->pcpuset, c->cpuset, p->nw * sizeof(uint64_t));
         memset(c->cpuset, 0, p->nw * sizeof(uint64_t));
     }
-    snprintf(r->where, sizeof(r->where), "%s/cpu_pinning", base);
-    f = json_object_get(d, "cpu_pinning_raw");
+    return 0;
+}
+
+/* Sort the pins by vCPU, then refuse a vCPU pinned twice or a host CPU
+ * taken twice (marked in used). */
+static int check_pins(rd_t *r, struct numafit__pcell *c, uint64_t *used) {
+    uint32_t n = c->npin;
+    for (uint32_t a = 1; a < n; a++)
+        for (uint32_t b = a; b > 0 && c->pin_vcpu[b - 1] > c->pin_vcpu[b]; b--) {
+            uint32_t t = c->pin_vcpu[b];
+            c->pin_vcpu[b] = c->pin_vcpu[b - 1];
+            c->pin_vcpu[b - 1] = t;
+            t = c->pin_pcpu[b];
+            c->pin_pcpu[b] = c->pin_pcpu[b - 1];
+            c->pin_pcpu[b - 1] = t;
+        }
+    for (uint32_t a = 1; a < n; a++)
+        if (c->pin_vcpu[a] == c->pin_vcpu[a - 1])
+            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "a vCPU is pinned twice");
+    for (uint32_t a = 0; a < n; a++) {
+        if (numafit__bit_test(used, c->pin_pcpu[a]))
+            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "two vCPUs are pinned to one host CPU");
+        numafit__bit_set(used, c->pin_pcpu[a]);
+    }
+    return 0;
+}
+
+/* cpu_pinning_raw (or cpu_pinning): {"vcpu": pcpu}. */
+static int read_pinning(rd_t *r, json_t *d, numafit_placement_t *p, struct numafit__pcell *c,
+                        uint64_t *used) {
+    json_t *f = json_object_get(d, "cpu_pinning_raw"), *e;
+    const char *k;
+    uint64_t x;
+    int rc;
     if (!f)
         f = json_object_get(d, "cpu_pinning");
+    if (!f || json_is_null(f))
+        return 0;
+    if (!json_is_object(f))
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpu_pinning must be an object");
+    c->has_pinning = true;
+    c->pin_vcpu = numafit__placement_take(p, (uint32_t)json_object_size(f));
+    c->pin_pcpu = numafit__placement_take(p, (uint32_t)json_object_size(f));
+    if (!c->pin_vcpu || !c->pin_pcpu)
+        return -ENOMEM;
+    json_object_foreach(f, k, e) {
+        char *end;
+        unsigned long vc = strtoul(k, &end, 10);
+        if (!*k || *end || k[0] == '-' || k[0] == '+' || vc >= NUMAFIT_VCPUS_MAX)
+            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpu_pinning keys must be vCPU ids");
+        if ((rc = read_uint(r, e, NUMAFIT_CPU_MAX, &x)) < 0)
+            return rc;
+        c->pin_vcpu[c->npin] = (uint32_t)vc;
+        c->pin_pcpu[c->npin++] = (uint32_t)x;
+    }
+    return check_pins(r, c, used);
+}
+
+/* cpuset_reserved: host CPUs for the emulator threads, none in used. */
+static int read_reserved(rd_t *r, json_t *d, numafit_placement_t *p, struct numafit__pcell *c,
+                         uint64_t *used) {
+    json_t *f = json_object_get(d, "cpuset_reserved"), *e;
+    uint64_t x;
+    size_t k;
+    int rc;
+    if (!f || json_is_null(f))
+        return 0;
+    if (!json_is_array(f) || json_array_size(f) > NUMAFIT__CPU_LIMIT)
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpuset_reserved must be a list");
+    c->reserved = numafit__placement_take(p, (uint32_t)json_array_size(f));
+    if (!c->reserved)
+        return -ENOMEM;
+    json_array_foreach(f, k, e) {
+        if ((rc = read_uint(r, e, NUMAFIT_CPU_MAX, &x)) < 0)
+            return rc;
+        if (numafit__bit_test(used, (unsigned)x))
+            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA,
+                        "a CPU is listed twice, or is also a vCPU's pinned CPU");
+        numafit__bit_set(used, (unsigned)x);
+        c->reserved[k] = (uint32_t)x;
+    }
+    c->nreserved = (uint32_t)json_array_size(f);
+    c->has_reserved = c->nreserved > 0;
+    return 0;
+}
+
+/* Cell i at the path "/cells/i" (the path is left there). */
+static int read_cell(rd_t *r, json_t *v, numafit_placement_t *p, uint32_t i) {
+    struct numafit__pcell *c = &p->cells[i];
+    uint64_t used[NUMAFIT__CPU_WORDS]; /* pinned and emulator CPUs seen */
+    int minor, rc;
+    json_t *d;
+    numafit__jp_index(r, i);
+    size_t base = r->len;
+    d = numafit__jp_unwrap(r, v, "InstanceNUMACell", 6, &minor, &rc);
+    if (!d)
+        return rc;
+    if (!json_is_object(d))
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "a cell must be an object");
+    if ((rc = read_numbers(r, base, d, p, c)) < 0 || (rc = read_policies(r, base, d, p, c)) < 0)
+        return rc;
     memset(used, 0, sizeof(used));
-    if (f && !json_is_null(f)) {
-        const char *k;
-        json_t *e;
-        uint32_t n = 0;
-        if (!json_is_object(f))
-            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpu_pinning must be an object");
-        c->has_pinning = true;
-        c->pin_vcpu = numafit__placement_take(p, (uint32_t)json_object_size(f));
-        c->pin_pcpu = numafit__placement_take(p, (uint32_t)json_object_size(f));
-        if (!c->pin_vcpu || !c->pin_pcpu)
-            return -ENOMEM;
-        json_object_foreach(f, k, e) {
-            char *end;
-            unsigned long vc = strtoul(k, &end, 10);
-            if (!*k || *end || k[0] == '-' || k[0] == '+' || vc >= NUMAFIT_VCPUS_MAX)
-                return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpu_pinning keys must be vCPU ids");
-            if ((rc = read_uint(r, e, NUMAFIT_CPU_MAX, &x)) < 0)
-                return rc;
-            c->pin_vcpu[n] = (uint32_t)vc;
-            c->pin_pcpu[n++] = (uint32_t)x;
-        }
-        c->npin = n;
-        /* keep vCPU order ascending */
-        for (uint32_t a = 1; a < n; a++)
-            for (uint32_t b = a; b > 0 && c->pin_vcpu[b - 1] > c->pin_vcpu[b]; b--) {
-                uint32_t t = c->pin_vcpu[b];
-                c->pin_vcpu[b] = c->pin_vcpu[b - 1];
-                c->pin_vcpu[b - 1] = t;
-                t = c->pin_pcpu[b];
-                c->pin_pcpu[b] = c->pin_pcpu[b - 1];
-                c->pin_pcpu[b - 1] = t;
-            }
-        for (uint32_t a = 1; a < n; a++)
-            if (c->pin_vcpu[a] == c->pin_vcpu[a - 1])
-                return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "a vCPU is pinned twice");
-        for (uint32_t a = 0; a < n; a++) {
-            if (numafit__bit_test(used, c->pin_pcpu[a]))
-                return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "two vCPUs are pinned to one host CPU");
-            numafit__bit_set(used, c->pin_pcpu[a]);
+    at(r, base, "cpu_pinning");
+    if ((rc = read_pinning(r, d, p, c, used)) < 0)
+        return rc;
+    at(r, base, "cpuset_reserved");
+    return read_reserved(r, d, p, c, used);
+}
+
+static const struct numafit__json_src placement_src = {"placement", NUMAFIT__JSON_VALUES_PLACEMENT,
+                                                       JSON_DECODE_ANY, ""};
+
+/* The JSON value of buf, with the instance_extra column form (a JSON string
+ * holding the document) unpacked. */
+static int parse_root(const char *buf, size_t len, json_t **ret, numafit_error_t *err) {
+    static const struct numafit__json_src inner_src = {"placement", NUMAFIT__JSON_VALUES_PLACEMENT,
+                                                       0, ""};
+    json_error_t jerr;
+    json_t *root = NULL, *inner = NULL;
+    int rc = numafit__json_parse(&placement_src, buf, len, &root, &jerr, err);
+    if (rc == -EBADMSG)
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s (line %d, column %d)", jerr.text,
+                           jerr.line, jerr.column);
+    if (rc < 0 || !json_is_string(root)) {
+        *ret = root;
+        return rc;
+    }
+    /* json_loads() stops at a NUL, the count covers the whole string */
+    rc = numafit__json_check_values(json_string_value(root), json_string_length(root),
+                                    NUMAFIT__JSON_VALUES_PLACEMENT, "placement", err);
+    if (rc == 0)
+        rc = numafit__json_parse(&inner_src, json_string_value(root),
+                                 strlen(json_string_value(root)), &inner, &jerr, err);
+    if (rc == -EBADMSG)
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s", jerr.text);
+    json_decref(root);
+    *ret = inner;
+    return rc;
+}
+
+/* The pool a placement needs: two entries per pin, one per reserved CPU. */
+static size_t pool_size(json_t *cells) {
+    size_t pool = 0, i;
+    json_t *e;
+    json_array_foreach(cells, i, e) {
+        json_t *cd = json_object_get(e, "nova_object.data"), *f;
+        if (!cd)
+            cd = e;
+        f = json_object_get(cd, "cpu_pinning_raw");
+        if (!f)
+            f = json_object_get(cd, "cpu_pinning");
+        pool += 2 * json_object_size(f);
+        pool += json_array_size(json_object_get(cd, "cpuset_reserved"));
+    }
+    return pool;
+}
+
+/* The cells (at "/cells") into a new placement. */
+static int read_cells(rd_t *r, json_t *cells, numafit_placement_t **ret) {
+    numafit_placement_t *p = NULL;
+    size_t pool, i;
+    json_t *e;
+    int rc;
+    numafit__jp_push(r, "cells");
+    if (!json_is_array(cells) || json_array_size(cells) == 0 ||
+        json_array_size(cells) > NUMAFIT_MAX_CELLS)
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cells must be a non-empty list");
+    if ((pool = pool_size(cells)) > NUMAFIT__CPU_LIMIT * 4u)
+        return fail(r, -ERANGE, NUMAFIT_E_RANGE, "too many pinned CPUs");
+    if ((rc = numafit__placement_alloc(NUMAFIT__CPU_WORDS, (uint32_t)json_array_size(cells),
+                                       (uint32_t)pool, &p)) < 0)
+        return rc;
+    json_array_foreach(cells, i, e) {
+        size_t old = r->len;
+        rc = read_cell(r, e, p, (uint32_t)i);
+        numafit__jp_pop(r, old);
+        if (rc < 0) {
+            numafit_placement_free(p);
+            return rc;
         }
     }
-    snprintf(r->where, sizeof(r->where), "%s/cpuset_reserved", base);
-    f = json_object_get(d, "cpuset_reserved");
-    if (f && !json_is_null(f)) {
-        size_t k;
-        json_t *e;
-        if (!json_is_array(f) || json_array_size(f) > NUMAFIT__CPU_LIMIT)
-            return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "cpuset_reserved must be a list");
-        c->reserved = numafit__placement_take(p, (uint32_t)json_array_size(f));
-        if (!c->reserved)
-            return -ENOMEM;
-        json_array_foreach(f, k, e) {
-            if ((rc = read_uint(r, e, NUMAFIT_CPU_MAX, &x)) < 0)
-                return rc;
-            if (numafit__bit_test(used, (unsigned)x))
-                return fail(r, -EINVAL, NUMAFIT_E_SCHEMA,
-                            "a CPU is listed twice, or is also a vCPU's pinned CPU");
-            numafit__bit_set(used, (unsigned)x);
-            c->reserved[k] = (uint32_t)x;
-        }
-        c->nreserved = (uint32_t)json_array_size(f);
-        c->has_reserved = c->nreserved > 0;
+    *ret = p;
+    return 0;
+}
+
+/* emulator_threads_policy and instance_uuid of the topology data d. */
+static int read_topology_fields(rd_t *r, json_t *d, numafit_placement_t *p) {
+    json_t *ep = json_object_get(d, "emulator_threads_policy");
+    json_t *u = json_object_get(d, "instance_uuid");
+    numafit__jp_pop(r, 0);
+    if (policy_from(ep, numafit_emulator_threads_policy_from_string, NUMAFIT_EMULATOR_THREADS_NONE,
+                    &p->emulator_policy) < 0) {
+        numafit__jp_push(r, "emulator_threads_policy");
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "unknown emulator_threads_policy");
     }
+    if (json_is_string(u) && numafit_placement_set_uuid(p, json_string_value(u)) < 0) {
+        numafit__jp_push(r, "instance_uuid");
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "invalid instance_uuid");
+    }
+    return 0;
+}
+
+/* The cells of root: a plain list, or an InstanceNUMATopology's (*d: its data). */
+static int find_cells(rd_t *r, json_t *root, json_t **d, json_t **cells) {
+    int rc = 0, minor;
+    *d = NULL;
+    *cells = NULL;
+    if (json_is_array(root)) {
+        *cells = root;
+        return 0;
+    }
+    *d = json_is_object(root) ? numafit__jp_unwrap(r, root, "InstanceNUMATopology", 3, &minor, &rc)
+                              : NULL;
+    if (!*d) {
+        if (!json_is_object(root))
+            fail(r, -EINVAL, NUMAFIT_E_SCHEMA, "expected an InstanceNUMATopology");
+        return rc ? rc : -EINVAL;
+    }
+    *cells = json_object_get(*d, "cells");
     return 0;
 }
 
 NUMAFIT_EXPORT int numafit_placement_new_from_json(const char *buf, size_t len, unsigned flags,
                                                    numafit_placement_t **ret,
                                                    numafit_error_t *err) {
-    json_error_t jerr;
-    json_t *root, *d, *cells, *e;
-    struct rd r = {.err = err, .where = ""};
+    json_t *root = NULL, *d, *cells;
+    rd_t r;
     numafit_placement_t *p = NULL;
-    int rc = -EINVAL, minor;
-    size_t i;
+    int rc;
 
     numafit__error_clear(err);
     if (!buf || !ret || flags || len > NUMAFIT_INPUT_MAX)
         return -EINVAL;
-    if ((rc = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_PLACEMENT, "placement",
-                                         err)) < 0)
+    numafit__jp_init(&r, err);
+    if ((rc = parse_root(buf, len, &root, err)) < 0)
         return rc;
-    root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    if (!root && numafit__json_load_errno(&jerr) == -ENOMEM) {
-        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
-        return -ENOMEM;
-    }
-    if (!root) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s (line %d, column %d)", jerr.text,
-                           jerr.line, jerr.column);
-        return -EBADMSG;
-    }
-    if (json_is_string(root)) { /* the instance_extra column form */
-        if ((rc = numafit__json_check_values(json_string_value(root), json_string_length(root),
-                                             NUMAFIT__JSON_VALUES_PLACEMENT, "placement", err)) <
-            0) {
-            json_decref(root);
-            return rc;
-        }
-        json_t *inner = json_loads(json_string_value(root), JSON_REJECT_DUPLICATES, &jerr);
-        json_decref(root);
-        if (!inner && numafit__json_load_errno(&jerr) == -ENOMEM) {
-            numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
-            return -ENOMEM;
-        }
-        if (!inner) {
-            numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s", jerr.text);
-            return -EBADMSG;
-        }
-        root = inner;
-    }
-    if (json_is_array(root)) {
-        cells = root;
-        d = NULL;
-    } else {
-        d = json_is_object(root) ? unwrap(&r, root, "InstanceNUMATopology", 3, &minor, &rc) : NULL;
-        if (!d) {
-            if (!json_is_object(root))
-                fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "expected an InstanceNUMATopology");
-            json_decref(root);
-            return rc ? rc : -EINVAL;
-        }
-        cells = json_object_get(d, "cells");
-    }
-    snprintf(r.where, sizeof(r.where), "/cells");
-    if (!json_is_array(cells) || json_array_size(cells) == 0 ||
-        json_array_size(cells) > NUMAFIT_MAX_CELLS) {
-        rc = fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "cells must be a non-empty list");
+    if ((rc = find_cells(&r, root, &d, &cells)) < 0 || (rc = read_cells(&r, cells, &p)) < 0)
         goto out;
-    }
-    {
-        /* size the pool: two entries per pin, one per reserved CPU */
-        size_t pool = 0;
-        json_array_foreach(cells, i, e) {
-            json_t *cd = json_object_get(e, "nova_object.data"), *f;
-            if (!cd)
-                cd = e;
-            f = json_object_get(cd, "cpu_pinning_raw");
-            if (!f)
-                f = json_object_get(cd, "cpu_pinning");
-            pool += 2 * json_object_size(f);
-            pool += json_array_size(json_object_get(cd, "cpuset_reserved"));
-        }
-        if (pool > NUMAFIT__CPU_LIMIT * 4u) {
-            rc = fail(&r, -ERANGE, NUMAFIT_E_RANGE, "too many pinned CPUs");
-            goto out;
-        }
-        if ((rc = numafit__placement_alloc(NUMAFIT__CPU_WORDS, (uint32_t)json_array_size(cells),
-                                           (uint32_t)pool, &p)) < 0)
-            goto out;
-    }
-    json_array_foreach(cells, i, e) {
-        if ((rc = read_cell(&r, e, p, (uint32_t)i)) < 0)
-            goto out;
-    }
-    if (d) {
-        json_t *ep = json_object_get(d, "emulator_threads_policy");
-        json_t *u = json_object_get(d, "instance_uuid");
-        if (policy_from(ep, numafit_emulator_threads_policy_from_string,
-                        NUMAFIT_EMULATOR_THREADS_NONE, &p->emulator_policy) < 0) {
-            snprintf(r.where, sizeof(r.where), "/emulator_threads_policy");
-            rc = fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "unknown emulator_threads_policy");
-            goto out;
-        }
-        if (json_is_string(u) && numafit_placement_set_uuid(p, json_string_value(u)) < 0) {
-            snprintf(r.where, sizeof(r.where), "/instance_uuid");
-            rc = fail(&r, -EINVAL, NUMAFIT_E_SCHEMA, "invalid instance_uuid");
-            goto out;
-        }
-    }
+    if (d && (rc = read_topology_fields(&r, d, p)) < 0)
+        goto out;
     *ret = p;
     p = NULL;
     rc = 0;

@@ -284,9 +284,5 @@ int numafit__json_load_errno(const void *json_error);
 #define NUMAFIT__JSON_VALUES_SMALL     (1u << 16) /* flavors, images, limits, options */
 int numafit__json_check_values(const char *buf, size_t len, size_t max, const char *what,
                                numafit_error_t *err);
-/* An extra spec value as nova stores it: a string as it is, an integer in
- * decimal (written to buf), a boolean as Python prints it; NULL for other
- * JSON types. */
-const char *numafit__spec_string(const void *json_value, char *buf, size_t len);
 
 #endif

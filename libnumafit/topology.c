@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "private.h"
+#include "flavor.h"
 
 /* Python 3.11's default int() limit on the number of digits in a string. */
 #define PY_INT_MAX_STR_DIGITS 4300
@@ -27,108 +27,50 @@
 /* ------------------------------------------------------------ exact integers */
 
 /*
- * An integer as nova sees it. dig points at the most significant non-zero
- * digit (inside the JSON string, or inside buf for JSON integers); the len
- * bytes from there hold ndig digits, possibly separated by single '_'.
- * Instances point into themselves: never copy one, pass pointers.
+ * An integer as nova sees it: the digits of a flavor or image string
+ * (inside the JSON string), or of a JSON integer (inside buf). Instances
+ * point into themselves: never copy one, pass pointers.
  */
 struct ival {
-    int sign; /* -1, 0, 1 */
-    const char *dig;
-    size_t len;
-    size_t ndig;
+    struct numafit__pyint v;
     char buf[24];
 };
 
-static const struct ival ival_zero = {0, "", 0, 0, ""};
-static const struct ival ival_65536 = {1, "65536", 5, 5, ""};
+static const struct ival ival_zero = {{0, "", 0, 0, 0}, ""};
+static const struct ival ival_65536 = {{1, "65536", 5, 5, 5}, ""};
 
 static void ival_from_int(struct ival *v, json_int_t i) {
     unsigned long long mag;
-    v->sign = i > 0 ? 1 : i < 0 ? -1 : 0;
+    v->v.sign = i > 0 ? 1 : i < 0 ? -1 : 0;
     mag = i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i;
     if (mag)
         snprintf(v->buf, sizeof(v->buf), "%llu", mag);
     else
         v->buf[0] = '\0';
-    v->dig = v->buf;
-    v->len = v->ndig = strlen(v->buf);
-}
-
-/* Python's int() whitespace for an ASCII string (Py_ISSPACE). */
-static bool py_space(unsigned char c) {
-    return c == ' ' || (c >= '\t' && c <= '\r');
-}
-static bool is_digit(unsigned char c) {
-    return c >= '0' && c <= '9';
+    v->v.dig = v->buf;
+    v->v.len = v->v.ndig = v->v.digits = strlen(v->buf);
 }
 
 enum { INT_OK = 0, INT_INVALID, INT_TOO_LONG };
 
-/* Python's int(s) for an ASCII string. On INT_TOO_LONG *ndigits says how many
- * digits were seen. */
+/* Python's int(s) for an ASCII string (Py_ISSPACE white space). On
+ * INT_TOO_LONG *ndigits says how many digits were seen. */
 static int ival_from_str(struct ival *v, const char *s, size_t n, size_t *ndigits) {
-    const char *p = s, *e = s + n;
-    int sign = 1;
-    size_t digits = 0;
-
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)s[i] >= 0x80 || s[i] == '\0')
             return INT_INVALID;
-    while (p < e && py_space((unsigned char)*p))
-        p++;
-    if (p < e && (*p == '+' || *p == '-')) {
-        sign = *p == '-' ? -1 : 1;
-        p++;
-    }
-    if (p == e || !is_digit((unsigned char)*p))
+    int r = numafit__pyint_scan(s, n, NUMAFIT__PYINT_CSPACE, &v->v);
+    if (r == NUMAFIT__PYINT_INVALID)
         return INT_INVALID;
-    const char *start = p, *last = p;
-    char prev = 0;
-    while (p < e && (is_digit((unsigned char)*p) || *p == '_')) {
-        if (*p == '_') {
-            if (prev == '_')
-                return INT_INVALID;
-        } else {
-            digits++;
-            last = p;
-        }
-        prev = *p++;
-    }
-    if (prev == '_')
-        return INT_INVALID;
-    if (digits > PY_INT_MAX_STR_DIGITS) {
-        *ndigits = digits;
+    if (v->v.digits > PY_INT_MAX_STR_DIGITS) {
+        *ndigits = v->v.digits;
         return INT_TOO_LONG;
     }
-    while (p < e && py_space((unsigned char)*p))
-        p++;
-    if (p != e)
-        return INT_INVALID;
-
-    /* skip leading zeros (and the underscores between them) */
-    const char *q = start;
-    size_t nd = digits;
-    while (q <= last && (*q == '0' || *q == '_')) {
-        if (*q == '0')
-            nd--;
-        q++;
-    }
-    v->dig = q;
-    v->ndig = nd;
-    v->len = nd ? (size_t)(last + 1 - q) : 0;
-    v->sign = nd ? sign : 0;
-    return INT_OK;
+    return r == NUMAFIT__PYINT_OK ? INT_OK : INT_INVALID;
 }
 
-/* Next digit at or after *pos within v (skipping '_'). */
-static char ival_digit(const struct ival *v, size_t *pos) {
-    while (v->dig[*pos] == '_')
-        (*pos)++;
-    return v->dig[(*pos)++];
-}
-
-static int ival_cmp(const struct ival *a, const struct ival *b) {
+static int ival_cmp(const struct ival *ia, const struct ival *ib) {
+    const struct numafit__pyint *a = &ia->v, *b = &ib->v;
     if (a->sign != b->sign)
         return a->sign < b->sign ? -1 : 1;
     if (a->sign == 0)
@@ -139,7 +81,7 @@ static int ival_cmp(const struct ival *a, const struct ival *b) {
     } else {
         size_t pa = 0, pb = 0;
         for (size_t i = 0; i < a->ndig && !mag; i++) {
-            char ca = ival_digit(a, &pa), cb = ival_digit(b, &pb);
+            char ca = numafit__pyint_digit(a, &pa), cb = numafit__pyint_digit(b, &pb);
             if (ca != cb)
                 mag = ca < cb ? -1 : 1;
         }
@@ -152,20 +94,22 @@ static bool ival_gt(const struct ival *a, const struct ival *b) {
 }
 
 /* The value if it lies in [-limit, limit], else sign * (limit + 1). */
-static int64_t ival_clamp(const struct ival *v, int64_t limit) {
+static int64_t ival_clamp(const struct ival *iv, int64_t limit) {
+    const struct numafit__pyint *v = &iv->v;
     int64_t m = 0;
     size_t pos = 0;
     if (v->ndig > 15)
         return v->sign * (limit + 1);
     for (size_t i = 0; i < v->ndig; i++)
-        m = m * 10 + (ival_digit(v, &pos) - '0');
+        m = m * 10 + (numafit__pyint_digit(v, &pos) - '0');
     if (m > limit)
         m = limit + 1;
     return v->sign * m;
 }
 
 /* Decimal text of v into out (truncated to cap). */
-static const char *ival_str(const struct ival *v, char *out, size_t cap) {
+static const char *ival_str(const struct ival *iv, char *out, size_t cap) {
+    const struct numafit__pyint *v = &iv->v;
     size_t o = 0, pos = 0;
     if (cap < 2)
         return "";
@@ -177,7 +121,7 @@ static const char *ival_str(const struct ival *v, char *out, size_t cap) {
     if (v->sign < 0)
         out[o++] = '-';
     for (size_t i = 0; i < v->ndig && o + 1 < cap; i++)
-        out[o++] = ival_digit(v, &pos);
+        out[o++] = numafit__pyint_digit(v, &pos);
     out[o] = '\0';
     return out;
 }
@@ -211,43 +155,13 @@ static void ctx_free(struct topo_ctx *c) {
     numafit__free(c);
 }
 
-static int load_json(const char *buf, size_t len, const char *what, json_t **ret,
-                     numafit_error_t *err) {
-    json_error_t jerr;
-    int rc = numafit__json_check_values(buf, len, NUMAFIT__JSON_VALUES_SMALL, what, err);
-    if (rc < 0)
-        return rc;
-    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!j && numafit__json_load_errno(&jerr) == -ENOMEM) {
-        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, what, NULL, "out of memory");
-        return -ENOMEM;
-    }
-    if (!j) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, what, NULL, "%s: line %d column %d: %s", what,
-                           jerr.line, jerr.column, jerr.text);
-        return -EBADMSG;
-    }
-    if (!json_is_object(j)) {
-        json_decref(j);
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, what, NULL, "%s must be a JSON object", what);
-        return -EINVAL;
-    }
-    *ret = j;
-    return 0;
-}
-
 /* Image properties are coerced to int when nova builds the ImageMeta
  * (IntegerField), before any topology logic. */
 static int read_image(struct topo_ctx *c, numafit_error_t *err) {
-    const json_t *props = NULL;
-    if (c->image) {
-        props = json_object_get(c->image, "properties");
-        if (props && !json_is_object(props)) {
-            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "properties", NULL,
-                               "image properties must be a JSON object");
-            return -EINVAL;
-        }
-    }
+    const json_t *props;
+    int r = numafit__image_props(c->image, NUMAFIT__FLAVOR_TOPOLOGY, &props, err);
+    if (r < 0)
+        return r;
     for (int k = 0; k < K__N; k++) {
         const json_t *v = props ? json_object_get(props, image_keys[k]) : NULL;
         struct ival *iv = &c->img[k];
@@ -259,13 +173,8 @@ static int read_image(struct topo_ctx *c, numafit_error_t *err) {
             ival_from_int(iv, json_integer_value(v));
             continue;
         }
-        if (!json_is_string(v)) {
-            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, image_keys[k], "ValueError",
-                               "%s must be an integer", image_keys[k]);
-            return -EINVAL;
-        }
-        int r = ival_from_str(iv, json_string_value(v), json_string_length(v), &nd);
-        if (r != INT_OK) {
+        if (!json_is_string(v) ||
+            ival_from_str(iv, json_string_value(v), json_string_length(v), &nd) != INT_OK) {
             numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, image_keys[k], "ValueError",
                                "%s must be an integer", image_keys[k]);
             return -EINVAL;
@@ -298,12 +207,8 @@ static int read_flavor(struct topo_ctx *c, bool need_vcpus, numafit_error_t *err
     int r;
     if (need_vcpus && (r = read_vcpus(c, err)) < 0)
         return r;
-    specs = json_object_get(c->flavor, "extra_specs");
-    if (specs && !json_is_object(specs)) {
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "extra_specs", NULL,
-                           "flavor extra_specs must be a JSON object");
-        return -EINVAL;
-    }
+    if ((r = numafit__flavor_specs(c->flavor, NUMAFIT__FLAVOR_TOPOLOGY, &specs, err)) < 0)
+        return r;
     for (int k = 0; k < K__N; k++) {
         c->fval[k] = specs ? json_object_get(specs, flavor_keys[k]) : NULL;
         if (c->fval[k] && !json_is_string(c->fval[k]) && !json_is_integer(c->fval[k])) {
@@ -374,7 +279,7 @@ static int get_constraints(struct topo_ctx *c, struct constraints *out, numafit_
     int exceeded = -1; /* the first image limit above the flavor's */
     for (int i = 2; i >= 0; i--) {
         const struct ival *fm = &c->flv[K_MAX_SOCKETS + i], *im = &c->img[K_MAX_SOCKETS + i];
-        if (fm->sign != 0 && ival_gt(im, fm))
+        if (fm->v.sign != 0 && ival_gt(im, fm))
             exceeded = K_MAX_SOCKETS + i;
     }
     if (exceeded >= 0) {
@@ -392,7 +297,7 @@ static int get_constraints(struct topo_ctx *c, struct constraints *out, numafit_
     }
     for (int i = 0; i < 3; i++) {
         const struct ival *fm = &c->flv[K_MAX_SOCKETS + i], *im = &c->img[K_MAX_SOCKETS + i];
-        out->max[i] = im->sign ? im : fm->sign ? fm : &ival_65536;
+        out->max[i] = im->v.sign ? im : fm->v.sign ? fm : &ival_65536;
     }
 
     for (int k = K_SOCKETS; k <= K_THREADS; k++)
@@ -405,7 +310,7 @@ static int get_constraints(struct topo_ctx *c, struct constraints *out, numafit_
             flavor_over = true;
         if (ival_gt(&c->img[i], out->max[i]))
             image_over = true;
-        if (c->img[i].sign)
+        if (c->img[i].v.sign)
             image_any = true;
     }
     if (image_over) {
@@ -488,7 +393,7 @@ static int desirable(struct topo_ctx *c, unsigned flags, struct topo **ret, size
     if (n == 0) {
         char a[3][96];
         for (int i = 0; i < 3; i++) {
-            if (k.max[i]->sign < 0 && !(i == 2 && (flags & NUMAFIT_TOPOLOGY_NO_THREADS)))
+            if (k.max[i]->v.sign < 0 && !(i == 2 && (flags & NUMAFIT_TOPOLOGY_NO_THREADS)))
                 ival_str(k.max[i], a[i], sizeof(a[i]));
             else
                 snprintf(a[i], sizeof(a[i]), "%lld", (long long)lim[i]);
@@ -550,9 +455,11 @@ static int load(const char *flavor_json, size_t flavor_len, const char *image_js
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         return -ENOMEM;
     }
-    r = load_json(flavor_json, flavor_len, "flavor", &c->flavor, err);
+    r = numafit__flavor_load(flavor_json, flavor_len, "flavor", NUMAFIT__FLAVOR_TOPOLOGY,
+                             &c->flavor, err);
     if (r == 0 && image_json)
-        r = load_json(image_json, image_len, "image", &c->image, err);
+        r = numafit__flavor_load(image_json, image_len, "image", NUMAFIT__FLAVOR_TOPOLOGY,
+                                 &c->image, err);
     if (r == 0)
         r = read_flavor(c, need_vcpus, err);
     if (r == 0)
@@ -637,7 +544,7 @@ NUMAFIT_EXPORT int numafit_cpu_topology_list(const char *flavor_json, size_t fla
 
 /* Room for the decimal text of v with its sign and terminating NUL. */
 static size_t ival_room(const struct ival *v) {
-    return v->ndig + 3;
+    return v->v.ndig + 3;
 }
 
 NUMAFIT_EXPORT int numafit_cpu_topology_constraints(const char *flavor_json, size_t flavor_len,
