@@ -22,6 +22,21 @@
 int cli_read_file(const char *path, size_t max, bool allow_stdin, char **ret_buf, size_t *ret_len,
                   char *why, size_t whylen);
 
+/* The reader of every input file of the subcommands: cli_read_file()
+ * that says why it failed on standard error, as "WHO: [WHAT ]PATH: WHY"
+ * (what: the option, or NULL). Returns the buffer, or NULL with *ret_rc
+ * (when not NULL) set to the -errno. */
+char *cli_read_input(const char *who, const char *what, const char *path, size_t max,
+                     bool allow_stdin, size_t *ret_len, int *ret_rc);
+
+/* A JSON file (a regular file of at most max bytes; any JSON value,
+ * duplicate keys refused) read with cli_read_input() and parsed with
+ * cli_json_load(). Malformed JSON is "WHO: PATH:LINE:COLUMN: malformed JSON:
+ * TEXT"; NULL with *ret_rc (when not NULL) -ENOMEM when memory ran out,
+ * else another -errno. */
+json_t *cli_load_json_file(const char *who, const char *what, const char *path, size_t max,
+                           int *ret_rc);
+
 /* Open path for reading as a stream, with the checks of cli_read_file()
  * ("-" is standard input when allow_stdin). NULL with why set on failure. */
 FILE *cli_fopen_read(const char *path, bool allow_stdin, char *why, size_t whylen);
