@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <numafit.h>
 
@@ -77,9 +78,10 @@ struct cli_fit_options {
     int profile;        /* enum numafit_profile: --nova-release */
     int strategy;       /* enum numafit_strategy: --strategy */
     unsigned req_flags; /* NUMAFIT_REQUEST_ZED with --nova-release zed */
+    uint64_t budget;    /* --budget: the fit's work budget, 0 = unlimited */
 };
 
-/* The defaults: nova latest, spread. */
+/* The defaults: nova latest, spread, NUMAFIT_BUDGET_DEFAULT. */
 void cli_fit_options_init(struct cli_fit_options *o);
 
 /* --nova-release VALUE (latest, zed) and --strategy VALUE (spread, pack).
@@ -88,11 +90,19 @@ void cli_fit_options_init(struct cli_fit_options *o);
 int cli_fit_options_release(struct cli_fit_options *o, const char *value);
 int cli_fit_options_strategy(struct cli_fit_options *o, const char *value);
 
+/* --budget VALUE: a non-negative decimal integer (0: unlimited). Returns 0,
+ * or -1 with "WHO: --budget wants ..." printed (a usage error). */
+int cli_fit_options_budget(struct cli_fit_options *o, const char *value, const char *who);
+
+/* The line of --help about --budget, the option's name at indent spaces
+ * and its text at column col. */
+void cli_budget_help(FILE *o, int indent, int col);
+
 /* What cli_options_new() found wrong. */
 enum { CLI_OPTIONS_OK, CLI_OPTIONS_BAD, CLI_OPTIONS_BAD_LIMITS };
 
 /*
- * The library's fit options from o and, when limits is not NULL, the
+ * The library's fit options from o (profile, strategy, budget) and, when limits is not NULL, the
  * NUMATopologyLimits JSON text limits (limits_len bytes). Returns 0 with
  * *ret set, or -errno with e filled by the library and *ret_bad telling
  * whether the limits were refused (CLI_OPTIONS_BAD_LIMITS) or anything else

@@ -2,7 +2,9 @@
  * options (cli.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <numafit.h>
@@ -46,6 +48,7 @@ void cli_fit_options_init(struct cli_fit_options *o) {
     memset(o, 0, sizeof(*o));
     o->profile = NUMAFIT_PROFILE_LATEST;
     o->strategy = NUMAFIT_STRATEGY_SPREAD;
+    o->budget = NUMAFIT_BUDGET_DEFAULT;
 }
 
 int cli_fit_options_release(struct cli_fit_options *o, const char *value) {
@@ -71,6 +74,27 @@ int cli_fit_options_strategy(struct cli_fit_options *o, const char *value) {
     return 0;
 }
 
+int cli_fit_options_budget(struct cli_fit_options *o, const char *value, const char *who) {
+    unsigned long long v;
+    char *end;
+
+    errno = 0;
+    v = value && value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+    if (!value || value[0] < '0' || value[0] > '9' || errno || *end) {
+        fprintf(stderr, "%s: --budget wants an integer >= 0 (0: unlimited), not '%s'\n", who,
+                value ? value : "");
+        return -1;
+    }
+    o->budget = (uint64_t)v;
+    return 0;
+}
+
+void cli_budget_help(FILE *o, int indent, int col) {
+    fprintf(o, "%*s--budget N%*sfit work budget (default %llu; 0: unlimited)\n", indent, "",
+            col - indent - 10 > 1 ? col - indent - 10 : 1, "",
+            (unsigned long long)NUMAFIT_BUDGET_DEFAULT);
+}
+
 int cli_options_new(const struct cli_fit_options *o, const char *limits, size_t limits_len,
                     numafit_options_t **ret, numafit_error_t *e, int *ret_bad) {
     numafit_options_t *opt = NULL;
@@ -83,6 +107,8 @@ int cli_options_new(const struct cli_fit_options *o, const char *limits, size_t 
         rc = numafit_options_set_profile(opt, o->profile);
     if (rc >= 0)
         rc = numafit_options_set_strategy(opt, o->strategy);
+    if (rc >= 0)
+        rc = numafit_options_set_budget(opt, o->budget);
     if (rc >= 0 && limits) {
         rc = numafit_options_set_limits_json(opt, limits, limits_len, e);
         if (rc < 0)

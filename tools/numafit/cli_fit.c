@@ -513,7 +513,7 @@ int emit(json_t *ans) {
 /* ------------------------------------------------------------------ options */
 
 static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FILE *)) {
-    enum { O_HOST = 256, O_FLAVOR, O_IMAGE, O_LIMITS, O_MAX, O_RELEASE, O_STRATEGY };
+    enum { O_HOST = 256, O_FLAVOR, O_IMAGE, O_LIMITS, O_MAX, O_RELEASE, O_STRATEGY, O_BUDGET };
     static const struct option longopts[] = {
         {"batch", no_argument, NULL, 'b'},
         {"json", no_argument, NULL, 'j'},
@@ -525,6 +525,7 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         {"max", required_argument, NULL, O_MAX},
         {"nova-release", required_argument, NULL, O_RELEASE},
         {"strategy", required_argument, NULL, O_STRATEGY},
+        {"budget", required_argument, NULL, O_BUDGET},
         {NULL, 0, NULL, 0},
     };
     bool is_demo = strcmp(c->cmd, "demo") == 0;
@@ -583,6 +584,13 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                     return -1;
                 }
                 break;
+            case O_BUDGET: {
+                char who[64];
+                snprintf(who, sizeof(who), "numafit %s", c->cmd);
+                if (cli_fit_options_budget(&c->fit, optarg, who) < 0)
+                    return -1;
+                break;
+            }
             case ':':
                 fprintf(stderr, "numafit %s: option %s needs a value\n", c->cmd, argv[optind - 1]);
                 return -1;
@@ -594,8 +602,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
     if (is_bench) {
         if (c->batch || c->host_path || c->flavor_path || c->image_path || c->limits_path ||
             c->has_max) {
-            fprintf(stderr, "numafit bench: only --json, --nova-release and --strategy are "
-                            "accepted\n");
+            fprintf(stderr, "numafit bench: only --json, --nova-release, --strategy and --budget "
+                            "are accepted\n");
             return -1;
         }
         if (optind != argc - 1) {
@@ -612,7 +620,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
     if (is_demo) {
         if (c->batch || c->json || c->host_path || c->flavor_path || c->image_path ||
             c->limits_path || c->has_max) {
-            fprintf(stderr, "numafit demo: only --nova-release and --strategy are accepted\n");
+            fprintf(stderr,
+                    "numafit demo: only --nova-release, --strategy and --budget are accepted\n");
             return -1;
         }
         return 1;

@@ -261,10 +261,11 @@ int cli_close_stdout(const char *prog, int rc, int nofit_rc) {
     int err = 0;
 
     errno = 0;
-    if (fflush(stdout) != 0)
+    bad = ferror(stdout) != 0;
+    if (fclose(stdout) != 0) {
         err = errno;
-    bad = err != 0 || ferror(stdout) != 0;
-    clearerr(stdout); /* a later run in the same process starts clean */
+        bad = true;
+    }
     if (!bad)
         return rc;
     if (rc != 0 && rc != nofit_rc)

@@ -70,12 +70,14 @@ int cli_write_file(const char *path, const void *data, size_t n, char *why, size
  * output fails instead of landing in that file. */
 void cli_stdio_init(void);
 
-/* At exit: the fate of standard output. It is flushed; when that or anything
- * written before failed (ferror) and rc is 0 or nofit_rc (success or a
- * verdict), prints "PROG: cannot write standard output: REASON" and returns
- * 1; otherwise returns rc (a command that failed has said why). nofit_rc < 0:
- * none. Standard output stays open and its error flag is cleared: the CLI's
- * main() may run more than once in a process (the batch fuzz target). */
+/* At exit: the fate of standard output. It is closed (fclose: flushed, then
+ * the descriptor closed, which is where a file system may report a failed
+ * write); when that or anything written before failed (ferror) and rc is 0
+ * or nofit_rc (success or a verdict), prints "PROG: cannot write standard
+ * output: REASON" and returns 1; otherwise returns rc (a command that failed
+ * has said why). nofit_rc < 0: none. Call it once, at the end of main():
+ * nothing may be written to standard output afterwards (the batch fuzz
+ * target runs cli_run(), not main()). */
 int cli_close_stdout(const char *prog, int rc, int nofit_rc);
 
 #endif

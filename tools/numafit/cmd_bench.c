@@ -287,7 +287,8 @@ static int bench_main(const struct fit_cli *c) {
 }
 static void usage_bench(FILE *o) {
     fprintf(o,
-            "usage: numafit bench [--json] [--nova-release R] [--strategy S] FILE.jsonl\n"
+            "usage: numafit bench [--json] [--nova-release R] [--strategy S] [--budget N]\n"
+            "                     FILE.jsonl\n"
             "\n"
             "Time numafit_fit() on each line of FILE (the `numafit fit --batch` input\n"
             "format; - reads standard input). The host, request and options are built\n"
@@ -301,9 +302,10 @@ static void usage_bench(FILE *o) {
             "                     a malformed line, {\"request\":null} without NUMA topology;\n"
             "                     last line {\"total_fit_ns\":N,\"scenarios\":M} (M: lines timed)\n"
             "  --nova-release R   latest (default) or zed; a line's \"nova_release\" overrides it\n"
-            "  --strategy S       spread (default) or pack; a line's \"strategy\" overrides it\n"
-            "Exit status: 0 done (whatever the answers), 1 I/O error, 2 usage.\n",
+            "  --strategy S       spread (default) or pack; a line's \"strategy\" overrides it\n",
             BENCH_MIN_NS / 1000000ULL, BENCH_MAX_REPS);
+    cli_budget_help(o, 2, 21);
+    fprintf(o, "Exit status: 0 done (whatever the answers), 1 I/O error, 2 usage.\n");
 }
 
 int cmd_bench(int argc, char **argv) {

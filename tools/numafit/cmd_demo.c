@@ -16,11 +16,15 @@
 #include "demo.h"
 
 static void usage_demo(FILE *o) {
-    fprintf(o, "usage: numafit demo [--nova-release R] [--strategy S]\n"
+    fprintf(o, "usage: numafit demo [--nova-release R] [--strategy S] [--budget N]\n"
                "\n"
                "Fit the real-time flavor of seed document 000 (4 dedicated vCPUs, 2 of them\n"
                "realtime, 8 GiB on 1 GiB pages) on a Huawei RH2288H V3 and count how many\n"
-               "such instances the host takes.\n");
+               "such instances the host takes.\n"
+               "\n"
+               "  --nova-release R   latest (default) or zed\n"
+               "  --strategy S       spread (default) or pack\n");
+    cli_budget_help(o, 2, 21);
 }
 static int demo_main(const struct fit_cli *c) {
     json_t *host, *flavor;

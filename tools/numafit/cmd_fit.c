@@ -28,9 +28,10 @@ static json_t *load_file(const char *path) {
 }
 
 static void usage_fit(FILE *o) {
-    fprintf(o, "usage: numafit fit --batch [--nova-release R] [--strategy S]\n"
+    fprintf(o, "usage: numafit fit --batch [--nova-release R] [--strategy S] [--budget N]\n"
                "       numafit fit --host H.json --flavor F.json [--image I.json]\n"
                "                   [--limits L.json] [--json] [--nova-release R] [--strategy S]\n"
+               "                   [--budget N]\n"
                "\n"
                "Fit one instance of a flavor on a host (nova's numa_fit_instance_to_host).\n"
                "  --batch            JSON lines on stdin, one answer line each on stdout\n"
@@ -41,25 +42,29 @@ static void usage_fit(FILE *o) {
                "                      \"network_metadata\":{\"physnets\":[...],\"tunneled\":b}}\n"
                "  --json             print the answer line instead of a table\n"
                "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
-               "  --strategy S       spread (default) or pack\n"
+               "  --strategy S       spread (default) or pack\n");
+    cli_budget_help(o, 2, 21);
+    fprintf(o, "                     (search steps; past it the fit fails with TOO_COMPLEX)\n"
                "Exit status: 0 fits (or no NUMA topology), 3 does not fit, 1 error, 2 usage.\n");
 }
 
 static void usage_plan(FILE *o) {
     fprintf(o,
             "usage: numafit plan --batch [--max N] [--nova-release R] [--strategy S]\n"
+            "                    [--budget N]\n"
             "       numafit plan --host H.json --flavor F.json [--image I.json]\n"
             "                    [--limits L.json] [--max N] [--json]\n"
-            "                    [--nova-release R] [--strategy S]\n"
+            "                    [--nova-release R] [--strategy S] [--budget N]\n"
             "\n"
             "Fit and claim instances of a flavor until the next one does not fit\n"
-            "(at most N, at most %ld), and show the host afterwards.\n"
-            "Exit status: 0 ok, 1 error, 2 usage.\n"
-            "\n"
-            "Over a fleet (hosts from --hosts-dir, --db, --add-hosts, --sysfs, --uri; flavors\n"
-            "from --flavors): how many of each flavor fit, what is stranded, why not;\n"
-            "see `numafit plan --fleet --help` and numafit(1).\n",
+            "(at most N, at most %ld), and show the host afterwards.\n",
             PLAN_CAP);
+    cli_budget_help(o, 2, 21);
+    fprintf(o, "Exit status: 0 ok, 1 error, 2 usage.\n"
+               "\n"
+               "Over a fleet (hosts from --hosts-dir, --db, --add-hosts, --sysfs, --uri; flavors\n"
+               "from --flavors): how many of each flavor fit, what is stranded, why not;\n"
+               "see `numafit plan --fleet --help` and numafit(1).\n");
 }
 
 /* The answer to one input line. */

@@ -70,6 +70,7 @@ static void usage(FILE *o) {
         "                         furthest behind its weight\n"
         "  --strategy spread|pack|both  host cell order(s) (default both)\n"
         "  --nova-release latest|zed    nova rules (default latest)\n"
+        "  --budget N             fit work budget (default %llu; 0: unlimited)\n"
         "  --limits FILE|none     NUMATopologyLimits (default: cpu_allocation_ratio 4,\n"
         "                         ram_allocation_ratio 1, nova's initial ratios, as the\n"
         "                         scheduler passes them); none: no limits\n"
@@ -86,7 +87,8 @@ static void usage(FILE *o) {
         "                         a fleet option, that is the one-host `numafit plan`)\n"
         "\n"
         "Exit status: 0 done, 1 failure, 2 usage or bad input.\n",
-        DEFAULT_MAX_INSTANCES, DEFAULT_DRAW, DEFAULT_TOP);
+        (unsigned long long)NUMAFIT_BUDGET_DEFAULT, DEFAULT_MAX_INSTANCES, DEFAULT_DRAW,
+        DEFAULT_TOP);
 }
 
 /* A host source, loaded after every option is known. */
@@ -154,8 +156,8 @@ static int load_limits(struct plan *pl, const char *path) {
 }
 
 /* The fit options of each (per-host limits, strategy). */
-static int make_options(struct plan *pl) {
-    struct cli_fit_options fo;
+static int make_options(struct plan *pl, const struct cli_fit_options *fit) {
+    struct cli_fit_options fo = *fit;
     numafit_error_t e;
     char *txt = NULL;
     if (pl->limits_json) {
@@ -165,8 +167,6 @@ static int make_options(struct plan *pl) {
             return PLAN_EXIT_FAIL;
         }
     }
-    cli_fit_options_init(&fo);
-    fo.profile = pl->profile;
     for (unsigned i = 0; i < pl->nlimits; i++) {
         for (int s = 0; s < 2; s++) {
             numafit_options_t *o = NULL;
@@ -299,6 +299,7 @@ int cmd_plan_fleet(int argc, char **argv) {
         O_MIX,
         O_STRATEGY,
         O_RELEASE,
+        O_BUDGET,
         O_LIMITS,
         O_MAX_INSTANCES,
         O_JSON,
@@ -332,6 +333,7 @@ int cmd_plan_fleet(int argc, char **argv) {
         {"mix", required_argument, NULL, O_MIX},
         {"strategy", required_argument, NULL, O_STRATEGY},
         {"nova-release", required_argument, NULL, O_RELEASE},
+        {"budget", required_argument, NULL, O_BUDGET},
         {"limits", required_argument, NULL, O_LIMITS},
         {"max-instances", required_argument, NULL, O_MAX_INSTANCES},
         {"json", no_argument, NULL, O_JSON},
@@ -470,6 +472,10 @@ int cmd_plan_fleet(int argc, char **argv) {
                 }
                 pl->profile = fit.profile;
                 pl->req_flags = fit.req_flags;
+                break;
+            case O_BUDGET:
+                if (cli_fit_options_budget(&fit, optarg, "numafit plan") < 0)
+                    goto out;
                 break;
             case O_LIMITS:
                 if (pl->limits_json || pl->no_limits || pl->limits_path) {
@@ -633,7 +639,7 @@ int cmd_plan_fleet(int argc, char **argv) {
     for (size_t i = 0; i < ninst; i++)
         if ((ret = plan_load_instances(pl, inst[i])) != 0)
             goto out;
-    if ((ret = make_options(pl)) != 0)
+    if ((ret = make_options(pl, &fit)) != 0)
         goto out;
     fleet_stats(pl);
     pl->load_seconds = mono_now() - t0;

@@ -40,8 +40,9 @@ static void xml_usage(FILE *o) {
                "  --cpu-mode MODE             host-model, host-passthrough, custom, maximum\n"
                "  --nova-exact                write what nova writes even if libvirt refuses it\n"
                "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
-               "  --strategy spread|pack      host cell order (default spread)\n"
-               "\n"
+               "  --strategy spread|pack      host cell order (default spread)\n");
+    cli_budget_help(o, 2, 30);
+    fprintf(o, "\n"
                "Exit status: 0 written, 1 error, 2 usage, 3 the flavor does not fit.\n");
 }
 
@@ -133,6 +134,11 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
                 fprintf(stderr, "numafit xml: --nova-release: latest or zed\n");
                 return -1;
             }
+            continue;
+        }
+        if (!strcmp(o, "--budget")) {
+            if (cli_fit_options_budget(&a->fit, argv[++i], "numafit xml") < 0)
+                return -1;
             continue;
         }
         if (!strcmp(o, "--strategy")) {

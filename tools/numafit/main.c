@@ -51,9 +51,12 @@ static void usage(FILE *o) {
         "\n"
         "OPTIONS:\n"
         "  --nova-release latest|zed  nova rules to apply (default latest)\n"
-        "  --strategy spread|pack     host cell order (default spread)\n"
-        "\n"
-        "Run `numafit SUBCOMMAND --help` for each subcommand.\n");
+        "  --strategy spread|pack     host cell order (default spread)\n");
+    cli_budget_help(o, 2, 29);
+    fprintf(o, "\nSubcommands:\n");
+    for (const struct cli_command *cmd = cli_commands; cmd->name; cmd++)
+        fprintf(o, "  %-8s %s\n", cmd->name, cmd->help);
+    fprintf(o, "\nRun `numafit SUBCOMMAND --help` for each subcommand.\n");
 }
 
 int cli_run(int argc, char **argv) {
