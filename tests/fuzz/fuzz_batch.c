@@ -1,8 +1,8 @@
 /*
- * libFuzzer target: `numafit fit --batch` (tools/numafit/numafit.c and the rest
- * of the CLI, linked as they are; tests/fuzz/cli_main.c gives the command
- * runner of numafit.c's main as numafit_cli_run): JSON lines on standard
- * input, one answer line each on standard output.
+ * libFuzzer target: `numafit fit --batch` (the CLI's sources, linked as they
+ * are; tests/fuzz/cli_main.c brings tools/numafit/main.c without its main(),
+ * and the target runs cli_run()): JSON lines on standard input, one answer
+ * line each on standard output.
  *
  * Input: the lines. They become the program's stdin (a scratch file) and
  * its stdout another scratch file. Invariants: exit status 0; exactly one
@@ -30,7 +30,7 @@
 
 #define CHECK_LINES 2
 
-int numafit_cli_run(int argc, char **argv);
+int cli_run(int argc, char **argv); /* tools/numafit/main.c (cli.h) */
 
 /* Lines as the CLI counts them: '\n'-terminated, plus a last unterminated one. */
 static size_t count_lines(const char *s, size_t n) {
@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_ASSERT(dup2(out_fd, STDOUT_FILENO) == STDOUT_FILENO);
 
     fuzz_stderr_off();
-    rc = numafit_cli_run(3, argv);
+    rc = cli_run(3, argv);
     fflush(stdout);
     fuzz_stderr_on();
     FUZZ_ASSERT(dup2(saved_out, STDOUT_FILENO) == STDOUT_FILENO);

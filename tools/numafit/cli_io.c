@@ -110,6 +110,47 @@ int cli_read_file(const char *path, size_t max, bool allow_stdin, char **ret_buf
     return 0;
 }
 
+char *cli_read_input(const char *who, const char *what, const char *path, size_t max,
+                     bool allow_stdin, size_t *ret_len, int *ret_rc) {
+    char *buf = NULL, why[256];
+    int rc = cli_read_file(path, max, allow_stdin, &buf, ret_len, why, sizeof(why));
+
+    if (ret_rc)
+        *ret_rc = rc;
+    if (rc < 0) {
+        fprintf(stderr, "%s: %s%s%s: %s\n", who, what ? what : "", what ? " " : "", path, why);
+        return NULL;
+    }
+    return buf;
+}
+
+json_t *cli_load_json_file(const char *who, const char *what, const char *path, size_t max,
+                           int *ret_rc) {
+    char *buf, why[256];
+    size_t n;
+    json_error_t jerr;
+    json_t *v;
+    int rc;
+
+    buf = cli_read_input(who, what, path, max, false, &n, &rc);
+    if (!buf)
+        goto fail;
+    v = cli_json_load(buf, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    free(buf);
+    if (v)
+        return v;
+    rc = cli_json_error(&jerr, why, sizeof(why));
+    if (rc == -ENOMEM || jerr.line < 0)
+        fprintf(stderr, "%s: %s%s%s: %s\n", who, what ? what : "", what ? " " : "", path, why);
+    else
+        fprintf(stderr, "%s: %s:%d:%d: malformed JSON: %s\n", who, path, jerr.line, jerr.column,
+                jerr.text);
+fail:
+    if (ret_rc)
+        *ret_rc = rc;
+    return NULL;
+}
+
 FILE *cli_fopen_read(const char *path, bool allow_stdin, char *why, size_t whylen) {
     FILE *f;
     int fd;
@@ -220,10 +261,11 @@ int cli_close_stdout(const char *prog, int rc, int nofit_rc) {
     int err = 0;
 
     errno = 0;
-    if (fflush(stdout) != 0)
+    bad = ferror(stdout) != 0;
+    if (fclose(stdout) != 0) {
         err = errno;
-    bad = err != 0 || ferror(stdout) != 0;
-    clearerr(stdout); /* a later run in the same process starts clean */
+        bad = true;
+    }
     if (!bad)
         return rc;
     if (rc != 0 && rc != nofit_rc)

@@ -22,6 +22,21 @@
 int cli_read_file(const char *path, size_t max, bool allow_stdin, char **ret_buf, size_t *ret_len,
                   char *why, size_t whylen);
 
+/* The reader of every input file of the subcommands: cli_read_file()
+ * that says why it failed on standard error, as "WHO: [WHAT ]PATH: WHY"
+ * (what: the option, or NULL). Returns the buffer, or NULL with *ret_rc
+ * (when not NULL) set to the -errno. */
+char *cli_read_input(const char *who, const char *what, const char *path, size_t max,
+                     bool allow_stdin, size_t *ret_len, int *ret_rc);
+
+/* A JSON file (a regular file of at most max bytes; any JSON value,
+ * duplicate keys refused) read with cli_read_input() and parsed with
+ * cli_json_load(). Malformed JSON is "WHO: PATH:LINE:COLUMN: malformed JSON:
+ * TEXT"; NULL with *ret_rc (when not NULL) -ENOMEM when memory ran out,
+ * else another -errno. */
+json_t *cli_load_json_file(const char *who, const char *what, const char *path, size_t max,
+                           int *ret_rc);
+
 /* Open path for reading as a stream, with the checks of cli_read_file()
  * ("-" is standard input when allow_stdin). NULL with why set on failure. */
 FILE *cli_fopen_read(const char *path, bool allow_stdin, char *why, size_t whylen);
@@ -55,12 +70,14 @@ int cli_write_file(const char *path, const void *data, size_t n, char *why, size
  * output fails instead of landing in that file. */
 void cli_stdio_init(void);
 
-/* At exit: the fate of standard output. It is flushed; when that or anything
- * written before failed (ferror) and rc is 0 or nofit_rc (success or a
- * verdict), prints "PROG: cannot write standard output: REASON" and returns
- * 1; otherwise returns rc (a command that failed has said why). nofit_rc < 0:
- * none. Standard output stays open and its error flag is cleared: the CLI's
- * main() may run more than once in a process (the batch fuzz target). */
+/* At exit: the fate of standard output. It is closed (fclose: flushed, then
+ * the descriptor closed, which is where a file system may report a failed
+ * write); when that or anything written before failed (ferror) and rc is 0
+ * or nofit_rc (success or a verdict), prints "PROG: cannot write standard
+ * output: REASON" and returns 1; otherwise returns rc (a command that failed
+ * has said why). nofit_rc < 0: none. Call it once, at the end of main():
+ * nothing may be written to standard output afterwards (the batch fuzz
+ * target runs cli_run(), not main()). */
 int cli_close_stdout(const char *prog, int rc, int nofit_rc);
 
 #endif

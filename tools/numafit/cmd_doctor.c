@@ -24,11 +24,8 @@
 #include <numafit.h>
 #include <numafit/doctor.h>
 
+#include "cli.h"
 #include "cli_io.h"
-
-#define EXIT_USAGE 2
-
-int numafit_cli_doctor(int argc, char **argv);
 
 static void usage(FILE *o) {
     fprintf(o, "usage: numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--json]\n"
@@ -131,7 +128,7 @@ static void print_report(FILE *o, const json_t *report) {
     }
 }
 
-int numafit_cli_doctor(int argc, char **argv) {
+int cmd_doctor(int argc, char **argv) {
     static const struct option opts[] = {
         {"root", required_argument, NULL, 'r'}, {"nova-conf", required_argument, NULL, 'n'},
         {"realtime", no_argument, NULL, 't'},   {"json", no_argument, NULL, 'j'},
@@ -145,6 +142,7 @@ int numafit_cli_doctor(int argc, char **argv) {
     numafit_error_t e;
     int c, rc;
 
+    cli_error_clear(&e);
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -165,13 +163,13 @@ int numafit_cli_doctor(int argc, char **argv) {
                 return 0;
             default:
                 usage(stderr);
-                return EXIT_USAGE;
+                return CLI_EXIT_USAGE;
         }
     }
     if (optind != argc) {
         fprintf(stderr, "numafit doctor: unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
-        return EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     if (!conf_path) {
         snprintf(defconf, sizeof(defconf), "%s/etc/nova/nova.conf",
@@ -180,17 +178,15 @@ int numafit_cli_doctor(int argc, char **argv) {
             conf_path = defconf;
     }
     /* a regular file (a directory or FIFO is refused, never read) or "-" */
-    if (conf_path && cli_read_file(conf_path, NUMAFIT_DOCTOR_CONF_MAX, true, &conf, &conf_len, why,
-                                   sizeof(why)) < 0) {
-        fprintf(stderr, "numafit doctor: --nova-conf %s: %s\n", conf_path, why);
+    if (conf_path && !(conf = cli_read_input("numafit doctor", "--nova-conf", conf_path,
+                                             NUMAFIT_DOCTOR_CONF_MAX, true, &conf_len, NULL)))
         return 1;
-    }
     if (!json && !isatty(STDOUT_FILENO))
         json = true;
     rc = numafit_doctor(root, conf, conf_len, flags | (json ? NUMAFIT_DOCTOR_INDENT : 0), &out, &e);
     free(conf);
     if (rc < 0) {
-        fprintf(stderr, "numafit doctor: %s\n", e.text[0] ? e.text : numafit_strerror(rc));
+        cli_error("numafit doctor", NULL, rc, &e, 0);
         return 1;
     }
     if (json) {

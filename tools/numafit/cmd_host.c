@@ -25,12 +25,9 @@
 #include <numafit.h>
 #include <numafit/discover.h>
 
+#include "cli.h"
 #include "cli_conf.h"
 #include "cli_io.h"
-
-#define EXIT_USAGE 2
-
-int numafit_cli_host(int argc, char **argv);
 
 static void usage(FILE *o) {
     fprintf(o, "usage: numafit host --libvirt URI | --caps FILE | --sysfs [ROOT]  [OPTIONS]\n"
@@ -172,13 +169,11 @@ static int summary(const numafit_host_t *h, const char *json, const char *source
 }
 
 static int fail(const char *what, int rc, const numafit_error_t *e) {
-    fprintf(stderr, "numafit host: %s: %s%s%s%s%s%s\n", what,
-            e->text[0] ? e->text : numafit_strerror(rc), e->exception[0] ? " (" : "", e->exception,
-            e->exception[0] ? ")" : "", e->where[0] ? " at " : "", e->where);
+    cli_error("numafit host", what, rc, e, CLI_ERR_EXCEPTION | CLI_ERR_WHERE_AT);
     return 1;
 }
 
-int numafit_cli_host(int argc, char **argv) {
+int cmd_host(int argc, char **argv) {
     enum {
         O_LIBVIRT = 256,
         O_CAPS,
@@ -271,7 +266,7 @@ int numafit_cli_host(int argc, char **argv) {
                 goto out;
             default:
                 fprintf(stderr, "Try 'numafit host --help'.\n");
-                ret = EXIT_USAGE;
+                ret = CLI_EXIT_USAGE;
                 goto out;
         }
         if (rc < 0) {
@@ -284,12 +279,12 @@ int numafit_cli_host(int argc, char **argv) {
     if (optind < argc || nsrc != 1) {
         fprintf(stderr, "numafit host: give exactly one of --libvirt URI, --caps FILE, "
                         "--sysfs [ROOT]\nTry 'numafit host --help'.\n");
-        ret = EXIT_USAGE;
+        ret = CLI_EXIT_USAGE;
         goto out;
     }
     if (online && !caps) {
         fprintf(stderr, "numafit host: --online only goes with --caps\n");
-        ret = EXIT_USAGE;
+        ret = CLI_EXIT_USAGE;
         goto out;
     }
 
@@ -298,12 +293,11 @@ int numafit_cli_host(int argc, char **argv) {
         rc = numafit_host_new_from_libvirt(libvirt_uri, conf, flags, &host, &err);
     } else if (caps) {
         size_t len = 0;
-        char *xml = NULL, why[256];
+        char *xml;
         snprintf(label, sizeof(label), "capabilities %s", caps);
-        if (cli_read_file(caps, NUMAFIT_INPUT_MAX, true, &xml, &len, why, sizeof(why)) < 0) {
-            fprintf(stderr, "numafit host: %s: %s\n", caps, why);
+        xml = cli_read_input("numafit host", NULL, caps, NUMAFIT_INPUT_MAX, true, &len, NULL);
+        if (!xml)
             goto out;
-        }
         rc = numafit_host_new_from_caps_xml(xml, len, conf, online, flags, &host, &err);
         free(xml);
     } else {

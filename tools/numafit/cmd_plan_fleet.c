@@ -26,13 +26,11 @@
 
 #include <numafit.h>
 
+#include "cli.h"
 #include "cli_conf.h"
 #include "cli_io.h"
 #include "plan_fleet.h"
 #include "plan_render.h"
-
-int numafit_cli_plan_fleet(int argc, char **argv);
-bool numafit_cli_plan_is_fleet(int argc, char **argv);
 
 #define DEFAULT_DRAW          8
 #define DEFAULT_TOP           10
@@ -72,6 +70,7 @@ static void usage(FILE *o) {
         "                         furthest behind its weight\n"
         "  --strategy spread|pack|both  host cell order(s) (default both)\n"
         "  --nova-release latest|zed    nova rules (default latest)\n"
+        "  --budget N             fit work budget (default %llu; 0: unlimited)\n"
         "  --limits FILE|none     NUMATopologyLimits (default: cpu_allocation_ratio 4,\n"
         "                         ram_allocation_ratio 1, nova's initial ratios, as the\n"
         "                         scheduler passes them); none: no limits\n"
@@ -88,38 +87,8 @@ static void usage(FILE *o) {
         "                         a fleet option, that is the one-host `numafit plan`)\n"
         "\n"
         "Exit status: 0 done, 1 failure, 2 usage or bad input.\n",
-        DEFAULT_MAX_INSTANCES, DEFAULT_DRAW, DEFAULT_TOP);
-}
-
-/* Options that only fleet mode knows; with any of them, `plan` is fleet mode. */
-static const char fleet_only[] =
-    " --hosts-dir --db --uri --sysfs --add-hosts --fleet --flavors --instances --mix --svg"
-    " --html --draw --detail --top --placements --no-progress --max-instances"
-    " --cpu-dedicated-set --cpu-shared-set --vcpu-pin-set --reserved-huge-pages --physnet"
-    " --tunnel --all-online --any-arch ";
-
-bool numafit_cli_plan_is_fleet(int argc, char **argv) {
-    int hosts = 0, flavors = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        size_t n = strcspn(a, "=");
-        char opt[32];
-        if (strcmp(a, "--") == 0)
-            break;
-        if (n > 2 && n < sizeof(opt) - 2 && a[0] == '-' && a[1] == '-') {
-            snprintf(opt, sizeof(opt), " %.*s ", (int)n, a);
-            if (strstr(fleet_only, opt))
-                return true;
-        }
-        if (n == 6 && strncmp(a, "--host", 6) == 0)
-            hosts++;
-        if (n == 8 && strncmp(a, "--flavor", 8) == 0)
-            flavors++;
-        if (strcmp(a, "--strategy=both") == 0 ||
-            (strcmp(a, "--strategy") == 0 && i + 1 < argc && strcmp(argv[i + 1], "both") == 0))
-            return true;
-    }
-    return hosts > 1 || flavors > 1;
+        (unsigned long long)NUMAFIT_BUDGET_DEFAULT, DEFAULT_MAX_INSTANCES, DEFAULT_DRAW,
+        DEFAULT_TOP);
 }
 
 /* A host source, loaded after every option is known. */
@@ -148,39 +117,27 @@ bad:
 /* Read a --limits file: checked with the library; ratios kept for the
  * report and the shared room. */
 static int load_limits(struct plan *pl, const char *path) {
-    json_error_t jerr;
+    struct cli_fit_options fo;
     json_t *root, *d;
     numafit_options_t *o = NULL;
     numafit_error_t e;
-    char *txt = NULL, why[256];
-    size_t len;
-    int rc;
+    char *txt = NULL;
+    int rc, bad;
 
-    if (cli_read_file(path, NUMAFIT_INPUT_MAX, false, &txt, &len, why, sizeof(why)) < 0) {
-        plan_err("--limits %s: %s", path, why);
-        return PLAN_EXIT_INPUT;
-    }
-    root = cli_json_load(txt, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    free(txt);
-    if (!root) {
-        if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM) {
-            plan_err("--limits %s: %s", path, why);
-            return PLAN_EXIT_FAIL;
-        }
-        plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
-        return PLAN_EXIT_INPUT;
-    }
+    root = cli_load_json_file("numafit plan", "--limits", path, NUMAFIT_INPUT_MAX, &rc);
+    if (!root)
+        return rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
+    /* checked with the library */
     txt = json_dumps(root, JSON_COMPACT | JSON_ENCODE_ANY);
-    memset(&e, 0, sizeof(e));
-    rc = txt && numafit_options_new(&o) == 0
-             ? numafit_options_set_limits_json(o, txt, strlen(txt), &e)
-             : -ENOMEM;
+    cli_fit_options_init(&fo);
+    cli_error_clear(&e);
+    rc = txt ? cli_options_new(&fo, txt, strlen(txt), &o, &e, &bad) : -ENOMEM;
     numafit_options_free(o);
     free(txt);
     if (rc < 0) {
         char prefix[4200];
         snprintf(prefix, sizeof(prefix), "--limits %s", path);
-        plan_lib_err(prefix, rc, &e);
+        cli_error("numafit plan", prefix, rc, &e, CLI_ERR_WHERE_FIRST | CLI_ERR_EXCEPTION);
         json_decref(root);
         return rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
     }
@@ -199,7 +156,9 @@ static int load_limits(struct plan *pl, const char *path) {
 }
 
 /* The fit options of each (per-host limits, strategy). */
-static int make_options(struct plan *pl) {
+static int make_options(struct plan *pl, const struct cli_fit_options *fit) {
+    struct cli_fit_options fo = *fit;
+    numafit_error_t e;
     char *txt = NULL;
     if (pl->limits_json) {
         txt = json_dumps(pl->limits_json, JSON_COMPACT);
@@ -211,13 +170,9 @@ static int make_options(struct plan *pl) {
     for (unsigned i = 0; i < pl->nlimits; i++) {
         for (int s = 0; s < 2; s++) {
             numafit_options_t *o = NULL;
-            int rc = numafit_options_new(&o);
-            if (rc == 0)
-                rc = numafit_options_set_profile(o, pl->profile);
-            if (rc == 0)
-                rc = numafit_options_set_strategy(o, s);
-            if (rc == 0 && txt)
-                rc = numafit_options_set_limits_json(o, txt, strlen(txt), NULL);
+            int bad, rc;
+            fo.strategy = s;
+            rc = cli_options_new(&fo, txt, txt ? strlen(txt) : 0, &o, &e, &bad);
             if (rc == 0 && !pl->no_limits && pl->limits[i].cpu_ratio > 0)
                 rc =
                     numafit_options_set_limits(o, pl->limits[i].cpu_ratio, pl->limits[i].ram_ratio);
@@ -322,7 +277,7 @@ static int writable_dir(const char *opt, const char *path) {
     return 0;
 }
 
-int numafit_cli_plan_fleet(int argc, char **argv) {
+int cmd_plan_fleet(int argc, char **argv) {
     enum {
         O_HOSTS_DIR = 256,
         O_DB,
@@ -344,6 +299,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
         O_MIX,
         O_STRATEGY,
         O_RELEASE,
+        O_BUDGET,
         O_LIMITS,
         O_MAX_INSTANCES,
         O_JSON,
@@ -377,6 +333,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
         {"mix", required_argument, NULL, O_MIX},
         {"strategy", required_argument, NULL, O_STRATEGY},
         {"nova-release", required_argument, NULL, O_RELEASE},
+        {"budget", required_argument, NULL, O_BUDGET},
         {"limits", required_argument, NULL, O_LIMITS},
         {"max-instances", required_argument, NULL, O_MAX_INSTANCES},
         {"json", no_argument, NULL, O_JSON},
@@ -401,6 +358,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
     unsigned disc_flags = 0;
     bool cpu_opts = false; /* a CPU pool option: applied to every host */
     json_t *plan_json = NULL;
+    struct cli_fit_options fit;
     double t0 = mono_now();
     bool in_options = true;
     int opt, rc, ret = PLAN_EXIT_INPUT;
@@ -415,7 +373,8 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
         ret = PLAN_EXIT_FAIL;
         goto out;
     }
-    pl->profile = NUMAFIT_PROFILE_LATEST;
+    cli_fit_options_init(&fit);
+    pl->profile = fit.profile;
     pl->strategies[0] = pl->strategies[1] = true;
     pl->draw = DEFAULT_DRAW;
     pl->top = DEFAULT_TOP;
@@ -507,16 +466,16 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
                 }
                 break;
             case O_RELEASE:
-                if (strcmp(optarg, "latest") == 0) {
-                    pl->profile = NUMAFIT_PROFILE_LATEST;
-                    pl->req_flags = 0;
-                } else if (strcmp(optarg, "zed") == 0) {
-                    pl->profile = NUMAFIT_PROFILE_ZED;
-                    pl->req_flags = NUMAFIT_REQUEST_ZED;
-                } else {
+                if (cli_fit_options_release(&fit, optarg) < 0) {
                     plan_err("--nova-release must be latest or zed");
                     goto out;
                 }
+                pl->profile = fit.profile;
+                pl->req_flags = fit.req_flags;
+                break;
+            case O_BUDGET:
+                if (cli_fit_options_budget(&fit, optarg, "numafit plan") < 0)
+                    goto out;
                 break;
             case O_LIMITS:
                 if (pl->limits_json || pl->no_limits || pl->limits_path) {
@@ -587,7 +546,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
             for (unsigned k = 0; longopts[k].name; k++)
                 if (longopts[k].val == opt)
                     snprintf(what, sizeof(what), "--%s", longopts[k].name);
-            plan_lib_err(what, rc, &e);
+            cli_error("numafit plan", what, rc, &e, CLI_ERR_WHERE_FIRST | CLI_ERR_EXCEPTION);
             goto out;
         }
     }
@@ -658,10 +617,12 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
         if (kind == SRC_SYSFS || kind == SRC_URI)
             continue;
         memset(&e, 0, sizeof(e));
-        if (numafit_host_set_cpu_pools(pl->hosts[i].h, conf, 0, &e) < 0) {
-            plan_err("host %s: --cpu-dedicated-set/--cpu-shared-set/--vcpu-pin-set: %s%s%s",
-                     pl->names + pl->hosts[i].name, e.exception[0] ? e.exception : "",
-                     e.exception[0] ? ": " : "", e.text);
+        if ((rc = numafit_host_set_cpu_pools(pl->hosts[i].h, conf, 0, &e)) < 0) {
+            char label[4200];
+            snprintf(label, sizeof(label),
+                     "host %s: --cpu-dedicated-set/--cpu-shared-set/--vcpu-pin-set",
+                     pl->names + pl->hosts[i].name);
+            cli_error("numafit plan", label, rc, &e, CLI_ERR_EXC_FIRST);
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -678,7 +639,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
     for (size_t i = 0; i < ninst; i++)
         if ((ret = plan_load_instances(pl, inst[i])) != 0)
             goto out;
-    if ((ret = make_options(pl)) != 0)
+    if ((ret = make_options(pl, &fit)) != 0)
         goto out;
     fleet_stats(pl);
     pl->load_seconds = mono_now() - t0;

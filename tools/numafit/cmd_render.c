@@ -16,14 +16,13 @@
 
 #include <jansson.h>
 
+#include "cli.h"
 #include "cli_io.h"
 #include "plan_render.h"
 
 #define RENDER_EXIT_IO    1
-#define RENDER_EXIT_USAGE 2
+#define RENDER_EXIT_USAGE CLI_EXIT_USAGE
 #define RENDER_INPUT_MAX  (256u << 20) /* bytes of plan read at most */
-
-int numafit_cli_render(int argc, char **argv);
 
 static void render_usage(FILE *o) {
     fprintf(o, "usage: numafit render PLAN.json [--svg FILE] [--html FILE] [--strategy S]\n"
@@ -40,18 +39,6 @@ static void render_usage(FILE *o) {
                "is refused (the message names the JSON path at fault); each file is written\n"
                "whole or not at all (a temporary file renamed into place).\n"
                "Exit status: 0 written, 1 write error, 2 usage or a bad plan.\n");
-}
-
-/* The whole of path ("-": stdin; otherwise a regular file), NUL-terminated;
- * NULL with a message. */
-static char *render_read(const char *path, size_t *ret_len) {
-    char why[256], *buf = NULL;
-
-    if (cli_read_file(path, RENDER_INPUT_MAX, true, &buf, ret_len, why, sizeof(why)) < 0) {
-        fprintf(stderr, "numafit render: %s: %s\n", path, why);
-        return NULL;
-    }
-    return buf;
 }
 
 /* Render into memory with svg (or html when svg is false): *ret_data and
@@ -96,7 +83,7 @@ static int render_write(const char *path, const char *data, size_t n) {
     return 0;
 }
 
-int numafit_cli_render(int argc, char **argv) {
+int cmd_render(int argc, char **argv) {
     const char *input = NULL, *svg = NULL, *html = NULL, *strategy = NULL;
     json_error_t jerr;
     json_t *plan;
@@ -157,7 +144,8 @@ int numafit_cli_render(int argc, char **argv) {
         goto usage;
     }
 
-    text = render_read(input, &len);
+    /* "-": stdin; otherwise a regular file */
+    text = cli_read_input("numafit render", NULL, input, RENDER_INPUT_MAX, true, &len, NULL);
     if (!text)
         return RENDER_EXIT_USAGE;
     plan = cli_json_load(text, len, JSON_REJECT_DUPLICATES, &jerr);

@@ -11,13 +11,12 @@
 #include <numafit.h>
 #include <numafit/domain.h>
 
+#include "cli.h"
 #include "cli_io.h"
 
-int numafit_cli_xml(int argc, char **argv);
-
 #define XML_EXIT_ERROR 1
-#define XML_EXIT_USAGE 2
-#define XML_EXIT_NOFIT 3
+#define XML_EXIT_USAGE CLI_EXIT_USAGE
+#define XML_EXIT_NOFIT CLI_EXIT_NOFIT
 
 static void xml_usage(FILE *o) {
     fprintf(o, "usage: numafit xml --host H.json --flavor F.json [--image I.json]\n"
@@ -41,28 +40,19 @@ static void xml_usage(FILE *o) {
                "  --cpu-mode MODE             host-model, host-passthrough, custom, maximum\n"
                "  --nova-exact                write what nova writes even if libvirt refuses it\n"
                "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
-               "  --strategy spread|pack      host cell order (default spread)\n"
-               "\n"
+               "  --strategy spread|pack      host cell order (default spread)\n");
+    cli_budget_help(o, 2, 30);
+    fprintf(o, "\n"
                "Exit status: 0 written, 1 error, 2 usage, 3 the flavor does not fit.\n");
 }
 
 /* Whole file (a regular one) into a NUL-terminated malloc'ed buffer. */
 static char *read_all(const char *path, size_t *ret_len) {
-    char *buf = NULL, why[256];
-    if (cli_read_file(path, NUMAFIT_INPUT_MAX, false, &buf, ret_len, why, sizeof(why)) < 0) {
-        fprintf(stderr, "numafit: %s: %s\n", path, why);
-        return NULL;
-    }
-    return buf;
+    return cli_read_input("numafit", NULL, path, NUMAFIT_INPUT_MAX, false, ret_len, NULL);
 }
 
 static void report(const char *what, int rc, const numafit_error_t *e) {
-    fprintf(stderr, "numafit: %s: %s", what, e->text[0] ? e->text : numafit_strerror(rc));
-    if (e->exception[0])
-        fprintf(stderr, " (%s)", e->exception);
-    if (e->where[0])
-        fprintf(stderr, " [%s]", e->where);
-    fputc('\n', stderr);
+    cli_error("numafit", what, rc, e, CLI_ERR_EXCEPTION | CLI_ERR_WHERE_BOX);
 }
 
 struct xml_args {
@@ -70,7 +60,8 @@ struct xml_args {
     const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode;
     long priority;
     unsigned long long filebacked;
-    bool domain, no_cpu_control, exact, zed, pack;
+    struct cli_fit_options fit; /* --nova-release, --strategy */
+    bool domain, no_cpu_control, exact;
 };
 
 static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
@@ -139,21 +130,22 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
             continue;
         }
         if (!strcmp(o, "--nova-release")) {
-            const char *v = argv[++i];
-            if (strcmp(v, "zed") && strcmp(v, "latest")) {
+            if (cli_fit_options_release(&a->fit, argv[++i]) < 0) {
                 fprintf(stderr, "numafit xml: --nova-release: latest or zed\n");
                 return -1;
             }
-            a->zed = !strcmp(v, "zed");
+            continue;
+        }
+        if (!strcmp(o, "--budget")) {
+            if (cli_fit_options_budget(&a->fit, argv[++i], "numafit xml") < 0)
+                return -1;
             continue;
         }
         if (!strcmp(o, "--strategy")) {
-            const char *v = argv[++i];
-            if (strcmp(v, "spread") && strcmp(v, "pack")) {
+            if (cli_fit_options_strategy(&a->fit, argv[++i]) < 0) {
                 fprintf(stderr, "numafit xml: --strategy: spread or pack\n");
                 return -1;
             }
-            a->pack = !strcmp(v, "pack");
             continue;
         }
         fprintf(stderr, "numafit xml: unknown option '%s'\n", o);
@@ -215,7 +207,7 @@ fail:
     return rc < 0 ? rc : -EINVAL;
 }
 
-int numafit_cli_xml(int argc, char **argv) {
+int cmd_xml(int argc, char **argv) {
     struct xml_args a;
     char *host_s = NULL, *flavor_s = NULL, *image_s = NULL, *limits_s = NULL, *xml = NULL;
     size_t host_n = 0, flavor_n = 0, image_n = 0, limits_n = 0;
@@ -228,6 +220,7 @@ int numafit_cli_xml(int argc, char **argv) {
     int rc, status = XML_EXIT_ERROR;
 
     memset(&a, 0, sizeof(a));
+    cli_fit_options_init(&a.fit);
     memset(&e, 0, sizeof(e));
     rc = parse_xml_args(argc, argv, &a);
     if (rc <= 0) {
@@ -245,23 +238,19 @@ int numafit_cli_xml(int argc, char **argv) {
         report(a.host, rc, &e);
         goto out;
     }
-    rc = numafit_request_new(flavor_s, flavor_n, image_s, image_n, a.zed ? NUMAFIT_REQUEST_ZED : 0,
-                             &req, &e);
+    rc = numafit_request_new(flavor_s, flavor_n, image_s, image_n, a.fit.req_flags, &req, &e);
     if (rc < 0) {
         report(a.flavor, rc, &e);
         goto out;
     }
     if (rc == 1) {
-        if ((rc = numafit_options_new(&opt)) < 0 ||
-            (rc = numafit_options_set_profile(opt, a.zed ? NUMAFIT_PROFILE_ZED
-                                                         : NUMAFIT_PROFILE_LATEST)) < 0 ||
-            (rc = numafit_options_set_strategy(opt, a.pack ? NUMAFIT_STRATEGY_PACK
-                                                           : NUMAFIT_STRATEGY_SPREAD)) < 0) {
-            fprintf(stderr, "numafit: %s\n", numafit_strerror(rc));
-            goto out;
-        }
-        if (limits_s && (rc = numafit_options_set_limits_json(opt, limits_s, limits_n, &e)) < 0) {
-            report(a.limits, rc, &e);
+        int bad;
+        rc = cli_options_new(&a.fit, limits_s, limits_n, &opt, &e, &bad);
+        if (rc < 0) {
+            if (bad == CLI_OPTIONS_BAD_LIMITS)
+                report(a.limits, rc, &e);
+            else
+                fprintf(stderr, "numafit: %s\n", numafit_strerror(rc));
             goto out;
         }
         rc = numafit_fit(host, req, opt, 0, &p, &e);

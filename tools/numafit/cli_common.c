@@ -1,0 +1,124 @@
+/* What the numafit subcommands share: library errors as text, the fit
+ * options (cli.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <numafit.h>
+
+#include "cli.h"
+
+char *cli_error_format(char *out, size_t outlen, const char *label, int rc,
+                       const numafit_error_t *e, unsigned flags) {
+    const char *text = e->text[0] ? e->text : numafit_strerror(rc);
+    const char *where = e->where[0] ? e->where : NULL;
+    const char *exc = e->exception[0] ? e->exception : NULL;
+
+    snprintf(
+        out, outlen, "%s%s%s%s%s%s%s%s%s%s%s%s%s", label ? label : "", label ? ": " : "",
+        flags & CLI_ERR_EXC_FIRST && exc ? exc : "", flags & CLI_ERR_EXC_FIRST && exc ? ": " : "",
+        flags & CLI_ERR_WHERE_FIRST && where ? where : "",
+        flags & CLI_ERR_WHERE_FIRST && where ? ": " : "", text,
+        flags & CLI_ERR_EXCEPTION && exc ? " (" : "", flags & CLI_ERR_EXCEPTION && exc ? exc : "",
+        flags & CLI_ERR_EXCEPTION && exc ? ")" : "",
+        flags & (CLI_ERR_WHERE_AT | CLI_ERR_WHERE_BOX) && where
+            ? (flags & CLI_ERR_WHERE_AT ? " at " : " [")
+            : "",
+        flags & (CLI_ERR_WHERE_AT | CLI_ERR_WHERE_BOX) && where ? where : "",
+        flags & CLI_ERR_WHERE_BOX && where ? "]" : "");
+    return out;
+}
+
+void cli_error(const char *who, const char *label, int rc, const numafit_error_t *e,
+               unsigned flags) {
+    char msg[1024]; /* the library's parts are short; label, any length, is printed as it is */
+    fprintf(stderr, "%s: %s%s%s\n", who, label ? label : "", label ? ": " : "",
+            cli_error_format(msg, sizeof(msg), NULL, rc, e, flags));
+}
+
+void cli_error_clear(numafit_error_t *e) {
+    memset(e, 0, sizeof(*e));
+    e->cell = -1;
+}
+
+void cli_fit_options_init(struct cli_fit_options *o) {
+    memset(o, 0, sizeof(*o));
+    o->profile = NUMAFIT_PROFILE_LATEST;
+    o->strategy = NUMAFIT_STRATEGY_SPREAD;
+    o->budget = NUMAFIT_BUDGET_DEFAULT;
+}
+
+int cli_fit_options_release(struct cli_fit_options *o, const char *value) {
+    if (value && strcmp(value, "latest") == 0) {
+        o->profile = NUMAFIT_PROFILE_LATEST;
+        o->req_flags = 0;
+    } else if (value && strcmp(value, "zed") == 0) {
+        o->profile = NUMAFIT_PROFILE_ZED;
+        o->req_flags = NUMAFIT_REQUEST_ZED;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+int cli_fit_options_strategy(struct cli_fit_options *o, const char *value) {
+    if (value && strcmp(value, "spread") == 0)
+        o->strategy = NUMAFIT_STRATEGY_SPREAD;
+    else if (value && strcmp(value, "pack") == 0)
+        o->strategy = NUMAFIT_STRATEGY_PACK;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_fit_options_budget(struct cli_fit_options *o, const char *value, const char *who) {
+    unsigned long long v;
+    char *end;
+
+    errno = 0;
+    v = value && value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+    if (!value || value[0] < '0' || value[0] > '9' || errno || *end) {
+        fprintf(stderr, "%s: --budget wants an integer >= 0 (0: unlimited), not '%s'\n", who,
+                value ? value : "");
+        return -1;
+    }
+    o->budget = (uint64_t)v;
+    return 0;
+}
+
+void cli_budget_help(FILE *o, int indent, int col) {
+    fprintf(o, "%*s--budget N%*sfit work budget (default %llu; 0: unlimited)\n", indent, "",
+            col - indent - 10 > 1 ? col - indent - 10 : 1, "",
+            (unsigned long long)NUMAFIT_BUDGET_DEFAULT);
+}
+
+int cli_options_new(const struct cli_fit_options *o, const char *limits, size_t limits_len,
+                    numafit_options_t **ret, numafit_error_t *e, int *ret_bad) {
+    numafit_options_t *opt = NULL;
+    int rc;
+
+    cli_error_clear(e);
+    *ret_bad = CLI_OPTIONS_BAD;
+    rc = numafit_options_new(&opt);
+    if (rc >= 0)
+        rc = numafit_options_set_profile(opt, o->profile);
+    if (rc >= 0)
+        rc = numafit_options_set_strategy(opt, o->strategy);
+    if (rc >= 0)
+        rc = numafit_options_set_budget(opt, o->budget);
+    if (rc >= 0 && limits) {
+        rc = numafit_options_set_limits_json(opt, limits, limits_len, e);
+        if (rc < 0)
+            *ret_bad = CLI_OPTIONS_BAD_LIMITS;
+    }
+    if (rc < 0) {
+        numafit_options_free(opt);
+        return rc;
+    }
+    *ret_bad = CLI_OPTIONS_OK;
+    *ret = opt;
+    return 0;
+}
