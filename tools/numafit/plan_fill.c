@@ -89,47 +89,68 @@ struct fill {
     struct plan_result *res;
 };
 
-/* Fit flavor f on host h; on a fit, claim it. Returns 1 placed, 0 no fit,
- * -1 error (printed). *ret_p gets the placement when keep is set. */
-static int place(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, bool keep,
-                 numafit_placement_t **ret_p) {
+/* What a fill of host hi with flavor f asks of its callback. */
+struct placed {
+    struct fill *F;
+    unsigned f;
+    bool keep; /* keep the placement (in *ret_p) */
+    numafit_placement_t **ret_p;
+    bool nomem;
+};
+
+/* numafit_host_fill's callback: the pinned pCPUs of the flavor's instances
+ * (from its first placement), and the placement when it is kept. */
+static int on_placed(void *ctx, size_t request_index, const numafit_placement_t *p) {
+    struct placed *c = ctx;
+    int *pins = &c->F->pins[c->f];
+    (void)request_index;
+    if ((*pins < 0 && (*pins = placement_pcpus(p)) < 0) ||
+        (c->keep && numafit_placement_dup(p, c->ret_p) < 0)) {
+        c->nomem = true;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Fill host h (fleet index hi) with flavor f: at most max instances, fewer
+ * when it is full (a fit too complex to decide counts as "does not fit").
+ * *ret_n gets the instances placed; with keep (max 1), *ret_p gets the
+ * placement. Returns 0, or -1 on error (printed). */
+static int fill_host(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, uint64_t max,
+                     bool keep, numafit_placement_t **ret_p, uint64_t *ret_n) {
     struct plan *pl = F->pl;
-    numafit_placement_t *p = NULL;
+    const numafit_request_t *req = pl->flavors[f].req;
+    struct placed c = {F, f, keep, ret_p, false};
     numafit_error_t e;
     int rc;
 
     memset(&e, 0, sizeof(e));
-    rc = numafit_fit(h, pl->flavors[f].req, host_opt(pl, hi, F->strategy), 0, &p, &e);
-    if (rc == -E2BIG)
-        return 0; /* too complex to decide: counted as "does not fit" */
-    if (rc < 0) {
-        char prefix[512];
-        snprintf(prefix, sizeof(prefix), "fit of %s on host %s", pl->flavors[f].name,
-                 plan_host_name(pl, hi));
-        plan_lib_err(prefix, rc, &e);
-        return -1;
-    }
-    if (rc == 0)
+    *ret_n = 0;
+    rc = numafit_host_fill(h, &req, 1, host_opt(pl, hi, F->strategy), max, 0, on_placed, &c, ret_n,
+                           &e);
+    if (rc >= 0)
         return 0;
-    if (F->pins[f] < 0 && (F->pins[f] = placement_pcpus(p)) < 0) {
-        numafit_placement_free(p);
+    if (c.nomem) {
         plan_err("out of memory");
-        return -1;
-    }
-    rc = numafit_host_claim(h, p, 0, &e);
-    if (rc < 0) {
+    } else {
+        /* a claim refused after its fit, or the fit failed */
         char prefix[512];
-        snprintf(prefix, sizeof(prefix), "claim of %s on host %s", pl->flavors[f].name,
-                 plan_host_name(pl, hi));
+        snprintf(prefix, sizeof(prefix), "%s of %s on host %s",
+                 e.code == NUMAFIT_E_PINNING || e.code == NUMAFIT_E_SCHEMA ? "claim" : "fit",
+                 pl->flavors[f].name, plan_host_name(pl, hi));
         plan_lib_err(prefix, rc, &e);
-        numafit_placement_free(p);
-        return -1;
     }
-    if (keep && ret_p)
-        *ret_p = p;
-    else
-        numafit_placement_free(p);
-    return 1;
+    return -1;
+}
+
+/* Fit flavor f on host h; on a fit, claim it. Returns 1 placed, 0 no fit,
+ * -1 error (printed). *ret_p gets the placement when keep is set. */
+static int place(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, bool keep,
+                 numafit_placement_t **ret_p) {
+    uint64_t n;
+    if (fill_host(F, h, hi, f, 1, keep && ret_p, ret_p, &n) < 0)
+        return -1;
+    return n == 1;
 }
 
 /* ------------------------------------------------------------------ why not */
@@ -283,8 +304,7 @@ static int fill_alone(struct fill *F) {
                 free(memo);
                 return -1;
             }
-            while (n < pl->max_instances && (rc = place(F, h, hi, f, false, NULL)) == 1)
-                n++;
+            rc = fill_host(F, h, hi, f, pl->max_instances, false, NULL, &n);
             numafit_host_free(h);
             if (rc < 0) {
                 free(memo);
