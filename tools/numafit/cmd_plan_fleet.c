@@ -415,6 +415,7 @@ int numafit_cli_plan_fleet(int argc, char **argv) {
         ret = PLAN_EXIT_FAIL;
         goto out;
     }
+    plan_sink_stderr(pl); /* the planner's errors, warnings and progress on stderr */
     pl->profile = NUMAFIT_PROFILE_LATEST;
     pl->strategies[0] = pl->strategies[1] = true;
     pl->draw = DEFAULT_DRAW;

@@ -131,14 +131,14 @@ static int fill_host(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, u
     if (rc >= 0)
         return 0;
     if (c.nomem) {
-        plan_err("out of memory");
+        plan_error(pl, "out of memory");
     } else {
         /* a claim refused after its fit, or the fit failed */
         char prefix[512];
         snprintf(prefix, sizeof(prefix), "%s of %s on host %s",
                  e.code == NUMAFIT_E_PINNING || e.code == NUMAFIT_E_SCHEMA ? "claim" : "fit",
                  pl->flavors[f].name, plan_host_name(pl, hi));
-        plan_lib_err(prefix, rc, &e);
+        plan_lib_error(pl, prefix, rc, &e);
     }
     return -1;
 }
@@ -206,15 +206,15 @@ static int explain_host(struct fill *F, const numafit_host_t *h, size_t hi, unsi
         char prefix[512];
         snprintf(prefix, sizeof(prefix), "explaining %s on host %s", fl->name,
                  plan_host_name(pl, hi));
-        plan_lib_err(prefix, rc, &e);
+        plan_lib_error(pl, prefix, rc, &e);
         return -1;
     }
     root = json_loads(txt, 0, &jerr);
     numafit_free(txt);
     if (!root) {
-        plan_err("explaining %s on host %s: %s", fl->name, plan_host_name(pl, hi),
-                 cli_json_error(&jerr, NULL, 0) == -ENOMEM ? "out of memory"
-                                                           : "the library wrote invalid JSON");
+        plan_error(pl, "explaining %s on host %s: %s", fl->name, plan_host_name(pl, hi),
+                   cli_json_error(&jerr, NULL, 0) == -ENOMEM ? "out of memory"
+                                                             : "the library wrote invalid JSON");
         return -1;
     }
     if (json_is_true(json_object_get(root, "fits"))) {
@@ -281,7 +281,7 @@ static int fill_alone(struct fill *F) {
     if (ngroups) {
         memo = malloc(ngroups * nf * sizeof(*memo));
         if (!memo) {
-            plan_err("out of memory");
+            plan_error(pl, "out of memory");
             return -1;
         }
         for (size_t i = 0; i < ngroups * nf; i++)
@@ -300,7 +300,7 @@ static int fill_alone(struct fill *F) {
                 continue;
             }
             if (numafit_host_dup(ph->h, &h) < 0) {
-                plan_err("out of memory");
+                plan_error(pl, "out of memory");
                 free(memo);
                 return -1;
             }
@@ -316,7 +316,7 @@ static int fill_alone(struct fill *F) {
             if (ph->group >= 0)
                 memo[(size_t)ph->group * nf + f] = n;
         }
-        plan_progress_step(pl->progress, nf, "alone");
+        plan_tick(pl, PLAN_TICK_STEP, nf, "alone");
     }
     free(memo);
     /* a flavor that fits nowhere on the fleet as it is: explain it now */
@@ -334,7 +334,7 @@ static int keep_placement(struct fill *F, size_t hi, unsigned f, numafit_placeme
         struct plan_kept *n = realloc(F->kept[hi], ncap * sizeof(*n));
         if (!n) {
             numafit_placement_free(p);
-            plan_err("out of memory");
+            plan_error(F->pl, "out of memory");
             return -1;
         }
         F->kept[hi] = n;
@@ -421,20 +421,20 @@ static int fill_mixed(struct fill *F) {
         } else {
             placed[f]++;
         }
-        if (pl->progress) {
+        if (pl->sink.tick) {
             /* hosts before every active cursor are done */
             size_t low = pl->nhosts;
             for (unsigned k = 0; k < nf; k++)
                 if (active[k] && cursor[k] < low)
                     low = cursor[k];
             if (low > reported) {
-                plan_progress_step(pl->progress, low - reported, "mixed");
+                plan_tick(pl, PLAN_TICK_STEP, low - reported, "mixed");
                 reported = low;
             }
         }
     }
     if (pl->nhosts > reported)
-        plan_progress_step(pl->progress, pl->nhosts - reported, "mixed");
+        plan_tick(pl, PLAN_TICK_STEP, pl->nhosts - reported, "mixed");
     for (unsigned f = 0; f < nf; f++) {
         F->res->mixed[f] = placed[f];
         F->res->mixed_total += placed[f];
@@ -900,7 +900,7 @@ static int summarize(struct fill *F) {
                 goto nomem;
             json_array_append_new(res->hosts, d);
         }
-        plan_progress_step(pl->progress, 1, "stranded");
+        plan_tick(pl, PLAN_TICK_STEP, 1, "stranded");
     }
     free(m);
     m = NULL;
@@ -913,7 +913,7 @@ static int summarize(struct fill *F) {
     return 0;
 nomem:
     free(m);
-    plan_err("out of memory");
+    plan_error(pl, "out of memory");
     return -1;
 }
 
@@ -947,7 +947,7 @@ int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res) {
         F.kept_cap = calloc(pl->keep, sizeof(*F.kept_cap));
     }
     if (!F.cnt || !F.tot || !F.fleet || (pl->keep && (!F.kept || !F.nkept || !F.kept_cap))) {
-        plan_err("out of memory");
+        plan_error(pl, "out of memory");
         goto out;
     }
     F.own_fleet = !in_place;
@@ -958,7 +958,7 @@ int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res) {
             for (size_t k = 0; k < hi; k++)
                 numafit_host_free(F.fleet[k]);
             F.own_fleet = false;
-            plan_err("out of memory");
+            plan_error(pl, "out of memory");
             goto out;
         }
     }

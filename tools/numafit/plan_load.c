@@ -30,38 +30,6 @@
  * bytes plus a few other columns. */
 #define ROW_MAX ((size_t)NUMAFIT_INPUT_MAX + 65536)
 
-/* ------------------------------------------------------------------ messages */
-
-void plan_err(const char *fmt, ...) {
-    va_list ap;
-    fputs("numafit plan: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-void plan_warn(const char *fmt, ...) {
-    va_list ap;
-    fputs("numafit plan: warning: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-/* "PREFIX: WHERE: TEXT (Exception)" for a failed library call. */
-void plan_lib_err(const char *prefix, int rc, const numafit_error_t *e) {
-    const char *text = e && e->text[0] ? e->text : numafit_strerror(rc);
-    fprintf(stderr, "numafit plan: %s: ", prefix);
-    if (e && e->where[0])
-        fprintf(stderr, "%s: ", e->where);
-    fputs(text, stderr);
-    if (e && e->exception[0])
-        fprintf(stderr, " (%s)", e->exception);
-    fputc('\n', stderr);
-}
-
 /* The exit status of a library failure: bad input unless out of memory. */
 static int lib_status(int rc) {
     return rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
@@ -158,7 +126,7 @@ static int add_source(struct plan *pl, int kind, const char *what) {
         size_t ncap = pl->sources_cap ? pl->sources_cap * 2 : 8;
         struct plan_source *n = realloc(pl->sources, ncap * sizeof(*n));
         if (!n) {
-            plan_err("out of memory");
+            plan_error(pl, "out of memory");
             return -1;
         }
         pl->sources = n;
@@ -203,17 +171,17 @@ static long add_host(struct plan *pl, numafit_host_t *h, const char *name, int s
 
     *status = PLAN_EXIT_INPUT;
     if (pl->nhosts >= PLAN_MAX_HOSTS) {
-        plan_err("%s: more than %d hosts in the fleet", where, PLAN_MAX_HOSTS);
+        plan_error(pl, "%s: more than %d hosts in the fleet", where, PLAN_MAX_HOSTS);
         numafit_host_free(h);
         return -1;
     }
     if (nlen == 0 || nlen > 255) {
-        plan_err("%s: a host name must have 1 to 255 bytes", where);
+        plan_error(pl, "%s: a host name must have 1 to 255 bytes", where);
         numafit_host_free(h);
         return -1;
     }
     if (find_host(pl, name) >= 0) {
-        plan_err("%s: host name \"%s\" given twice", where, name);
+        plan_error(pl, "%s: host name \"%s\" given twice", where, name);
         numafit_host_free(h);
         return -1;
     }
@@ -250,7 +218,7 @@ static long add_host(struct plan *pl, numafit_host_t *h, const char *name, int s
     if (facts_from >= 0) {
         ph->unknown_pinned = pl->hosts[facts_from].unknown_pinned;
     } else if (host_facts(pl, h, &ph->unknown_pinned) < 0) {
-        plan_err("%s: more than %d huge page sizes in the fleet", where, PLAN_MAX_PAGE_SIZES);
+        plan_error(pl, "%s: more than %d huge page sizes in the fleet", where, PLAN_MAX_PAGE_SIZES);
         *status = PLAN_EXIT_INPUT;
         numafit_host_free(h);
         return -1;
@@ -264,7 +232,7 @@ static long add_host(struct plan *pl, numafit_host_t *h, const char *name, int s
     pl->sources[source].hosts++;
     return (long)pl->nhosts++;
 nomem:
-    plan_err("out of memory");
+    plan_error(pl, "out of memory");
     numafit_host_free(h);
     return -1;
 }
@@ -273,13 +241,14 @@ nomem:
 
 /* Read a whole regular file of at most max bytes (NUL-terminated). Prints
  * why and returns NULL on failure (*status set). */
-static char *read_all(const char *path, size_t max, size_t *ret_len, int *status) {
+static char *read_all(const struct plan *pl, const char *path, size_t max, size_t *ret_len,
+                      int *status) {
     char *buf = NULL, why[256];
     int rc = cli_read_file(path, max, false, &buf, ret_len, why, sizeof(why));
 
     if (rc < 0) {
         *status = rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
-        plan_err("%s: %s", path, why);
+        plan_error(pl, "%s: %s", path, why);
         return NULL;
     }
     *status = 0;
@@ -383,7 +352,7 @@ static int json_host(struct plan *pl, const char *text, size_t len, const char *
     int rc, status;
 
     if ((pl->ntexts + 1) * 2 > pl->texts_cap && texts_grow(pl) < 0) {
-        plan_err("out of memory");
+        plan_error(pl, "out of memory");
         return PLAN_EXIT_FAIL;
     }
     text_hash(text, len, &h1, &h2);
@@ -391,7 +360,7 @@ static int json_host(struct plan *pl, const char *text, size_t len, const char *
     if (slot->host) {
         const struct plan_host *first = &pl->hosts[slot->host - 1];
         if (numafit_host_dup(first->h, &h) < 0) {
-            plan_err("out of memory");
+            plan_error(pl, "out of memory");
             return PLAN_EXIT_FAIL;
         }
         if (add_host(pl, h, name, source, slot->group, (long)slot->host - 1, where, &status) < 0)
@@ -403,7 +372,7 @@ static int json_host(struct plan *pl, const char *text, size_t len, const char *
     if (rc < 0) {
         char prefix[1024];
         snprintf(prefix, sizeof(prefix), "%s: host %s", where, name);
-        plan_lib_err(prefix, rc, &e);
+        plan_lib_error(pl, prefix, rc, &e);
         return lib_status(rc);
     }
     idx = add_host(pl, h, name, source, pl->ngroups, -1, where, &status);
@@ -429,7 +398,7 @@ int plan_load_dir(struct plan *pl, const char *dir) {
     int src, ret = 0;
 
     if (!d) {
-        plan_err("--hosts-dir %s: %s", dir, strerror(errno));
+        plan_error(pl, "--hosts-dir %s: %s", dir, strerror(errno));
         return PLAN_EXIT_INPUT;
     }
     if ((src = add_source(pl, SRC_DIR, dir)) < 0) {
@@ -458,11 +427,11 @@ int plan_load_dir(struct plan *pl, const char *dir) {
     }
     closedir(d);
     if (ret) {
-        plan_err("out of memory");
+        plan_error(pl, "out of memory");
         goto out;
     }
     if (n == 0) {
-        plan_err("--hosts-dir %s: no *.json files", dir);
+        plan_error(pl, "--hosts-dir %s: no *.json files", dir);
         ret = PLAN_EXIT_INPUT;
         goto out;
     }
@@ -472,11 +441,11 @@ int plan_load_dir(struct plan *pl, const char *dir) {
         size_t len;
         char *text;
         if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, files[i]) >= sizeof(path)) {
-            plan_err("%s/%s: path too long", dir, files[i]);
+            plan_error(pl, "%s/%s: path too long", dir, files[i]);
             ret = PLAN_EXIT_INPUT;
             break;
         }
-        text = read_all(path, NUMAFIT_INPUT_MAX, &len, &ret);
+        text = read_all(pl, path, NUMAFIT_INPUT_MAX, &len, &ret);
         if (!text)
             break;
         ret = 0;
@@ -495,7 +464,7 @@ int plan_load_json_host(struct plan *pl, const char *path) {
     char name[256];
     size_t len;
     int src, ret;
-    char *text = read_all(path, NUMAFIT_INPUT_MAX, &len, &ret);
+    char *text = read_all(pl, path, NUMAFIT_INPUT_MAX, &len, &ret);
     if (!text)
         return ret;
     if ((src = add_source(pl, SRC_JSON, path)) < 0) {
@@ -524,17 +493,17 @@ int plan_load_sysfs(struct plan *pl, const char *root, const numafit_hostconf_t 
         struct stat st;
         snprintf(probe, sizeof(probe), "%s/sys/devices/system", root);
         if (stat(root, &st) < 0) {
-            plan_err("%s: %s", prefix, strerror(errno));
+            plan_error(pl, "%s: %s", prefix, strerror(errno));
             return PLAN_EXIT_INPUT;
         }
         if (stat(probe, &st) < 0 || !S_ISDIR(st.st_mode)) {
-            plan_err("%s: not a sysfs tree (no %s)", prefix, probe);
+            plan_error(pl, "%s: not a sysfs tree (no %s)", prefix, probe);
             return PLAN_EXIT_INPUT;
         }
     }
     rc = numafit_host_new_from_sysfs(root, conf, flags, &h, &e);
     if (rc < 0) {
-        plan_lib_err(prefix, rc, &e);
+        plan_lib_error(pl, prefix, rc, &e);
         return lib_status(rc);
     }
     if ((src = add_source(pl, SRC_SYSFS, root)) < 0) {
@@ -558,7 +527,7 @@ int plan_load_uri(struct plan *pl, const char *uri, const numafit_hostconf_t *co
     snprintf(prefix, sizeof(prefix), "--uri %s", uri);
     rc = numafit_host_new_from_libvirt(uri, conf, flags, &h, &e);
     if (rc < 0) {
-        plan_lib_err(prefix, rc, &e);
+        plan_lib_error(pl, prefix, rc, &e);
         return rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
     }
     if ((src = add_source(pl, SRC_URI, uri)) < 0) {
@@ -575,6 +544,7 @@ int plan_load_uri(struct plan *pl, const char *uri, const numafit_hostconf_t *co
 enum { ROWS_JSONL, ROWS_CSV, ROWS_TSV, ROWS_JSONARRAY };
 
 struct rows {
+    const struct plan *pl; /* where messages go */
     FILE *f;
     const char *path;
     const char *what; /* option name for messages */
@@ -657,19 +627,18 @@ static void rows_where(const struct rows *r, char *out, size_t cap) {
 
 static int rows_fail(struct rows *r, int code, const char *fmt, ...) {
     va_list ap;
-    char where[PATH_MAX + 32];
+    char where[PATH_MAX + 32], msg[1024];
     rows_where(r, where, sizeof(where));
-    fprintf(stderr, "numafit plan: %s: ", where);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    plan_error(r->pl, "%s: %s", where, msg);
     return code;
 }
 
 static int put_fail(struct rows *r, int rc) {
     if (rc == -1) {
-        plan_err("out of memory");
+        plan_error(r->pl, "out of memory");
         return -PLAN_EXIT_FAIL;
     }
     if (rc == -3)
@@ -830,7 +799,7 @@ static int read_jsonl(struct rows *r) {
     bool any = false;
     r->used = 0;
     if (!r->rb && !(r->rb = malloc(RB_SIZE))) {
-        plan_err("out of memory");
+        plan_error(r->pl, "out of memory");
         return -PLAN_EXIT_FAIL;
     }
     for (;;) {
@@ -859,7 +828,7 @@ static int read_jsonl(struct rows *r) {
                 ncap *= 2;
             nb = realloc(r->buf, ncap);
             if (!nb) {
-                plan_err("out of memory");
+                plan_error(r->pl, "out of memory");
                 return -PLAN_EXIT_FAIL;
             }
             r->buf = nb;
@@ -877,25 +846,26 @@ static int read_jsonl(struct rows *r) {
 }
 
 /* Open a row file: the format from the extension or the first bytes. */
-static int rows_open(struct rows *r, const char *path, const char *what) {
+static int rows_open(struct rows *r, const struct plan *pl, const char *path, const char *what) {
     const char *ext = strrchr(path, '.');
     char why[256];
     int ch;
 
     memset(r, 0, sizeof(*r));
+    r->pl = pl;
     r->path = path;
     r->what = what;
     /* a regular file: a FIFO or a device (/dev/zero) is refused, never read */
     r->f = cli_fopen_read(path, false, why, sizeof(why));
     if (!r->f) {
-        plan_err("%s %s: %s", what, path, why);
+        plan_error(r->pl, "%s %s: %s", what, path, why);
         return PLAN_EXIT_INPUT;
     }
     /* a UTF-8 byte order mark */
     ch = getc_unlocked(r->f);
     if (ch == 0xef) {
         if (getc_unlocked(r->f) != 0xbb || getc_unlocked(r->f) != 0xbf) {
-            plan_err("%s: not UTF-8 text", path);
+            plan_error(r->pl, "%s: not UTF-8 text", path);
             return PLAN_EXIT_INPUT;
         }
     } else if (ch != EOF) {
@@ -917,15 +887,15 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
                ++seen <= ROW_MAX);
         if (first == EOF) {
             if (ferror(r->f)) {
-                plan_err("%s %s: read error: %s", what, path, strerror(errno));
+                plan_error(r->pl, "%s %s: read error: %s", what, path, strerror(errno));
                 return PLAN_EXIT_FAIL;
             }
-            plan_err("%s %s: empty file", what, path);
+            plan_error(r->pl, "%s %s: empty file", what, path);
             return PLAN_EXIT_INPUT;
         }
         if (seen > ROW_MAX) {
-            plan_err("%s %s: more than %zu bytes of blank space at the start", what, path,
-                     (size_t)ROW_MAX);
+            plan_error(r->pl, "%s %s: more than %zu bytes of blank space at the start", what, path,
+                       (size_t)ROW_MAX);
             return PLAN_EXIT_INPUT;
         }
         if (first == '[')
@@ -941,15 +911,15 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
                 tab |= ch == '\t';
                 comma |= ch == ',';
                 if (++seen > ROW_MAX) {
-                    plan_err("%s %s: no header line in the first %zu bytes", what, path,
-                             (size_t)ROW_MAX);
+                    plan_error(r->pl, "%s %s: no header line in the first %zu bytes", what, path,
+                               (size_t)ROW_MAX);
                     return PLAN_EXIT_INPUT;
                 }
             }
             r->fmt = tab && !comma ? ROWS_TSV : ROWS_CSV;
         }
         if (fseek(r->f, pos, SEEK_SET) != 0) {
-            plan_err("%s %s: cannot seek (give a regular file)", what, path);
+            plan_error(r->pl, "%s %s: cannot seek (give a regular file)", what, path);
             return PLAN_EXIT_INPUT;
         }
     }
@@ -958,14 +928,15 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
         r->arr = json_loadf(r->f, JSON_REJECT_DUPLICATES, &jerr);
         if (!r->arr) {
             if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM) {
-                plan_err("%s %s: %s", what, path, why);
+                plan_error(r->pl, "%s %s: %s", what, path, why);
                 return PLAN_EXIT_FAIL;
             }
-            plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
+            plan_error(r->pl, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column,
+                       jerr.text);
             return PLAN_EXIT_INPUT;
         }
         if (!json_is_array(r->arr)) {
-            plan_err("%s: expected a JSON list of rows", path);
+            plan_error(r->pl, "%s: expected a JSON list of rows", path);
             return PLAN_EXIT_INPUT;
         }
     } else if (r->fmt == ROWS_CSV || r->fmt == ROWS_TSV) {
@@ -973,12 +944,12 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
         if (rc < 0)
             return -rc;
         if (rc == 0) {
-            plan_err("%s %s: empty file", what, path);
+            plan_error(r->pl, "%s %s: empty file", what, path);
             return PLAN_EXIT_INPUT;
         }
         r->hdr = calloc(r->nf, sizeof(char *));
         if (!r->hdr) {
-            plan_err("out of memory");
+            plan_error(r->pl, "out of memory");
             return PLAN_EXIT_FAIL;
         }
         r->nhdr = r->nf;
@@ -992,7 +963,7 @@ static int rows_open(struct rows *r, const char *path, const char *what) {
                 n--;
             r->hdr[i] = strndup(s, n);
             if (!r->hdr[i]) {
-                plan_err("out of memory");
+                plan_error(r->pl, "out of memory");
                 return PLAN_EXIT_FAIL;
             }
         }
@@ -1484,14 +1455,14 @@ static bool row_deleted(const char *s, size_t n) {
 }
 
 int plan_load_db(struct plan *pl, const char *path) {
-    struct plan_progress *progress = NULL;
+    bool progress = false;
     uint64_t done = 0;
     struct rows r;
     int src, rc, ret;
     unsigned long nulls = 0, deleted = 0, first_null = 0;
     bool has_ratio;
 
-    ret = rows_open(&r, path, "--db");
+    ret = rows_open(&r, pl, path, "--db");
     if (ret)
         goto out;
     if ((src = add_source(pl, SRC_DB, path)) < 0) {
@@ -1499,9 +1470,10 @@ int plan_load_db(struct plan *pl, const char *path) {
         goto out;
     }
     if (r.nhdr && (!rows_has(&r, "hypervisor_hostname") || !rows_has(&r, "numa_topology"))) {
-        plan_err("%s:1: the header must name the columns hypervisor_hostname and "
-                 "numa_topology (SELECT hypervisor_hostname, numa_topology FROM compute_nodes)",
-                 path);
+        plan_error(pl,
+                   "%s:1: the header must name the columns hypervisor_hostname and "
+                   "numa_topology (SELECT hypervisor_hostname, numa_topology FROM compute_nodes)",
+                   path);
         ret = PLAN_EXIT_INPUT;
         goto out;
     }
@@ -1511,8 +1483,8 @@ int plan_load_db(struct plan *pl, const char *path) {
         /* a big dump takes a while: progress by bytes read */
         struct stat st;
         if (fstat(fileno(r.f), &st) == 0 && S_ISREG(st.st_mode)) {
-            progress = plan_progress_new(true, (uint64_t)st.st_size);
-            plan_progress_phase(progress, "loading");
+            plan_tick(pl, PLAN_TICK_BEGIN, (uint64_t)st.st_size, "loading");
+            progress = true;
         }
     }
     while ((rc = rows_next(&r)) > 0) {
@@ -1524,7 +1496,7 @@ int plan_load_db(struct plan *pl, const char *path) {
         if (progress) {
             long pos = ftell(r.f);
             if (pos > 0 && (uint64_t)pos > done) {
-                plan_progress_step(progress, (uint64_t)pos - done, "");
+                plan_tick(pl, PLAN_TICK_STEP, (uint64_t)pos - done, "");
                 done = (uint64_t)pos;
             }
         }
@@ -1534,10 +1506,10 @@ int plan_load_db(struct plan *pl, const char *path) {
             goto nomem;
         if (k != COL_VALUE || nlen == 0 || nlen >= sizeof(hname) || memchr(name, '\0', nlen) ||
             rows_not_string(&r, "hypervisor_hostname")) {
-            plan_err("%s: hypervisor_hostname: %s", where,
-                     k == COL_MISSING ? "missing"
-                     : k == COL_NULL  ? "null"
-                                      : "must be a string of 1 to 255 bytes");
+            plan_error(pl, "%s: hypervisor_hostname: %s", where,
+                       k == COL_MISSING ? "missing"
+                       : k == COL_NULL  ? "null"
+                                        : "must be a string of 1 to 255 bytes");
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -1555,7 +1527,7 @@ int plan_load_db(struct plan *pl, const char *path) {
         if (k < 0)
             goto nomem;
         if (k == COL_MISSING) {
-            plan_err("%s: host %s: no numa_topology", where, hname);
+            plan_error(pl, "%s: host %s: no numa_topology", where, hname);
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -1565,8 +1537,8 @@ int plan_load_db(struct plan *pl, const char *path) {
             continue;
         }
         if (tlen > NUMAFIT_INPUT_MAX) {
-            plan_err("%s: host %s: numa_topology larger than %u bytes", where, hname,
-                     NUMAFIT_INPUT_MAX);
+            plan_error(pl, "%s: host %s: numa_topology larger than %u bytes", where, hname,
+                       NUMAFIT_INPUT_MAX);
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -1580,17 +1552,18 @@ int plan_load_db(struct plan *pl, const char *path) {
                 (k = rows_ratio(&r, "ram_allocation_ratio", &ram)) < 0) {
                 if (k == -1)
                     goto nomem;
-                plan_err("%s: host %s: an allocation ratio must be a number from 0 to 1e6 "
-                         "(0 or null: the fleet's)",
-                         where, hname);
+                plan_error(pl,
+                           "%s: host %s: an allocation ratio must be a number from 0 to 1e6 "
+                           "(0 or null: the fleet's)",
+                           where, hname);
                 ret = PLAN_EXIT_INPUT;
                 goto out;
             }
             if ((cpu > 0 || ram > 0) && !pl->no_limits) {
                 double dcpu = pl->limits[0].cpu_ratio, dram = pl->limits[0].ram_ratio;
                 if (plan_limits_index(pl, cpu > 0 ? cpu : dcpu, ram > 0 ? ram : dram, &li) < 0) {
-                    plan_err("%s: more than %d distinct allocation ratio pairs", where,
-                             PLAN_MAX_LIMITS);
+                    plan_error(pl, "%s: more than %d distinct allocation ratio pairs", where,
+                               PLAN_MAX_LIMITS);
                     ret = PLAN_EXIT_INPUT;
                     goto out;
                 }
@@ -1604,21 +1577,23 @@ int plan_load_db(struct plan *pl, const char *path) {
     }
     pl->sources[src].skipped = (uint32_t)(nulls + deleted);
     if (nulls)
-        plan_warn("%s: %lu row%s without numa_topology skipped (first on line %lu): nova "
-                  "reports no NUMA topology for %s",
-                  path, nulls, nulls == 1 ? "" : "s", first_null, nulls == 1 ? "it" : "them");
+        plan_warning(pl,
+                     "%s: %lu row%s without numa_topology skipped (first on line %lu): nova "
+                     "reports no NUMA topology for %s",
+                     path, nulls, nulls == 1 ? "" : "s", first_null, nulls == 1 ? "it" : "them");
     if (deleted)
-        plan_warn("%s: %lu deleted row%s skipped", path, deleted, deleted == 1 ? "" : "s");
+        plan_warning(pl, "%s: %lu deleted row%s skipped", path, deleted, deleted == 1 ? "" : "s");
     if (pl->sources[src].hosts == 0) {
-        plan_err("--db %s: no host with a NUMA topology", path);
+        plan_error(pl, "--db %s: no host with a NUMA topology", path);
         ret = PLAN_EXIT_INPUT;
     }
     goto out;
 nomem:
-    plan_err("out of memory");
+    plan_error(pl, "out of memory");
     ret = PLAN_EXIT_FAIL;
 out:
-    plan_progress_end(progress);
+    if (progress)
+        plan_tick(pl, PLAN_TICK_END, 0, NULL);
     rows_close(&r);
     return ret;
 }
@@ -1650,12 +1625,12 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
     int32_t group;
 
     if (parse_count(count, strlen(count), PLAN_MAX_HOSTS, &n) < 0 || n == 0) {
-        plan_err("--add-hosts %s: the count must be an integer from 1 to %d", count,
-                 PLAN_MAX_HOSTS);
+        plan_error(pl, "--add-hosts %s: the count must be an integer from 1 to %d", count,
+                   PLAN_MAX_HOSTS);
         return PLAN_EXIT_INPUT;
     }
     if (pl->nhosts + n > PLAN_MAX_HOSTS) {
-        plan_err("--add-hosts %s: more than %d hosts in the fleet", count, PLAN_MAX_HOSTS);
+        plan_error(pl, "--add-hosts %s: more than %d hosts in the fleet", count, PLAN_MAX_HOSTS);
         return PLAN_EXIT_INPUT;
     }
     /* the library reads both the short form and its own key:value form */
@@ -1663,7 +1638,7 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
     rc = numafit_host_new_synthetic(spec, 0, &tmpl, &e);
     if (rc < 0) {
         snprintf(prefix, sizeof(prefix), "--add-hosts %s \"%.400s\"", count, spec);
-        plan_lib_err(prefix, rc, &e);
+        plan_lib_error(pl, prefix, rc, &e);
         return lib_status(rc);
     }
     if ((src = add_source(pl, SRC_SYNTHETIC, spec)) < 0) {
@@ -1680,7 +1655,7 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
         if (i + 1 < n) {
             if (numafit_host_dup(tmpl, &h) < 0) {
                 numafit_host_free(tmpl);
-                plan_err("out of memory");
+                plan_error(pl, "out of memory");
                 return PLAN_EXIT_FAIL;
             }
         } else {
@@ -1719,7 +1694,7 @@ int plan_load_instances(struct plan *pl, const char *path) {
     int rc, ret;
     unsigned long nulls = 0;
 
-    ret = rows_open(&r, path, "--instances");
+    ret = rows_open(&r, pl, path, "--instances");
     if (ret)
         goto out;
     if (r.nhdr) {
@@ -1727,8 +1702,9 @@ int plan_load_instances(struct plan *pl, const char *path) {
         for (unsigned i = 0; host_cols[i]; i++)
             any |= rows_has(&r, host_cols[i]);
         if (!any || !rows_has(&r, "numa_topology")) {
-            plan_err("%s:1: the header must name the columns host (or node) and numa_topology",
-                     path);
+            plan_error(pl,
+                       "%s:1: the header must name the columns host (or node) and numa_topology",
+                       path);
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -1752,10 +1728,10 @@ int plan_load_instances(struct plan *pl, const char *path) {
         if (k != COL_VALUE || nlen == 0 || nlen >= sizeof(hname) || memchr(name, '\0', nlen) ||
             (rows_not_string(&r, "host") || rows_not_string(&r, "node") ||
              rows_not_string(&r, "hypervisor_hostname"))) {
-            plan_err("%s: host: %s", where,
-                     k == COL_MISSING ? "missing (\"host\": the hypervisor_hostname)"
-                     : k == COL_NULL  ? "null"
-                                      : "must be a string of 1 to 255 bytes");
+            plan_error(pl, "%s: host: %s", where,
+                       k == COL_MISSING ? "missing (\"host\": the hypervisor_hostname)"
+                       : k == COL_NULL  ? "null"
+                                        : "must be a string of 1 to 255 bytes");
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -1765,7 +1741,7 @@ int plan_load_instances(struct plan *pl, const char *path) {
         if (k < 0)
             goto nomem;
         if (k == COL_MISSING) {
-            plan_err("%s: no numa_topology", where);
+            plan_error(pl, "%s: no numa_topology", where);
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -1775,7 +1751,7 @@ int plan_load_instances(struct plan *pl, const char *path) {
         }
         hi = find_host(pl, hname);
         if (hi < 0) {
-            plan_err("%s: unknown host \"%s\" (not in the fleet)", where, hname);
+            plan_error(pl, "%s: unknown host \"%s\" (not in the fleet)", where, hname);
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -1783,7 +1759,7 @@ int plan_load_instances(struct plan *pl, const char *path) {
         memset(&e, 0, sizeof(e));
         rc = numafit_placement_new_from_json(topo, tlen, 0, &p, &e);
         if (rc < 0) {
-            plan_lib_err(prefix, rc, &e);
+            plan_lib_error(pl, prefix, rc, &e);
             ret = lib_status(rc);
             goto out;
         }
@@ -1793,7 +1769,7 @@ int plan_load_instances(struct plan *pl, const char *path) {
         numafit_free(txt);
         if (!cells) {
             numafit_placement_free(p);
-            plan_lib_err(prefix, rc < 0 ? rc : -ENOMEM, &e);
+            plan_lib_error(pl, prefix, rc < 0 ? rc : -ENOMEM, &e);
             ret = PLAN_EXIT_FAIL;
             goto out;
         }
@@ -1802,10 +1778,10 @@ int plan_load_instances(struct plan *pl, const char *path) {
         rc = numafit_host_claim(pl->hosts[hi].h, p, 0, &e);
         numafit_placement_free(p);
         if (rc < 0) {
-            plan_lib_err(prefix, rc, &e);
+            plan_lib_error(pl, prefix, rc, &e);
             if (rc == -EBUSY)
-                fprintf(stderr, "numafit plan: (does the host's numa_topology already count "
-                                "this instance? --instances adds usage to the hosts)\n");
+                plan_error(pl, "(does the host's numa_topology already count this instance? "
+                               "--instances adds usage to the hosts)");
             json_decref(cells);
             ret = lib_status(rc);
             goto out;
@@ -1846,7 +1822,7 @@ int plan_load_instances(struct plan *pl, const char *path) {
     pl->instances_skipped += nulls;
     goto out;
 nomem:
-    plan_err("out of memory");
+    plan_error(pl, "out of memory");
     ret = PLAN_EXIT_FAIL;
 out:
     rows_close(&r);
@@ -1869,9 +1845,10 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
     int rc;
 
     if (!json_is_object(fl)) {
-        plan_err("%s: a flavor is a JSON object {\"name\",\"vcpus\",\"memory_mb\","
-                 "\"extra_specs\"}",
-                 where);
+        plan_error(pl,
+                   "%s: a flavor is a JSON object {\"name\",\"vcpus\",\"memory_mb\","
+                   "\"extra_specs\"}",
+                   where);
         return PLAN_EXIT_INPUT;
     }
     json_object_foreach(fl, key, v) {
@@ -1879,41 +1856,42 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
         for (k = 0; flavor_keys[k] && strcmp(flavor_keys[k], key) != 0; k++)
             ;
         if (!flavor_keys[k]) {
-            plan_err("%s: unknown key \"%s\" (a flavor has name, vcpus, memory_mb, "
-                     "extra_specs, image_properties, weight)",
-                     where, key);
+            plan_error(pl,
+                       "%s: unknown key \"%s\" (a flavor has name, vcpus, memory_mb, "
+                       "extra_specs, image_properties, weight)",
+                       where, key);
             return PLAN_EXIT_INPUT;
         }
     }
     v = json_object_get(fl, "name");
     if (v && (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) > 64 ||
               strlen(json_string_value(v)) != json_string_length(v))) {
-        plan_err("%s: \"name\" must be a string of 1 to 64 bytes", where);
+        plan_error(pl, "%s: \"name\" must be a string of 1 to 64 bytes", where);
         return PLAN_EXIT_INPUT;
     }
     name = v ? json_string_value(v) : default_name;
     if (!name) {
-        plan_err("%s: the flavor has no \"name\"", where);
+        plan_error(pl, "%s: the flavor has no \"name\"", where);
         return PLAN_EXIT_INPUT;
     }
     for (unsigned i = 0; i < pl->nflavors; i++)
         if (strcmp(pl->flavors[i].name, name) == 0) {
-            plan_err("%s: flavor name \"%s\" given twice (also %s:%lu)", where, name,
-                     pl->flavors[i].origin, pl->flavors[i].line);
+            plan_error(pl, "%s: flavor name \"%s\" given twice (also %s:%lu)", where, name,
+                       pl->flavors[i].origin, pl->flavors[i].line);
             return PLAN_EXIT_INPUT;
         }
     if (pl->nflavors == PLAN_MAX_FLAVORS) {
-        plan_err("%s: more than %d flavors", where, PLAN_MAX_FLAVORS);
+        plan_error(pl, "%s: more than %d flavors", where, PLAN_MAX_FLAVORS);
         return PLAN_EXIT_INPUT;
     }
     v = json_object_get(fl, "weight");
     if (v && (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1e9)) {
-        plan_err("%s: \"weight\" must be a number above 0", where);
+        plan_error(pl, "%s: \"weight\" must be a number above 0", where);
         return PLAN_EXIT_INPUT;
     }
     v = json_object_get(fl, "image_properties");
     if (v && !json_is_object(v) && !json_is_null(v)) {
-        plan_err("%s: \"image_properties\" must be an object {\"hw_...\": ...}", where);
+        plan_error(pl, "%s: \"image_properties\" must be an object {\"hw_...\": ...}", where);
         return PLAN_EXIT_INPUT;
     }
     lib = json_object();
@@ -1943,7 +1921,7 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
         char prefix[PATH_MAX + 200];
         snprintf(prefix, sizeof(prefix), "%s: flavor %s%s", where, name,
                  e.exception[0] ? " refused by nova" : "");
-        plan_lib_err(prefix, rc, &e);
+        plan_lib_error(pl, prefix, rc, &e);
         free(ftxt);
         free(itxt);
         json_decref(lib);
@@ -1980,9 +1958,10 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
             f->pagesize_kb = (int)(kib > INT_MAX ? INT_MAX : kib);
     }
     if (rc == 0) {
-        plan_warn("%s: flavor %s asks for no NUMA topology: nova's NUMA fitting does not "
-                  "limit it (placement does); left out of the plan",
-                  where, name);
+        plan_warning(pl,
+                     "%s: flavor %s asks for no NUMA topology: nova's NUMA fitting does not "
+                     "limit it (placement does); left out of the plan",
+                     where, name);
         numafit_request_free(f->req);
         f->req = NULL;
     }
@@ -1993,7 +1972,7 @@ nomem:
     free(itxt);
     json_decref(lib);
     json_decref(image);
-    plan_err("out of memory");
+    plan_error(pl, "out of memory");
     return PLAN_EXIT_FAIL;
 }
 
@@ -2005,7 +1984,7 @@ nomem:
 int plan_load_flavors(struct plan *pl, const char *path, bool single) {
     size_t len;
     int ret;
-    char *text = read_all(path, NUMAFIT_INPUT_MAX, &len, &ret);
+    char *text = read_all(pl, path, NUMAFIT_INPUT_MAX, &len, &ret);
     json_error_t jerr;
     json_t *root;
     char where[PATH_MAX + 64], stem[256];
@@ -2015,13 +1994,13 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
     ret = 0;
     root = cli_json_load(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
-        plan_err("%s: out of memory", path);
+        plan_error(pl, "%s: out of memory", path);
         free(text);
         return PLAN_EXIT_FAIL;
     }
     if (single) {
         if (!root) {
-            plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
+            plan_error(pl, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
             free(text);
             return PLAN_EXIT_INPUT;
         }
@@ -2032,7 +2011,7 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
         size_t i;
         json_t *fl;
         if (json_array_size(root) == 0) {
-            plan_err("%s: no flavors", path);
+            plan_error(pl, "%s: no flavors", path);
             ret = PLAN_EXIT_INPUT;
         }
         json_array_foreach(root, i, fl) {
@@ -2047,7 +2026,7 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
         char *line = text, *nl;
         unsigned long lineno = 0, count = 0;
         if (!strstr(jerr.text, "end of file expected")) {
-            plan_err("%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
+            plan_error(pl, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
             free(text);
             return PLAN_EXIT_INPUT;
         }
@@ -2061,12 +2040,13 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
                 continue;
             fl = cli_json_load(line, n, JSON_REJECT_DUPLICATES, &jerr);
             if (!fl && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
-                plan_err("%s:%lu: out of memory", path, lineno);
+                plan_error(pl, "%s:%lu: out of memory", path, lineno);
                 ret = PLAN_EXIT_FAIL;
                 break;
             }
             if (!fl) {
-                plan_err("%s:%lu:%d: malformed JSON: %s", path, lineno, jerr.column, jerr.text);
+                plan_error(pl, "%s:%lu:%d: malformed JSON: %s", path, lineno, jerr.column,
+                           jerr.text);
                 ret = PLAN_EXIT_INPUT;
                 break;
             }
@@ -2076,7 +2056,7 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
             count++;
         }
         if (!ret && count == 0) {
-            plan_err("%s: no flavors", path);
+            plan_error(pl, "%s: no flavors", path);
             ret = PLAN_EXIT_INPUT;
         }
     }
