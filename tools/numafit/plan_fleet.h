@@ -1,8 +1,10 @@
 /* numafit plan over a fleet: shared declarations of cmd_plan_fleet.c,
- * plan_load.c (inputs), plan_fill.c (the fills and what they leave),
- * plan_sink.c (how the planner reports: it never prints) and plan_report.c
- * (terminal report, progress bar, the command line's printing of what the
- * planner reports). Output format: doc/plan-json.md. */
+ * the readers (plan_load.c: the fleet being built; plan_hosts.c,
+ * plan_instances.c, plan_flavors.c; plan_rows.c and plan_jsonl.c for
+ * database dumps, through plan_load.h), plan_fill.c (the fills and what
+ * they leave), plan_sink.c (how the planner reports: it never prints) and
+ * plan_report.c (terminal report, progress bar, the command line's printing
+ * of what the planner reports). Output format: doc/plan-json.md. */
 #ifndef NUMAFIT_PLAN_FLEET_H
 #define NUMAFIT_PLAN_FLEET_H
 
@@ -227,7 +229,7 @@ void plan_warning(const struct plan *pl, const char *fmt, ...)
 void plan_lib_error(const struct plan *pl, const char *prefix, int rc, const numafit_error_t *e);
 void plan_tick(const struct plan *pl, int kind, uint64_t n, const char *text);
 
-/* ---- plan_load.c */
+/* ---- plan_load.c (the fleet), plan_hosts.c, plan_instances.c, plan_flavors.c (the readers) */
 const char *plan_host_name(const struct plan *pl, size_t i);
 const char *plan_source_kind_name(int kind);
 /* The loaders return 0, or PLAN_EXIT_INPUT / PLAN_EXIT_FAIL after reporting why. */
