@@ -6,12 +6,13 @@
  *
  * Builds N identical hosts (default: the params' "hosts", 10,000) from the
  * params' synthetic host spec (numafit_host_new_synthetic, then
- * numafit_host_dup; not timed), then fills them: per host, the five flavors
- * are tried round-robin with numafit_fit() and, when one fits,
- * numafit_host_claim(); a host is full when none of the flavors fits any
- * more (five misses in a row). The fill is timed as a whole
- * (CLOCK_MONOTONIC); with --split the fits and the claims inside it are also
- * timed each on their own (the clock reads then add to the fill time).
+ * numafit_host_dup; not timed), then fills them: per host, one
+ * numafit_host_fill() tries the five flavors round-robin with numafit_fit()
+ * and, when one fits, numafit_host_claim(); a host is full when none of the
+ * flavors fits any more (five misses in a row). The fill is timed as a whole
+ * (CLOCK_MONOTONIC); with --split the same loop is spelled out here so that
+ * the fits and the claims inside it are also timed each on their own (the
+ * clock reads then add to the fill time).
  * --dump-host prints the host as nova's NUMATopology primitive (for
  * bench/nova_fleet.py, which runs the same fill with nova).
  *
@@ -52,6 +53,64 @@ static void die(const char *what, const numafit_error_t *e) {
     exit(1);
 }
 
+/* Fit attempts of numafit_host_fill (NUMAFIT_FILL_NOTIFY_MISSES). */
+struct tally {
+    unsigned long attempts, fits;
+    const numafit_error_t *e; /* the fill's reterr: a miss's reason */
+};
+
+static int count_attempt(void *ctx, size_t flavor, const numafit_placement_t *p) {
+    struct tally *t = ctx;
+    (void)flavor;
+    t->attempts++;
+    if (p)
+        t->fits++;
+    else if (t->e->code == NUMAFIT_E_TOO_COMPLEX)
+        die("fit", t->e); /* the fit exceeded its budget: no answer to time */
+    return 0;
+}
+
+/* --split: numafit_host_fill's round-robin spelled out, to read the clock
+ * between each fit and its claim. */
+struct split {
+    unsigned long attempts, fits;
+    uint64_t fit_ns, claim_ns;
+};
+
+static void split_fill(numafit_host_t *host, struct flavor *flavors, size_t nflavors,
+                       const numafit_options_t *opt, struct split *sp) {
+    numafit_error_t e;
+    size_t misses = 0, next = 0;
+    int rc;
+    memset(&e, 0, sizeof(e));
+    while (misses < nflavors) {
+        struct flavor *f = &flavors[next];
+        numafit_placement_t *p = NULL;
+        uint64_t a, b, c;
+        next = (next + 1) % nflavors;
+        a = now_ns();
+        rc = numafit_fit(host, f->req, opt, 0, &p, &e);
+        b = now_ns();
+        sp->fit_ns += b - a;
+        sp->attempts++;
+        if (rc < 0)
+            die("fit", &e);
+        if (rc == 0) {
+            misses++;
+            continue;
+        }
+        sp->fits++;
+        rc = numafit_host_claim(host, p, 0, &e);
+        numafit_placement_free(p);
+        c = now_ns();
+        sp->claim_ns += c - b;
+        if (rc < 0)
+            die("claim", &e);
+        f->placed++;
+        misses = 0;
+    }
+}
+
 static void usage(FILE *o) {
     fprintf(o, "usage: fleet --params FILE [--hosts N] [--split] [--json]\n"
                "       fleet --params FILE --dump-host\n");
@@ -70,6 +129,9 @@ int main(int argc, char **argv) {
     size_t nflavors = 0, i;
     unsigned req_flags = 0;
     int profile = NUMAFIT_PROFILE_LATEST, strategy = NUMAFIT_STRATEGY_SPREAD, rc;
+    const numafit_request_t *reqs[MAX_FLAVORS];
+    struct tally tally = {0, 0, &e};
+    struct split sp = {0, 0, 0, 0};
     unsigned long placed = 0, attempts = 0, fits = 0;
     uint64_t t_setup0, t_setup, t0, t1, fit_ns = 0, claim_ns = 0, fill_ns;
     long h;
@@ -164,6 +226,7 @@ int main(int argc, char **argv) {
         if (rc <= 0)
             die(flavors[nflavors].name, &e);
         flavors[nflavors].placed = 0;
+        reqs[nflavors] = flavors[nflavors].req;
         nflavors++;
     }
     if (nflavors == 0) {
@@ -194,43 +257,34 @@ int main(int argc, char **argv) {
     /* the fill (timed) */
     t0 = now_ns();
     for (h = 0; h < nhosts; h++) {
-        unsigned misses = 0;
-        size_t next = 0;
-        while (misses < nflavors) {
-            struct flavor *f = &flavors[next];
-            numafit_placement_t *p = NULL;
-            uint64_t a = 0, b = 0, c;
-            next = (next + 1) % nflavors;
-            if (split)
-                a = now_ns();
-            rc = numafit_fit(hosts[h], f->req, opt, 0, &p, &e);
-            if (split) {
-                b = now_ns();
-                fit_ns += b - a;
-            }
-            attempts++;
-            if (rc < 0)
-                die("fit", &e);
-            if (rc == 0) {
-                misses++;
-                continue;
-            }
-            fits++;
-            rc = numafit_host_claim(hosts[h], p, 0, &e);
-            numafit_placement_free(p);
-            if (split) {
-                c = now_ns();
-                claim_ns += c - b;
-            }
-            if (rc < 0)
-                die("claim", &e);
-            f->placed++;
-            placed++;
-            misses = 0;
+        uint64_t counts[MAX_FLAVORS];
+        if (split) {
+            split_fill(hosts[h], flavors, nflavors, opt, &sp);
+            continue;
+        }
+        memset(&e, 0, sizeof(e));
+        rc = numafit_host_fill(hosts[h], reqs, nflavors, opt, NUMAFIT_FILL_NO_MAX,
+                               NUMAFIT_FILL_NOTIFY_MISSES, count_attempt, &tally, counts, &e);
+        if (rc < 0)
+            die(e.code == NUMAFIT_E_PINNING || e.code == NUMAFIT_E_SCHEMA ? "claim" : "fit", &e);
+        for (i = 0; i < nflavors; i++) {
+            flavors[i].placed += counts[i];
+            placed += counts[i];
         }
     }
     t1 = now_ns();
     fill_ns = t1 - t0;
+    if (split) {
+        for (i = 0; i < nflavors; i++)
+            placed += flavors[i].placed;
+        attempts = sp.attempts;
+        fits = sp.fits;
+        fit_ns = sp.fit_ns;
+        claim_ns = sp.claim_ns;
+    } else {
+        attempts = tally.attempts;
+        fits = tally.fits;
+    }
 
     if (json) {
         json_t *o = json_object(), *per = json_object();

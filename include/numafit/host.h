@@ -166,6 +166,78 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_get_cell_siblings(const numafi
 /** \return 1 if the two hosts hold the same model and usage, 0 if not. */
 NUMAFIT_EXPORT int numafit_host_equal(const numafit_host_t *a, const numafit_host_t *b);
 
+/* ---- Filling a host (libnumafit/fill.c) */
+
+struct numafit_request;   /* numafit_request_t, request.h */
+struct numafit_options;   /* numafit_options_t, fit.h */
+struct numafit_placement; /* numafit_placement_t, fit.h */
+
+/** Flags for numafit_host_fill(). */
+enum numafit_host_fill_flags {
+    /** also call the callback after each refused fit, with p NULL (reterr,
+     *  if given, then holds the refusal) */
+    NUMAFIT_FILL_NOTIFY_MISSES = 1u << 0,
+};
+
+/** Why numafit_host_fill() stopped: its return value when it succeeds. */
+enum numafit_host_fill_stop {
+    /** none of the requests fits any more; reterr holds the last refusal
+     *  (a NUMAFIT_E_NOFIT* code, or NUMAFIT_E_TOO_COMPLEX when that fit
+     *  exceeded its work budget) */
+    NUMAFIT_FILL_FULL = 0,
+    /** max instances were placed (reterr: NUMAFIT_E_OK) */
+    NUMAFIT_FILL_MAX = 1,
+    /** the callback returned > 0 (reterr: NUMAFIT_E_OK) */
+    NUMAFIT_FILL_STOPPED = 2,
+};
+
+/** No maximum for numafit_host_fill(). */
+#define NUMAFIT_FILL_NO_MAX UINT64_MAX
+
+/**
+ * Called by numafit_host_fill() after each claim with the index of the
+ * request placed and its placement (borrowed: valid during the call only;
+ * numafit_placement_dup() it to keep it), and with
+ * NUMAFIT_FILL_NOTIFY_MISSES also after each refused fit, with p NULL.
+ * Return 0 to go on, > 0 to stop the fill (NUMAFIT_FILL_STOPPED), < 0 (a
+ * negative errno) to fail it with that value. The claim it reports stays.
+ */
+typedef int (*numafit_host_fill_cb)(void *ctx, size_t request_index,
+                                    const struct numafit_placement *p);
+
+/**
+ * \brief Fit and claim requests on the host until none fits any more: what
+ * nova's scheduler and claims would do to an empty slot, instance after
+ * instance. Each step is numafit_fit() then numafit_host_claim() of its
+ * placement (all or nothing), so the host is left with the claims made;
+ * when the first fit is refused the host is unchanged.
+ *
+ * With several requests they are tried round-robin, from reqs[0]: one fit
+ * per request in turn, whether the previous one was placed or not, until
+ * every request has been refused since the last claim. A fit that exceeds
+ * its work budget (-E2BIG in numafit_fit()) counts as a refusal.
+ * \param reqs nreqs requests (nreqs >= 1), each with a NUMA topology.
+ * \param opt NULL for the defaults (numafit_fit()).
+ * \param max most instances placed in all (NUMAFIT_FILL_NO_MAX: no maximum;
+ * 0 places none).
+ * \param flags 0 or NUMAFIT_FILL_NOTIFY_MISSES.
+ * \param cb NULL, or called after each claim (numafit_host_fill_cb).
+ * \param[out] ret_counts NULL, or nreqs counters: the instances placed of
+ * each request. Zeroed first and counted as the claims are made, so they
+ * also count the claims kept when the fill fails.
+ * \return NUMAFIT_FILL_FULL, NUMAFIT_FILL_MAX or NUMAFIT_FILL_STOPPED
+ * (enum numafit_host_fill_stop); -EINVAL (bad argument, unknown flag, a
+ * request without NUMA topology), -ENOMEM, an error of numafit_host_claim(),
+ * or the callback's negative value. On failure the claims made before it
+ * stay on the host.
+ * \ownership the host is modified; reqs, opt borrowed
+ */
+NUMAFIT_EXPORT int numafit_host_fill(numafit_host_t *host,
+                                     const struct numafit_request *const *reqs, size_t nreqs,
+                                     const struct numafit_options *opt, uint64_t max,
+                                     unsigned flags, numafit_host_fill_cb cb, void *cb_ctx,
+                                     uint64_t *ret_counts, numafit_error_t *reterr);
+
 #ifdef __cplusplus
 }
 #endif

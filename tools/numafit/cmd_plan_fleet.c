@@ -373,6 +373,7 @@ int cmd_plan_fleet(int argc, char **argv) {
         ret = PLAN_EXIT_FAIL;
         goto out;
     }
+    plan_sink_stderr(pl); /* the planner's errors, warnings and progress on stderr */
     cli_fit_options_init(&fit);
     pl->profile = fit.profile;
     pl->strategies[0] = pl->strategies[1] = true;

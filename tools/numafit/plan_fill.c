@@ -89,47 +89,68 @@ struct fill {
     struct plan_result *res;
 };
 
-/* Fit flavor f on host h; on a fit, claim it. Returns 1 placed, 0 no fit,
- * -1 error (printed). *ret_p gets the placement when keep is set. */
-static int place(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, bool keep,
-                 numafit_placement_t **ret_p) {
+/* What a fill of host hi with flavor f asks of its callback. */
+struct placed {
+    struct fill *F;
+    unsigned f;
+    bool keep; /* keep the placement (in *ret_p) */
+    numafit_placement_t **ret_p;
+    bool nomem;
+};
+
+/* numafit_host_fill's callback: the pinned pCPUs of the flavor's instances
+ * (from its first placement), and the placement when it is kept. */
+static int on_placed(void *ctx, size_t request_index, const numafit_placement_t *p) {
+    struct placed *c = ctx;
+    int *pins = &c->F->pins[c->f];
+    (void)request_index;
+    if ((*pins < 0 && (*pins = placement_pcpus(p)) < 0) ||
+        (c->keep && numafit_placement_dup(p, c->ret_p) < 0)) {
+        c->nomem = true;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Fill host h (fleet index hi) with flavor f: at most max instances, fewer
+ * when it is full (a fit too complex to decide counts as "does not fit").
+ * *ret_n gets the instances placed; with keep (max 1), *ret_p gets the
+ * placement. Returns 0, or -1 on error (printed). */
+static int fill_host(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, uint64_t max,
+                     bool keep, numafit_placement_t **ret_p, uint64_t *ret_n) {
     struct plan *pl = F->pl;
-    numafit_placement_t *p = NULL;
+    const numafit_request_t *req = pl->flavors[f].req;
+    struct placed c = {F, f, keep, ret_p, false};
     numafit_error_t e;
     int rc;
 
     memset(&e, 0, sizeof(e));
-    rc = numafit_fit(h, pl->flavors[f].req, host_opt(pl, hi, F->strategy), 0, &p, &e);
-    if (rc == -E2BIG)
-        return 0; /* too complex to decide: counted as "does not fit" */
-    if (rc < 0) {
-        char prefix[512];
-        snprintf(prefix, sizeof(prefix), "fit of %s on host %s", pl->flavors[f].name,
-                 plan_host_name(pl, hi));
-        plan_lib_err(prefix, rc, &e);
-        return -1;
-    }
-    if (rc == 0)
+    *ret_n = 0;
+    rc = numafit_host_fill(h, &req, 1, host_opt(pl, hi, F->strategy), max, 0, on_placed, &c, ret_n,
+                           &e);
+    if (rc >= 0)
         return 0;
-    if (F->pins[f] < 0 && (F->pins[f] = placement_pcpus(p)) < 0) {
-        numafit_placement_free(p);
-        plan_err("out of memory");
-        return -1;
-    }
-    rc = numafit_host_claim(h, p, 0, &e);
-    if (rc < 0) {
+    if (c.nomem) {
+        plan_error(pl, "out of memory");
+    } else {
+        /* a claim refused after its fit, or the fit failed */
         char prefix[512];
-        snprintf(prefix, sizeof(prefix), "claim of %s on host %s", pl->flavors[f].name,
-                 plan_host_name(pl, hi));
-        plan_lib_err(prefix, rc, &e);
-        numafit_placement_free(p);
-        return -1;
+        snprintf(prefix, sizeof(prefix), "%s of %s on host %s",
+                 e.code == NUMAFIT_E_PINNING || e.code == NUMAFIT_E_SCHEMA ? "claim" : "fit",
+                 pl->flavors[f].name, plan_host_name(pl, hi));
+        plan_lib_error(pl, prefix, rc, &e);
     }
-    if (keep && ret_p)
-        *ret_p = p;
-    else
-        numafit_placement_free(p);
-    return 1;
+    return -1;
+}
+
+/* Fit flavor f on host h; on a fit, claim it. Returns 1 placed, 0 no fit,
+ * -1 error (printed). *ret_p gets the placement when keep is set. */
+static int place(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, bool keep,
+                 numafit_placement_t **ret_p) {
+    uint64_t n;
+    if (fill_host(F, h, hi, f, 1, keep && ret_p, ret_p, &n) < 0)
+        return -1;
+    return n == 1;
 }
 
 /* ------------------------------------------------------------------ why not */
@@ -185,15 +206,15 @@ static int explain_host(struct fill *F, const numafit_host_t *h, size_t hi, unsi
         char prefix[512];
         snprintf(prefix, sizeof(prefix), "explaining %s on host %s", fl->name,
                  plan_host_name(pl, hi));
-        plan_lib_err(prefix, rc, &e);
+        plan_lib_error(pl, prefix, rc, &e);
         return -1;
     }
     root = json_loads(txt, 0, &jerr);
     numafit_free(txt);
     if (!root) {
-        plan_err("explaining %s on host %s: %s", fl->name, plan_host_name(pl, hi),
-                 cli_json_error(&jerr, NULL, 0) == -ENOMEM ? "out of memory"
-                                                           : "the library wrote invalid JSON");
+        plan_error(pl, "explaining %s on host %s: %s", fl->name, plan_host_name(pl, hi),
+                   cli_json_error(&jerr, NULL, 0) == -ENOMEM ? "out of memory"
+                                                             : "the library wrote invalid JSON");
         return -1;
     }
     if (json_is_true(json_object_get(root, "fits"))) {
@@ -260,7 +281,7 @@ static int fill_alone(struct fill *F) {
     if (ngroups) {
         memo = malloc(ngroups * nf * sizeof(*memo));
         if (!memo) {
-            plan_err("out of memory");
+            plan_error(pl, "out of memory");
             return -1;
         }
         for (size_t i = 0; i < ngroups * nf; i++)
@@ -279,12 +300,11 @@ static int fill_alone(struct fill *F) {
                 continue;
             }
             if (numafit_host_dup(ph->h, &h) < 0) {
-                plan_err("out of memory");
+                plan_error(pl, "out of memory");
                 free(memo);
                 return -1;
             }
-            while (n < pl->max_instances && (rc = place(F, h, hi, f, false, NULL)) == 1)
-                n++;
+            rc = fill_host(F, h, hi, f, pl->max_instances, false, NULL, &n);
             numafit_host_free(h);
             if (rc < 0) {
                 free(memo);
@@ -296,7 +316,7 @@ static int fill_alone(struct fill *F) {
             if (ph->group >= 0)
                 memo[(size_t)ph->group * nf + f] = n;
         }
-        plan_progress_step(pl->progress, nf, "alone");
+        plan_tick(pl, PLAN_TICK_STEP, nf, "alone");
     }
     free(memo);
     /* a flavor that fits nowhere on the fleet as it is: explain it now */
@@ -314,7 +334,7 @@ static int keep_placement(struct fill *F, size_t hi, unsigned f, numafit_placeme
         struct plan_kept *n = realloc(F->kept[hi], ncap * sizeof(*n));
         if (!n) {
             numafit_placement_free(p);
-            plan_err("out of memory");
+            plan_error(F->pl, "out of memory");
             return -1;
         }
         F->kept[hi] = n;
@@ -401,20 +421,20 @@ static int fill_mixed(struct fill *F) {
         } else {
             placed[f]++;
         }
-        if (pl->progress) {
+        if (pl->sink.tick) {
             /* hosts before every active cursor are done */
             size_t low = pl->nhosts;
             for (unsigned k = 0; k < nf; k++)
                 if (active[k] && cursor[k] < low)
                     low = cursor[k];
             if (low > reported) {
-                plan_progress_step(pl->progress, low - reported, "mixed");
+                plan_tick(pl, PLAN_TICK_STEP, low - reported, "mixed");
                 reported = low;
             }
         }
     }
     if (pl->nhosts > reported)
-        plan_progress_step(pl->progress, pl->nhosts - reported, "mixed");
+        plan_tick(pl, PLAN_TICK_STEP, pl->nhosts - reported, "mixed");
     for (unsigned f = 0; f < nf; f++) {
         F->res->mixed[f] = placed[f];
         F->res->mixed_total += placed[f];
@@ -880,7 +900,7 @@ static int summarize(struct fill *F) {
                 goto nomem;
             json_array_append_new(res->hosts, d);
         }
-        plan_progress_step(pl->progress, 1, "stranded");
+        plan_tick(pl, PLAN_TICK_STEP, 1, "stranded");
     }
     free(m);
     m = NULL;
@@ -893,7 +913,7 @@ static int summarize(struct fill *F) {
     return 0;
 nomem:
     free(m);
-    plan_err("out of memory");
+    plan_error(pl, "out of memory");
     return -1;
 }
 
@@ -927,7 +947,7 @@ int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res) {
         F.kept_cap = calloc(pl->keep, sizeof(*F.kept_cap));
     }
     if (!F.cnt || !F.tot || !F.fleet || (pl->keep && (!F.kept || !F.nkept || !F.kept_cap))) {
-        plan_err("out of memory");
+        plan_error(pl, "out of memory");
         goto out;
     }
     F.own_fleet = !in_place;
@@ -938,7 +958,7 @@ int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res) {
             for (size_t k = 0; k < hi; k++)
                 numafit_host_free(F.fleet[k]);
             F.own_fleet = false;
-            plan_err("out of memory");
+            plan_error(pl, "out of memory");
             goto out;
         }
     }

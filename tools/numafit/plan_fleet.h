@@ -1,7 +1,10 @@
 /* numafit plan over a fleet: shared declarations of cmd_plan_fleet.c,
- * plan_load.c (inputs), plan_fill.c (the fills and what they leave) and
- * plan_report.c (terminal report, progress bar). Output format:
- * doc/plan-json.md. */
+ * the readers (plan_load.c: the fleet being built; plan_hosts.c,
+ * plan_instances.c, plan_flavors.c; plan_rows.c and plan_jsonl.c for
+ * database dumps, through plan_load.h), plan_fill.c (the fills and what
+ * they leave), plan_sink.c (how the planner reports: it never prints) and
+ * plan_report.c (terminal report, progress bar, the command line's printing
+ * of what the planner reports). Output format: doc/plan-json.md. */
 #ifndef NUMAFIT_PLAN_FLEET_H
 #define NUMAFIT_PLAN_FLEET_H
 
@@ -146,6 +149,25 @@ struct plan_result {
 
 struct plan_progress;
 
+/* Where the planner's messages and progress go (it never prints). */
+enum plan_note_kind {
+    PLAN_NOTE_ERROR,   /* why a loader or a fill fails (more than one may come) */
+    PLAN_NOTE_WARNING, /* input taken, with a remark */
+};
+enum plan_tick_kind {
+    PLAN_TICK_BEGIN, /* a long step of its own starts (loading a big dump): n units, text the phase
+                      */
+    PLAN_TICK_STEP,  /* n units of work done; text says what */
+    PLAN_TICK_END,   /* the step begun is over */
+};
+struct plan_sink {
+    /* one line of text, without the "numafit plan: " prefix; NULL: dropped */
+    void (*note)(void *ctx, int kind, const char *text);
+    /* progress; NULL: none */
+    void (*tick)(void *ctx, int kind, uint64_t n, const char *text);
+    void *ctx;
+};
+
 struct plan {
     /* options */
     int profile;
@@ -196,16 +218,21 @@ struct plan {
     unsigned nresults;
     uint32_t keep; /* hosts [0, keep) keep their placements */
     double load_seconds;
-    struct plan_progress *progress;
+    struct plan_progress *progress; /* the command line's progress bar */
+    struct plan_sink sink;          /* where the planner reports */
 };
 
-/* ---- plan_load.c */
-void plan_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void plan_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void plan_lib_err(const char *prefix, int rc, const numafit_error_t *e);
+/* ---- plan_sink.c: the planner reports to pl->sink */
+void plan_error(const struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void plan_warning(const struct plan *pl, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void plan_lib_error(const struct plan *pl, const char *prefix, int rc, const numafit_error_t *e);
+void plan_tick(const struct plan *pl, int kind, uint64_t n, const char *text);
+
+/* ---- plan_load.c (the fleet), plan_hosts.c, plan_instances.c, plan_flavors.c (the readers) */
 const char *plan_host_name(const struct plan *pl, size_t i);
 const char *plan_source_kind_name(int kind);
-/* The loaders return 0, or PLAN_EXIT_INPUT / PLAN_EXIT_FAIL after printing why. */
+/* The loaders return 0, or PLAN_EXIT_INPUT / PLAN_EXIT_FAIL after reporting why. */
 int plan_load_dir(struct plan *pl, const char *dir);
 int plan_load_db(struct plan *pl, const char *path);
 int plan_load_json_host(struct plan *pl, const char *path);
@@ -227,6 +254,12 @@ const char *plan_reason_name(int reason);
 double plan_host_cpu_ratio(const struct plan *pl, size_t host);
 
 /* ---- plan_report.c */
+/* The command line's printing, on stderr: "numafit plan: ..." lines, and
+ * pl->sink set to print the planner's notes the same way and draw its
+ * progress on pl->progress. */
+void plan_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void plan_lib_err(const char *prefix, int rc, const numafit_error_t *e);
+void plan_sink_stderr(struct plan *pl);
 struct plan_progress *plan_progress_new(bool enabled, uint64_t total);
 void plan_progress_phase(struct plan_progress *p, const char *phase);
 void plan_progress_step(struct plan_progress *p, uint64_t units, const char *what);

@@ -1,12 +1,14 @@
 /*
  * numafit plan over a fleet: what comes out. The JSON object of
  * doc/plan-json.md, the terminal report (strategies side by side), the text
- * picture of the drawn hosts (--detail) and the progress bar (stderr, on a
- * terminal, for runs longer than half a second).
+ * picture of the drawn hosts (--detail), the progress bar (stderr, on a
+ * terminal, for runs longer than half a second), and the command line's
+ * printing of what the planner reports (its sink).
  */
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,59 @@ void plan_progress_end(struct plan_progress *p) {
         fflush(stderr);
     }
     free(p);
+}
+
+/* ------------------------------------------------------------------ messages */
+
+void plan_err(const char *fmt, ...) {
+    va_list ap;
+    fputs("numafit plan: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* "PREFIX: WHERE: TEXT (Exception)" for a failed library call. */
+void plan_lib_err(const char *prefix, int rc, const numafit_error_t *e) {
+    const char *text = e && e->text[0] ? e->text : numafit_strerror(rc);
+    fprintf(stderr, "numafit plan: %s: ", prefix);
+    if (e && e->where[0])
+        fprintf(stderr, "%s: ", e->where);
+    fputs(text, stderr);
+    if (e && e->exception[0])
+        fprintf(stderr, " (%s)", e->exception);
+    fputc('\n', stderr);
+}
+
+static void note_stderr(void *ctx, int kind, const char *text) {
+    (void)ctx;
+    fprintf(stderr, "numafit plan: %s%s\n", kind == PLAN_NOTE_WARNING ? "warning: " : "", text);
+}
+
+/* One bar at a time, in pl->progress: the command line's for the fills,
+ * the planner's own (BEGIN ... END) while it loads a big dump. */
+static void tick_stderr(void *ctx, int kind, uint64_t n, const char *text) {
+    struct plan *pl = ctx;
+    switch (kind) {
+        case PLAN_TICK_BEGIN:
+            pl->progress = plan_progress_new(true, n);
+            plan_progress_phase(pl->progress, text);
+            break;
+        case PLAN_TICK_STEP:
+            plan_progress_step(pl->progress, n, text);
+            break;
+        default:
+            plan_progress_end(pl->progress);
+            pl->progress = NULL;
+            break;
+    }
+}
+
+void plan_sink_stderr(struct plan *pl) {
+    pl->sink.note = note_stderr;
+    pl->sink.tick = tick_stderr;
+    pl->sink.ctx = pl;
 }
 
 /* ------------------------------------------------------------------ JSON */

@@ -206,6 +206,11 @@ _fn("placement_get_host_cell", [PlacementP, u], c_int, _N)
 _fn("placement_get_pin", [PlacementP, u], c_int)
 _fn("host_claim", [HostP, PlacementP, u, ErrorP], c_int, _E)
 _fn("host_release", [HostP, PlacementP, u, ErrorP], c_int, _E)
+# numafit_host_fill_cb: int (*)(void *ctx, size_t request_index, const numafit_placement_t *p)
+FillCallback = ctypes.CFUNCTYPE(c_int, c_void_p, sz, PlacementP)
+# no errcheck: Host.fill() raises the callback's own exception first
+_fn("host_fill", [HostP, POINTER(RequestP), sz, OptionsP, c_uint64, u, FillCallback, c_void_p,
+                  POINTER(c_uint64), ErrorP], c_int)
 
 # topology.h
 _fn("cpu_topology_best", [cp, sz, cp, sz, u, POINTER(c_uint), POINTER(c_uint),

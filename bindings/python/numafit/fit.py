@@ -10,10 +10,11 @@ explain()'s dict.  Real errors (bad arguments, the work budget exceeded)
 raise numafit.errors exceptions.
 """
 import collections
+import errno
 import json
 from ctypes import byref, c_uint64
 
-from . import _ffi
+from . import _ffi, errors
 from .request import profile_number
 
 STRATEGIES = {"spread": 0, "pack": 1}
@@ -122,23 +123,14 @@ def explain(host, request, limits=None, profile="latest", strategy="spread", bud
 def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None,
          budget=None):
     """Fit and claim the same request on `host` (changed in place) until it
-    no longer fits; returns the list of placements.  Each fit and its claim
-    are one step (Host.fit_and_claim), so several threads may plan on one
-    host at once."""
-    if max_count is not None:
-        max_count = _ffi.cint(max_count, "max_count", c_uint64)
-    out = []
-    if isinstance(limits, Options):
-        opt, own = limits, False
-    else:
-        opt, own = Options(limits, profile, strategy, budget), True
-    try:
-        while max_count is None or len(out) < max_count:
-            p = _try_fit(host, request, opt, None, None, None, claim=True).placement
-            if p is None:
-                break
-            out.append(p)
-    finally:
-        if own:
-            opt.close()
-    return out
+    no longer fits, or max_count placed; returns the list of placements.
+    One Host.fill() (numafit_host_fill), under the host's writer lock for
+    the whole fill, so several threads may plan on one host at once.  A fit
+    that exceeds its work budget raises, as fit() does; the claims made
+    before it stay."""
+    _check_args(host, request)
+    res = host.fill(request, limits, profile, strategy, max_count, budget, keep=True)
+    if res.code_name == "TOO_COMPLEX":
+        raise errors.from_rc(-errno.E2BIG, {"code": res.code, "cell": res.cell,
+                                             "text": res.text}, "numafit_fit")
+    return res.placements

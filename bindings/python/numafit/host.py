@@ -14,6 +14,17 @@ JSON_INDENT = 2  # NUMAFIT_JSON_INDENT
 ALLOW_OVERLAP = 1  # NUMAFIT_HOST_ALLOW_OVERLAP
 DISCOVER_ALL_ONLINE = 1
 DISCOVER_ANY_ARCH = 2
+FILL_STOPS = {0: "full", 1: "max"}  # enum numafit_host_fill_stop (2, stopped: not used here)
+
+FillResult = collections.namedtuple("FillResult",
+                                    "counts placements order stop code code_name cell text")
+FillResult.__doc__ = """Host.fill()'s answer.  counts: instances placed per
+request; placements: the claimed Placements in order (empty unless
+keep=True); order: the request index of each placement; stop: "full" (none
+of the requests fits any more) or "max" (max_count placed); code,
+code_name, cell, text: the last refusal when full (code_name "NOFIT_CPU"...,
+or "TOO_COMPLEX" when that fit exceeded its work budget), else 0, "OK", -1,
+""."""
 
 # enum numafit_cell_stat, in order: the names Host.cell_stat() takes
 CELL_STATS = ("shared_cpus", "dedicated_cpus", "pinned_cpus", "free_pcpus", "cores",
@@ -357,6 +368,62 @@ class Host(_ffi.Owned):
         numafit.try_fit() gives it (its placement is claimed)."""
         from .fit import _try_fit
         return _try_fit(self, request, limits, profile, strategy, budget, claim=True)
+
+    def fill(self, requests, limits=None, profile="latest", strategy="spread", max_count=None,
+             budget=None, keep=False):
+        """numafit_host_fill(): fit and claim until none of the requests fits
+        any more, or max_count instances (None: no maximum) are placed.
+        requests: a Request, or a sequence of Requests tried round-robin (one
+        fit each in turn until each was refused since the last claim).  The
+        host keeps the claims.  The whole fill holds the host's writer
+        lock, as fit_and_claim() does for one.  keep=True also returns the
+        claimed Placements.  Other arguments as for numafit.fit().  Returns
+        a FillResult."""
+        from .fit import _check_args, _options
+        from .placement import Placement
+        single = not isinstance(requests, (list, tuple))
+        reqs = [requests] if single else list(requests)
+        if not reqs:
+            raise ValueError("numafit: fill needs at least one request")
+        for r in reqs:
+            _check_args(self, r)
+        limit = 2**64 - 1 if max_count is None else _ffi.cint(max_count, "max_count", c_uint64)
+        if not isinstance(keep, bool):
+            raise TypeError("numafit: keep must be a bool, not %s" % type(keep).__name__)
+        opt, own = _options(limits, profile, strategy, budget)
+        placements, order, failure = [], [], []
+
+        def on_place(ctx, index, p):
+            try:
+                order.append(index)
+                if keep:
+                    q = _ffi.PlacementP()
+                    _ffi.placement_dup(p, byref(q))
+                    placements.append(Placement(q))
+                return 0
+            except BaseException as e:  # raised again below, after the fill
+                failure.append(e)
+                return -errno.ECANCELED
+
+        cb = _ffi.FillCallback(on_place)
+        counts = (c_uint64 * len(reqs))()
+        err = _ffi.Error()
+        try:
+            with _ffi.hold(self, opt, *reqs, write=self) as handles:
+                h, o = handles[0], handles[1]
+                arr = (_ffi.RequestP * len(reqs))(*handles[2:])
+                rc = _ffi.host_fill(h, arr, len(reqs), o, limit, 0, cb, None, counts, byref(err))
+        finally:
+            if own:
+                opt.close()
+        if failure:
+            raise failure[0]
+        if rc < 0:
+            raise errors.from_rc(rc, err.as_dict(), "numafit_host_fill")
+        name = _ffi.error_code_name(err.code)
+        return FillResult(list(counts), placements, order, FILL_STOPS.get(rc, str(rc)), err.code,
+                          name.decode() if name else "", err.cell,
+                          err.text.decode("utf-8", "replace"))
 
 
 def _placement_arg(placement):

@@ -1,0 +1,257 @@
+/*
+ * numafit plan over a fleet: the flavors to plan (a list, an object by name,
+ * or a single flavor), with their images and mix weights.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <numafit.h>
+
+#include "cli_io.h"
+#include "plan_fleet.h"
+#include "plan_load.h"
+
+/* ------------------------------------------------------------------ flavors */
+
+static const char *const flavor_keys[] = {
+    "name", "vcpus", "memory_mb", "extra_specs", "image_properties", "weight", NULL};
+
+/* Check and add one flavor object. where: "FILE: flavor N (line L)". */
+static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned long line,
+                      const char *where, const char *default_name) {
+    struct plan_flavor *f;
+    const char *key, *name;
+    json_t *v, *lib = NULL, *image = NULL;
+    numafit_error_t e;
+    char *ftxt = NULL, *itxt = NULL;
+    int rc;
+
+    if (!json_is_object(fl)) {
+        plan_error(pl,
+                   "%s: a flavor is a JSON object {\"name\",\"vcpus\",\"memory_mb\","
+                   "\"extra_specs\"}",
+                   where);
+        return PLAN_EXIT_INPUT;
+    }
+    json_object_foreach(fl, key, v) {
+        unsigned k;
+        for (k = 0; flavor_keys[k] && strcmp(flavor_keys[k], key) != 0; k++)
+            ;
+        if (!flavor_keys[k]) {
+            plan_error(pl,
+                       "%s: unknown key \"%s\" (a flavor has name, vcpus, memory_mb, "
+                       "extra_specs, image_properties, weight)",
+                       where, key);
+            return PLAN_EXIT_INPUT;
+        }
+    }
+    v = json_object_get(fl, "name");
+    if (v && (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) > 64 ||
+              strlen(json_string_value(v)) != json_string_length(v))) {
+        plan_error(pl, "%s: \"name\" must be a string of 1 to 64 bytes", where);
+        return PLAN_EXIT_INPUT;
+    }
+    name = v ? json_string_value(v) : default_name;
+    if (!name) {
+        plan_error(pl, "%s: the flavor has no \"name\"", where);
+        return PLAN_EXIT_INPUT;
+    }
+    for (unsigned i = 0; i < pl->nflavors; i++)
+        if (strcmp(pl->flavors[i].name, name) == 0) {
+            plan_error(pl, "%s: flavor name \"%s\" given twice (also %s:%lu)", where, name,
+                       pl->flavors[i].origin, pl->flavors[i].line);
+            return PLAN_EXIT_INPUT;
+        }
+    if (pl->nflavors == PLAN_MAX_FLAVORS) {
+        plan_error(pl, "%s: more than %d flavors", where, PLAN_MAX_FLAVORS);
+        return PLAN_EXIT_INPUT;
+    }
+    v = json_object_get(fl, "weight");
+    if (v && (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1e9)) {
+        plan_error(pl, "%s: \"weight\" must be a number above 0", where);
+        return PLAN_EXIT_INPUT;
+    }
+    v = json_object_get(fl, "image_properties");
+    if (v && !json_is_object(v) && !json_is_null(v)) {
+        plan_error(pl, "%s: \"image_properties\" must be an object {\"hw_...\": ...}", where);
+        return PLAN_EXIT_INPUT;
+    }
+    lib = json_object();
+    if (!lib)
+        goto nomem;
+    if (json_object_get(fl, "vcpus"))
+        json_object_set(lib, "vcpus", json_object_get(fl, "vcpus"));
+    if (json_object_get(fl, "memory_mb"))
+        json_object_set(lib, "memory_mb", json_object_get(fl, "memory_mb"));
+    if (json_object_get(fl, "extra_specs"))
+        json_object_set(lib, "extra_specs", json_object_get(fl, "extra_specs"));
+    if (v && json_is_object(v)) {
+        image = json_pack("{sO}", "properties", v);
+        if (!image)
+            goto nomem;
+    }
+    ftxt = json_dumps(lib, JSON_COMPACT);
+    itxt = image ? json_dumps(image, JSON_COMPACT) : NULL;
+    if (!ftxt || (image && !itxt))
+        goto nomem;
+    f = &pl->flavors[pl->nflavors];
+    memset(f, 0, sizeof(*f));
+    memset(&e, 0, sizeof(e));
+    rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, pl->req_flags,
+                             &f->req, &e);
+    if (rc < 0) {
+        char prefix[PATH_MAX + 200];
+        snprintf(prefix, sizeof(prefix), "%s: flavor %s%s", where, name,
+                 e.exception[0] ? " refused by nova" : "");
+        plan_lib_error(pl, prefix, rc, &e);
+        free(ftxt);
+        free(itxt);
+        json_decref(lib);
+        json_decref(image);
+        return plan_lib_status(rc);
+    }
+    free(ftxt);
+    free(itxt);
+    ftxt = itxt = NULL;
+    f->name = strdup(name);
+    if (!f->name) {
+        numafit_request_free(f->req);
+        f->req = NULL;
+        goto nomem;
+    }
+    f->given = json_incref(fl);
+    f->lib_flavor = lib;
+    f->image = image;
+    f->weight = json_is_number(json_object_get(fl, "weight"))
+                    ? json_number_value(json_object_get(fl, "weight"))
+                    : 1.0;
+    f->origin = origin;
+    f->line = line;
+    f->vcpus = numafit_request_get_vcpus(f->req);
+    f->memory_mb = (uint64_t)json_integer_value(json_object_get(fl, "memory_mb"));
+    f->cells = numafit_request_get_cell_count(f->req);
+    f->cpu_policy = numafit_request_get_cpu_policy(f->req);
+    f->thread_policy = numafit_request_get_thread_policy(f->req);
+    f->emulator_policy = numafit_request_get_emulator_threads_policy(f->req);
+    {
+        /* the page size asked, for the report */
+        int64_t kib;
+        if (numafit_request_get_page_size(f->req, 0, &kib) == 0 && kib > 0)
+            f->pagesize_kb = (int)(kib > INT_MAX ? INT_MAX : kib);
+    }
+    if (rc == 0) {
+        plan_warning(pl,
+                     "%s: flavor %s asks for no NUMA topology: nova's NUMA fitting does not "
+                     "limit it (placement does); left out of the plan",
+                     where, name);
+        numafit_request_free(f->req);
+        f->req = NULL;
+    }
+    pl->nflavors++;
+    return 0;
+nomem:
+    free(ftxt);
+    free(itxt);
+    json_decref(lib);
+    json_decref(image);
+    plan_error(pl, "out of memory");
+    return PLAN_EXIT_FAIL;
+}
+
+/*
+ * --flavors FILE (single = false): a JSON list of flavors, one flavor
+ * object, or JSON lines; every flavor needs a name. --flavor FILE (single):
+ * one flavor object, named after the file unless it has a name.
+ */
+int plan_load_flavors(struct plan *pl, const char *path, bool single) {
+    size_t len;
+    int ret;
+    char *text = plan_read_all(pl, path, NUMAFIT_INPUT_MAX, &len, &ret);
+    json_error_t jerr;
+    json_t *root;
+    char where[PATH_MAX + 64], stem[256];
+
+    if (!text)
+        return ret;
+    ret = 0;
+    root = cli_json_load(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
+        plan_error(pl, "%s: out of memory", path);
+        free(text);
+        return PLAN_EXIT_FAIL;
+    }
+    if (single) {
+        if (!root) {
+            plan_error(pl, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
+            free(text);
+            return PLAN_EXIT_INPUT;
+        }
+        plan_file_stem(path, stem, sizeof(stem));
+        snprintf(where, sizeof(where), "%s", path);
+        ret = add_flavor(pl, root, path, 1, where, stem);
+    } else if (root && json_is_array(root)) {
+        size_t i;
+        json_t *fl;
+        if (json_array_size(root) == 0) {
+            plan_error(pl, "%s: no flavors", path);
+            ret = PLAN_EXIT_INPUT;
+        }
+        json_array_foreach(root, i, fl) {
+            snprintf(where, sizeof(where), "%s: flavor %zu", path, i + 1);
+            if ((ret = add_flavor(pl, fl, path, i + 1, where, NULL)) != 0)
+                break;
+        }
+    } else if (root) {
+        ret = add_flavor(pl, root, path, 1, path, NULL);
+    } else {
+        /* JSON lines */
+        char *line = text, *nl;
+        unsigned long lineno = 0, count = 0;
+        if (!strstr(jerr.text, "end of file expected")) {
+            plan_error(pl, "%s:%d:%d: malformed JSON: %s", path, jerr.line, jerr.column, jerr.text);
+            free(text);
+            return PLAN_EXIT_INPUT;
+        }
+        for (; line && *line && !ret; line = nl ? nl + 1 : NULL) {
+            size_t n;
+            json_t *fl;
+            nl = strchr(line, '\n');
+            n = nl ? (size_t)(nl - line) : strlen(line);
+            lineno++;
+            if (strspn(line, " \t\r") >= n)
+                continue;
+            fl = cli_json_load(line, n, JSON_REJECT_DUPLICATES, &jerr);
+            if (!fl && cli_json_error(&jerr, NULL, 0) == -ENOMEM) {
+                plan_error(pl, "%s:%lu: out of memory", path, lineno);
+                ret = PLAN_EXIT_FAIL;
+                break;
+            }
+            if (!fl) {
+                plan_error(pl, "%s:%lu:%d: malformed JSON: %s", path, lineno, jerr.column,
+                           jerr.text);
+                ret = PLAN_EXIT_INPUT;
+                break;
+            }
+            snprintf(where, sizeof(where), "%s:%lu", path, lineno);
+            ret = add_flavor(pl, fl, path, lineno, where, NULL);
+            json_decref(fl);
+            count++;
+        }
+        if (!ret && count == 0) {
+            plan_error(pl, "%s: no flavors", path);
+            ret = PLAN_EXIT_INPUT;
+        }
+    }
+    json_decref(root);
+    free(text);
+    return ret;
+}
