@@ -198,6 +198,60 @@ static json_t *nofit_answer(const numafit_host_t *h, const numafit_request_t *re
     return o;
 }
 
+/* The single-host plan's numafit_host_fill() callback: each placement's
+ * cells, in order, in pf->fits. */
+struct plan_fits {
+    json_t *fits;
+    json_t *err; /* the error answer when a placement cannot be written */
+};
+
+static int plan_fit_cb(void *ctx, size_t request_index, const numafit_placement_t *p) {
+    struct plan_fits *pf = ctx;
+    json_t *cells = placement_cells(p, &pf->err);
+    (void)request_index;
+    if (!cells)
+        return -ENOMEM;
+    json_array_append_new(pf->fits, cells);
+    return 0;
+}
+
+/* plan: fit and claim req on host until it no longer fits, or max (< 0:
+ * PLAN_CAP); the answer in out->answer. Returns NULL, or an error answer. */
+static json_t *run_plan(numafit_host_t *host, const numafit_request_t *req,
+                        const numafit_options_t *opt, long max, struct run *out) {
+    const numafit_request_t *reqs[1] = {req};
+    struct plan_fits pf = {json_array(), NULL};
+    long limit = max < 0 || max > PLAN_CAP ? PLAN_CAP : max;
+    json_t *after, *err = NULL;
+    uint64_t n = 0;
+    int rc;
+
+    if (!pf.fits)
+        return error_answer("NOMEM", "out of memory");
+    cli_error_clear(&out->why);
+    rc = numafit_host_fill(host, reqs, 1, opt, (uint64_t)limit, 0, plan_fit_cb, &pf, &n, &out->why);
+    if (rc < 0 || (rc == NUMAFIT_FILL_FULL && out->why.code == NUMAFIT_E_TOO_COMPLEX)) {
+        /* a fit or claim failed, or a fit exceeded its budget (-E2BIG); a
+         * claim of a fitted placement fails only on pinning or schema */
+        bool claim = out->why.code == NUMAFIT_E_PINNING || out->why.code == NUMAFIT_E_SCHEMA;
+        err = pf.err ? pf.err : lib_error(claim ? "claim" : "fit", rc < 0 ? rc : -E2BIG, &out->why);
+        json_decref(pf.fits);
+        return err;
+    }
+    out->nofit = rc == NUMAFIT_FILL_FULL;
+    after = host_json(host, &err);
+    out->answer = after ? json_object() : NULL;
+    if (!out->answer) {
+        json_decref(pf.fits);
+        json_decref(after);
+        return err ? err : error_answer("NOMEM", "out of memory");
+    }
+    json_object_set_new(out->answer, "count", json_integer((json_int_t)n));
+    json_object_set_new(out->answer, "fits", pf.fits);
+    json_object_set_new(out->answer, "host_after", after);
+    return NULL;
+}
+
 /*
  * Run one fit or plan. host/flavor are required; image, limits may be NULL
  * or JSON null; max < 0 means "until it no longer fits" (plan only).
@@ -290,60 +344,7 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
     }
 
     /* plan: fit and claim until it no longer fits, or max */
-    {
-        json_t *fits = json_array();
-        json_t *after;
-        long n = 0, limit = max < 0 || max > PLAN_CAP ? PLAN_CAP : max;
-
-        if (!fits) {
-            err = error_answer("NOMEM", "out of memory");
-            goto done;
-        }
-        while (n < limit) {
-            json_t *cells;
-            cli_error_clear(&out->why);
-            rc = numafit_fit(host, req, opt, 0, &p, &out->why);
-            if (rc < 0) {
-                err = lib_error("fit", rc, &out->why);
-                json_decref(fits);
-                goto done;
-            }
-            if (rc == 0) {
-                out->nofit = true;
-                break;
-            }
-            cells = placement_cells(p, &err);
-            if (!cells) {
-                json_decref(fits);
-                goto done;
-            }
-            json_array_append_new(fits, cells);
-            cli_error_clear(&e);
-            rc = numafit_host_claim(host, p, 0, &e);
-            numafit_placement_free(p);
-            p = NULL;
-            if (rc < 0) {
-                err = lib_error("claim", rc, &e);
-                json_decref(fits);
-                goto done;
-            }
-            n++;
-        }
-        after = host_json(host, &err);
-        if (!after) {
-            json_decref(fits);
-            goto done;
-        }
-        out->answer = json_object();
-        if (!out->answer) {
-            json_decref(fits);
-            json_decref(after);
-            goto done;
-        }
-        json_object_set_new(out->answer, "count", json_integer(n));
-        json_object_set_new(out->answer, "fits", fits);
-        json_object_set_new(out->answer, "host_after", after);
-    }
+    err = run_plan(host, req, opt, max, out);
 
 done:
     if (err) {
