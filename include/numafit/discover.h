@@ -113,6 +113,36 @@ NUMAFIT_EXPORT int numafit_hostconf_set_tunnel_numa_nodes(numafit_hostconf_t *co
                                                           const char *numa_nodes,
                                                           numafit_error_t *reterr);
 
+/** The largest nova.conf text numafit_hostconf_set_from_nova_conf() accepts (bytes). */
+#define NUMAFIT_NOVA_CONF_MAX (1u << 20)
+
+/**
+ * \brief Set conf from the text of a nova.conf, read as oslo.config reads it:
+ * [section] lines, "key = value" or "key: value", '#' and ';' comment lines,
+ * indented continuation lines (joined with a newline), one pair of matching
+ * quotes around a value removed; of an option given twice the last value
+ * counts. Read: [compute] cpu_dedicated_set and cpu_shared_set, [DEFAULT]
+ * vcpu_pin_set, every [DEFAULT] reserved_huge_pages line (a multi-valued
+ * option), [neutron] physnets (a comma-separated list, blanks around names
+ * removed) with each [neutron_physnet_NAME] numa_nodes, and [neutron_tunnel]
+ * numa_nodes; each value as the numafit_hostconf_* setter of that option
+ * takes it. Other sections and options, and these options in another
+ * section, are ignored (as nova ignores them). The options of conf are
+ * replaced: one the text does not set is unset. All or nothing: on error
+ * conf is unchanged.
+ * \param text the text (no NUL byte); may be NULL when len is 0.
+ * \param len its length in bytes, at most NUMAFIT_NOVA_CONF_MAX.
+ * \param flags 0.
+ * \return 0; -EBADMSG (a line that is not a section, an option, a comment or
+ * a continuation, reterr->where "nova.conf line N"; a NUL byte; or a
+ * setter's syntax error); -ERANGE (text too large, or a setter's range
+ * error); -EINVAL (bad arguments or flags, or a value a setter refuses:
+ * reterr->where names the option); -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_hostconf_set_from_nova_conf(numafit_hostconf_t *conf, const char *text,
+                                                       size_t len, unsigned flags,
+                                                       numafit_error_t *reterr);
+
 /**
  * \brief Build a host from libvirt capabilities XML (virConnectGetCapabilities,
  * `virsh capabilities`). Reads /capabilities/host/topology/cells/cell:
