@@ -14,8 +14,18 @@ static const char *cpu_option(const struct numafit__doctor *x) {
     return x->has[B_DEDICATED] ? "[compute] cpu_dedicated_set" : "[DEFAULT] vcpu_pin_set";
 }
 
-/* nova.conf: syntax, misplaced options, the CPU sets. */
-static void check_conf(struct numafit__doctor *x) {
+/* The CPU set options of nova.conf and the bitmaps they fill. */
+static const struct {
+    const char *section, *key;
+    int which;
+} conf_sets[] = {
+    {"compute", "cpu_dedicated_set", B_DEDICATED},
+    {"compute", "cpu_shared_set", B_SHARED},
+    {"DEFAULT", "vcpu_pin_set", B_PINSET},
+};
+
+/* Options nova reads from one section only, found in another. */
+static void check_option_sections(struct numafit__doctor *x) {
     static const struct {
         const char *key, *section;
     } homes[] = {
@@ -24,31 +34,6 @@ static void check_conf(struct numafit__doctor *x) {
         {"cpu_mode", "libvirt"},           {"realtime_scheduler_priority", "libvirt"},
         {"file_backed_memory", "libvirt"},
     };
-    static const struct {
-        const char *section, *key;
-        int which;
-    } sets[] = {
-        {"compute", "cpu_dedicated_set", B_DEDICATED},
-        {"compute", "cpu_shared_set", B_SHARED},
-        {"DEFAULT", "vcpu_pin_set", B_PINSET},
-    };
-    if (!x->has_conf) {
-        numafit__doctor_add(
-            x, "nova-conf-not-given", SEV_INFO, "nova.conf was not checked",
-            "Pass the compute node's nova.conf (numafit doctor --nova-conf "
-            "/etc/nova/nova.conf).",
-            "Without nova.conf the checks of cpu_dedicated_set, cpu_shared_set, vcpu_pin_set "
-            "and reserved_huge_pages against the host are skipped.");
-        return;
-    }
-    if (x->ini.syntax_line)
-        numafit__doctor_add(
-            x, "nova-conf-syntax", SEV_ERROR, "nova.conf cannot be parsed",
-            "Fix the line: every line must be a [section] header, key = value, a comment "
-            "(# or ;) or an indented continuation of the previous value.",
-            "Line %d of nova.conf is not a section, an option or a comment; oslo.config "
-            "refuses the file and nova-compute does not start.",
-            x->ini.syntax_line);
     for (uint32_t i = 0; i < x->ini.nent; i++)
         for (size_t k = 0; k < sizeof(homes) / sizeof(homes[0]); k++)
             if (!strcmp(x->ini.ent[i].key, homes[k].key) &&
@@ -64,37 +49,43 @@ static void check_conf(struct numafit__doctor *x) {
                     x->ini.ent[i].line, homes[k].key, x->ini.ent[i].section, homes[k].section,
                     x->ini.ent[i].value);
             }
-    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
-        const char *v = numafit__ini_get(&x->ini, sets[k].section, sets[k].key);
-        if (!v || !*v)
-            continue; /* an empty value is unset, as in nova */
-        if (numafit__cpuspec_parse(v, x->b[sets[k].which], NULL) < 0 ||
-            bempty(x->b[sets[k].which])) {
-            numafit__doctor_add(
-                x, "nova-cpu-set-invalid", SEV_ERROR, "A CPU set option is not valid",
-                "Write the CPU set in nova's syntax, e.g. \"4-11\" or \"2-7,^4\", with at "
-                "least one CPU.",
-                "[%s] %s = %s does not give any CPU; nova raises Invalid and nova-compute does "
-                "not start.",
-                sets[k].section, sets[k].key, v);
-            memset(x->b[sets[k].which], 0, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-            continue;
-        }
-        x->has[sets[k].which] = true;
-        if (x->has[B_ONLINE]) {
-            bits_andnot(x->b[B_TMP], x->b[sets[k].which], x->b[B_ONLINE]);
-            if (!bempty(x->b[B_TMP]))
-                numafit__doctor_add(
-                    x, "nova-cpu-set-offline", SEV_ERROR,
-                    "A CPU set names CPUs that are not online",
-                    "Remove the CPUs that do not exist or are offline from the option, or bring "
-                    "them online.",
-                    "[%s] %s = %s includes CPUs %s, which are not online (online: %s); nova "
-                    "raises Invalid at start-up.",
-                    sets[k].section, sets[k].key, v, numafit__doctor_fmt(x, x->b[B_TMP]),
-                    numafit__doctor_fmt(x, x->b[B_ONLINE]));
-        }
+}
+
+/* One CPU set option: its syntax, its CPUs online. */
+static void check_cpu_set(struct numafit__doctor *x, size_t k) {
+    const char *v = numafit__ini_get(&x->ini, conf_sets[k].section, conf_sets[k].key);
+    if (!v || !*v)
+        return; /* an empty value is unset, as in nova */
+    if (numafit__cpuspec_parse(v, x->b[conf_sets[k].which], NULL) < 0 ||
+        bempty(x->b[conf_sets[k].which])) {
+        numafit__doctor_add(
+            x, "nova-cpu-set-invalid", SEV_ERROR, "A CPU set option is not valid",
+            "Write the CPU set in nova's syntax, e.g. \"4-11\" or \"2-7,^4\", with at "
+            "least one CPU.",
+            "[%s] %s = %s does not give any CPU; nova raises Invalid and nova-compute does "
+            "not start.",
+            conf_sets[k].section, conf_sets[k].key, v);
+        memset(x->b[conf_sets[k].which], 0, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+        return;
     }
+    x->has[conf_sets[k].which] = true;
+    if (x->has[B_ONLINE]) {
+        bits_andnot(x->b[B_TMP], x->b[conf_sets[k].which], x->b[B_ONLINE]);
+        if (!bempty(x->b[B_TMP]))
+            numafit__doctor_add(
+                x, "nova-cpu-set-offline", SEV_ERROR, "A CPU set names CPUs that are not online",
+                "Remove the CPUs that do not exist or are offline from the option, or bring "
+                "them online.",
+                "[%s] %s = %s includes CPUs %s, which are not online (online: %s); nova "
+                "raises Invalid at start-up.",
+                conf_sets[k].section, conf_sets[k].key, v, numafit__doctor_fmt(x, x->b[B_TMP]),
+                numafit__doctor_fmt(x, x->b[B_ONLINE]));
+    }
+}
+
+/* The CPU set options together: nova's InvalidConfiguration, legacy mode,
+ * none set; then the CPUs nova pins guests to. */
+static void check_cpu_set_modes(struct numafit__doctor *x) {
     if (x->has[B_DEDICATED] && x->has[B_SHARED]) {
         bits_and(x->b[B_TMP], x->b[B_DEDICATED], x->b[B_SHARED]);
         if (!bempty(x->b[B_TMP]))
@@ -142,6 +133,31 @@ static void check_conf(struct numafit__doctor *x) {
         memcpy(x->b[B_PINNED], x->b[B_PINSET], NUMAFIT__CPU_WORDS * sizeof(uint64_t));
         x->has[B_PINNED] = true;
     }
+}
+
+/* nova.conf: syntax, misplaced options, the CPU sets. */
+static void check_conf(struct numafit__doctor *x) {
+    if (!x->has_conf) {
+        numafit__doctor_add(
+            x, "nova-conf-not-given", SEV_INFO, "nova.conf was not checked",
+            "Pass the compute node's nova.conf (numafit doctor --nova-conf "
+            "/etc/nova/nova.conf).",
+            "Without nova.conf the checks of cpu_dedicated_set, cpu_shared_set, vcpu_pin_set "
+            "and reserved_huge_pages against the host are skipped.");
+        return;
+    }
+    if (x->ini.syntax_line)
+        numafit__doctor_add(
+            x, "nova-conf-syntax", SEV_ERROR, "nova.conf cannot be parsed",
+            "Fix the line: every line must be a [section] header, key = value, a comment "
+            "(# or ;) or an indented continuation of the previous value.",
+            "Line %d of nova.conf is not a section, an option or a comment; oslo.config "
+            "refuses the file and nova-compute does not start.",
+            x->ini.syntax_line);
+    check_option_sections(x);
+    for (size_t k = 0; k < sizeof(conf_sets) / sizeof(conf_sets[0]); k++)
+        check_cpu_set(x, k);
+    check_cpu_set_modes(x);
 }
 
 static void check_realtime_wanted(struct numafit__doctor *x) {
@@ -291,13 +307,12 @@ static bool node_has_size(const struct dnode *d, uint64_t size_kb) {
     return false;
 }
 
-static void check_hugepages(struct numafit__doctor *x) {
-    uint64_t sizes[PSIZES_MAX * 2], total_all = 0;
+/* The huge page sizes with pages, over the nodes, or the global counts
+ * without nodes (at most PSIZES_MAX * 2); returns the number of pages. */
+static uint64_t page_sizes_in_use(const struct numafit__doctor *x, uint64_t *sizes,
+                                  uint32_t *ret_n) {
+    uint64_t total_all = 0;
     uint32_t nsizes = 0;
-    char nm[32];
-    bool sizes_known = x->nglobal > 0; /* some page size directory was read */
-    for (uint32_t i = 0; i < x->nnodes; i++)
-        sizes_known |= x->nodes[i].npsizes > 0;
     /* the page sizes in use, over nodes, or the global counts without nodes */
     for (uint32_t i = 0; i < x->nnodes; i++)
         for (uint32_t k = 0; k < x->nodes[i].npsizes; k++) {
@@ -315,89 +330,90 @@ static void check_hugepages(struct numafit__doctor *x) {
             if (x->global[k].count && nsizes < PSIZES_MAX * 2)
                 sizes[nsizes++] = x->global[k].size_kb;
         }
-    if (sizes_known && !total_all) {
+    *ret_n = nsizes;
+    return total_all;
+}
+
+/* Pages of size kb (named nm) spread evenly over the nodes with CPUs. */
+static void check_size_balance(struct numafit__doctor *x, uint64_t kb, const char *nm) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    uint32_t ncpu_nodes = 0;
+    /* balance over the nodes that have CPUs */
+    for (uint32_t i = 0; i < x->nnodes; i++) {
+        uint64_t c = node_pages(&x->nodes[i], kb);
+        if (!x->nodes[i].cpus || bempty(x->nodes[i].cpus))
+            continue;
+        ncpu_nodes++;
+        lo = c < lo ? c : lo;
+        hi = c > hi ? c : hi;
+    }
+    if (ncpu_nodes > 1 && lo != hi) {
+        char counts[512];
+        size_t off = 0;
+        counts[0] = '\0';
+        for (uint32_t i = 0; i < x->nnodes && off < sizeof(counts) - 32; i++)
+            if (x->nodes[i].cpus && !bempty(x->nodes[i].cpus))
+                off += (size_t)snprintf(counts + off, sizeof(counts) - off, "%snode %u: %llu",
+                                        off ? ", " : "", x->nodes[i].id,
+                                        (unsigned long long)node_pages(&x->nodes[i], kb));
         numafit__doctor_add(
-            x, "hugepages-none", x->realtime ? SEV_ERROR : SEV_WARNING,
-            "No huge pages are reserved",
-            "Reserve huge pages at boot: add default_hugepagesz=1G hugepagesz=1G hugepages=N "
-            "to GRUB_CMDLINE_LINUX, regenerate the boot loader configuration and reboot (or "
-            "set vm.nr_hugepages in /etc/sysctl.conf).",
-            "No NUMA node has huge pages, so guests with hw:mem_page_size (such as the "
-            "real-time flavor's hw:mem_page_size=1GB) fail with \"Requested instance NUMA "
-            "topology cannot fit the given host NUMA topology\".");
-        return;
+            x, "hugepages-unbalanced", SEV_WARNING,
+            "Huge pages are not spread evenly over the NUMA nodes",
+            "Reserve the same number per node, e.g. echo N > "
+            "/sys/devices/system/node/nodeX/hugepages/hugepages-<size>kB/nr_hugepages at "
+            "boot, or hugepages=0:N,1:N on the kernel command line.",
+            "%s pages per node: %s; guests whose NUMA cell is placed on the node with fewer "
+            "pages fit less often, and the difference cannot be used by guests on the "
+            "other node.",
+            nm, counts);
     }
-    qsort(sizes, nsizes, sizeof(sizes[0]), numafit__doctor_cmp_u64);
-    for (uint32_t s = 0; s < nsizes; s++) {
-        uint64_t kb = sizes[s], lo = UINT64_MAX, hi = 0;
-        uint32_t ncpu_nodes = 0;
-        bool mounted = false, on_cmdline = false;
-        numafit__doctor_size_name(kb, nm, sizeof(nm));
-        /* balance over the nodes that have CPUs */
-        for (uint32_t i = 0; i < x->nnodes; i++) {
-            uint64_t c = node_pages(&x->nodes[i], kb);
-            if (!x->nodes[i].cpus || bempty(x->nodes[i].cpus))
-                continue;
-            ncpu_nodes++;
-            lo = c < lo ? c : lo;
-            hi = c > hi ? c : hi;
-        }
-        if (ncpu_nodes > 1 && lo != hi) {
-            char counts[512];
-            size_t off = 0;
-            counts[0] = '\0';
-            for (uint32_t i = 0; i < x->nnodes && off < sizeof(counts) - 32; i++)
-                if (x->nodes[i].cpus && !bempty(x->nodes[i].cpus))
-                    off += (size_t)snprintf(counts + off, sizeof(counts) - off, "%snode %u: %llu",
-                                            off ? ", " : "", x->nodes[i].id,
-                                            (unsigned long long)node_pages(&x->nodes[i], kb));
-            numafit__doctor_add(
-                x, "hugepages-unbalanced", SEV_WARNING,
-                "Huge pages are not spread evenly over the NUMA nodes",
-                "Reserve the same number per node, e.g. echo N > "
-                "/sys/devices/system/node/nodeX/hugepages/hugepages-<size>kB/nr_hugepages at "
-                "boot, or hugepages=0:N,1:N on the kernel command line.",
-                "%s pages per node: %s; guests whose NUMA cell is placed on the node with fewer "
-                "pages fit less often, and the difference cannot be used by guests on the "
-                "other node.",
-                nm, counts);
-        }
-        /* mounted? libvirt needs a hugetlbfs mount for each size it backs guests with */
-        for (uint32_t m = 0; m < x->nmounts; m++)
-            mounted |= x->mount_kb[m] == kb;
-        if (x->has_mounts && !mounted) {
-            char fix[256];
-            snprintf(fix, sizeof(fix),
-                     "Mount it: mount -t hugetlbfs -o pagesize=%s hugetlbfs /dev/hugepages%s "
-                     "(and add it to /etc/fstab), then restart libvirtd.",
-                     nm, x->nmounts ? nm : "");
-            numafit__doctor_add(
-                x, "hugetlbfs-not-mounted", SEV_ERROR,
-                "Huge pages are reserved but no hugetlbfs is mounted for them", fix,
-                "%s huge pages are reserved but /proc/mounts has no hugetlbfs mount with "
-                "pagesize=%s; libvirt cannot back guest memory with them and guests with "
-                "hw:mem_page_size fail to start.",
-                nm, nm);
-        }
-        /* 1 GiB pages should come from the boot command line */
-        if (kb == KIB_1G && x->has_cmdline) {
-            on_cmdline = x->default_hpsz_kb == KIB_1G;
-            for (uint32_t c = 0; c < x->ncmdpages; c++)
-                on_cmdline |= x->cmdpages[c].size_kb == KIB_1G;
-            if (!on_cmdline)
-                numafit__doctor_add(
-                    x, "hugepages-1g-not-on-cmdline", SEV_WARNING,
-                    "1G huge pages are not configured on the kernel command line",
-                    "Add default_hugepagesz=1G hugepagesz=1G hugepages=N to "
-                    "GRUB_CMDLINE_LINUX in /etc/default/grub, run grub2-mkconfig -o "
-                    "/boot/grub2/grub.cfg and reboot.",
-                    "1G pages are reserved but the kernel command line has neither "
-                    "default_hugepagesz=1G nor hugepagesz=1G: they were allocated after boot, "
-                    "which needs 1 GiB of contiguous free memory per page and gives fewer "
-                    "pages once memory is fragmented.");
-        }
+}
+
+/* libvirt needs a hugetlbfs mount for each size it backs guests with. */
+static void check_size_mounted(struct numafit__doctor *x, uint64_t kb, const char *nm) {
+    bool mounted = false;
+    for (uint32_t m = 0; m < x->nmounts; m++)
+        mounted |= x->mount_kb[m] == kb;
+    if (x->has_mounts && !mounted) {
+        char fix[256];
+        snprintf(fix, sizeof(fix),
+                 "Mount it: mount -t hugetlbfs -o pagesize=%s hugetlbfs /dev/hugepages%s "
+                 "(and add it to /etc/fstab), then restart libvirtd.",
+                 nm, x->nmounts ? nm : "");
+        numafit__doctor_add(
+            x, "hugetlbfs-not-mounted", SEV_ERROR,
+            "Huge pages are reserved but no hugetlbfs is mounted for them", fix,
+            "%s huge pages are reserved but /proc/mounts has no hugetlbfs mount with "
+            "pagesize=%s; libvirt cannot back guest memory with them and guests with "
+            "hw:mem_page_size fail to start.",
+            nm, nm);
     }
-    /* hugepages=N on the command line that the kernel could not fully give */
+}
+
+/* 1 GiB pages should come from the boot command line. */
+static void check_1g_on_cmdline(struct numafit__doctor *x, uint64_t kb) {
+    bool on_cmdline;
+    if (kb == KIB_1G && x->has_cmdline) {
+        on_cmdline = x->default_hpsz_kb == KIB_1G;
+        for (uint32_t c = 0; c < x->ncmdpages; c++)
+            on_cmdline |= x->cmdpages[c].size_kb == KIB_1G;
+        if (!on_cmdline)
+            numafit__doctor_add(
+                x, "hugepages-1g-not-on-cmdline", SEV_WARNING,
+                "1G huge pages are not configured on the kernel command line",
+                "Add default_hugepagesz=1G hugepagesz=1G hugepages=N to "
+                "GRUB_CMDLINE_LINUX in /etc/default/grub, run grub2-mkconfig -o "
+                "/boot/grub2/grub.cfg and reboot.",
+                "1G pages are reserved but the kernel command line has neither "
+                "default_hugepagesz=1G nor hugepagesz=1G: they were allocated after boot, "
+                "which needs 1 GiB of contiguous free memory per page and gives fewer "
+                "pages once memory is fragmented.");
+    }
+}
+
+/* hugepages=N on the command line that the kernel could not fully give */
+static void check_hugepages_short(struct numafit__doctor *x) {
+    char nm[32];
     for (uint32_t c = 0; c < x->ncmdpages; c++) {
         uint64_t kb = x->cmdpages[c].size_kb ? x->cmdpages[c].size_kb
                       : x->default_hpsz_kb   ? x->default_hpsz_kb
@@ -413,6 +429,36 @@ static void check_hugepages(struct numafit__doctor *x) {
                     (long long)x->cmdpages[c].count, numafit__doctor_size_name(kb, nm, sizeof(nm)),
                     (unsigned long long)x->global[k].count);
     }
+}
+
+static void check_hugepages(struct numafit__doctor *x) {
+    uint64_t sizes[PSIZES_MAX * 2], total_all;
+    uint32_t nsizes = 0;
+    char nm[32];
+    bool sizes_known = x->nglobal > 0; /* some page size directory was read */
+    for (uint32_t i = 0; i < x->nnodes; i++)
+        sizes_known |= x->nodes[i].npsizes > 0;
+    total_all = page_sizes_in_use(x, sizes, &nsizes);
+    if (sizes_known && !total_all) {
+        numafit__doctor_add(
+            x, "hugepages-none", x->realtime ? SEV_ERROR : SEV_WARNING,
+            "No huge pages are reserved",
+            "Reserve huge pages at boot: add default_hugepagesz=1G hugepagesz=1G hugepages=N "
+            "to GRUB_CMDLINE_LINUX, regenerate the boot loader configuration and reboot (or "
+            "set vm.nr_hugepages in /etc/sysctl.conf).",
+            "No NUMA node has huge pages, so guests with hw:mem_page_size (such as the "
+            "real-time flavor's hw:mem_page_size=1GB) fail with \"Requested instance NUMA "
+            "topology cannot fit the given host NUMA topology\".");
+        return;
+    }
+    qsort(sizes, nsizes, sizeof(sizes[0]), numafit__doctor_cmp_u64);
+    for (uint32_t s = 0; s < nsizes; s++) {
+        numafit__doctor_size_name(sizes[s], nm, sizeof(nm));
+        check_size_balance(x, sizes[s], nm);
+        check_size_mounted(x, sizes[s], nm);
+        check_1g_on_cmdline(x, sizes[s]);
+    }
+    check_hugepages_short(x);
 }
 
 static void check_reserved(struct numafit__doctor *x) {
