@@ -461,21 +461,19 @@ static void check_hugepages(struct numafit__doctor *x) {
     check_hugepages_short(x);
 }
 
-static void check_reserved(struct numafit__doctor *x) {
-    numafit_hostconf_t *hc = NULL;
+/* The reserved_huge_pages values of nova.conf into *hc (NULL without any),
+ * a finding for each one nova refuses. */
+static int reserved_values(struct numafit__doctor *x, numafit_hostconf_t **hc) {
     numafit_error_t e;
-    char nm[32];
-    if (!x->has_conf)
-        return;
     for (uint32_t i = 0; i < x->ini.nent; i++) {
         const struct numafit__ini_ent *en = &x->ini.ent[i];
         if (strcmp(en->section, "DEFAULT") || strcmp(en->key, "reserved_huge_pages"))
             continue;
-        if (!hc && numafit_hostconf_new(&hc) < 0) {
+        if (!*hc && numafit_hostconf_new(hc) < 0) {
             x->oom = true;
-            return;
+            return -ENOMEM;
         }
-        if (numafit_hostconf_add_reserved_huge_pages(hc, en->value, &e) == -ENOMEM) {
+        if (numafit_hostconf_add_reserved_huge_pages(*hc, en->value, &e) == -ENOMEM) {
             x->oom = true;
             break;
         } else if (e.code != NUMAFIT_E_OK) {
@@ -490,6 +488,12 @@ static void check_reserved(struct numafit__doctor *x) {
             continue;
         }
     }
+    return 0;
+}
+
+/* The valid values against the host's nodes and page sizes. */
+static void check_reserved_vs_host(struct numafit__doctor *x, const numafit_hostconf_t *hc) {
+    char nm[32];
     for (uint32_t r = 0; hc && r < hc->nresv; r++) {
         const struct numafit__resv *rv = &hc->resv[r];
         const struct dnode *d = NULL;
@@ -523,23 +527,32 @@ static void check_reserved(struct numafit__doctor *x) {
                 numafit__doctor_size_name((uint64_t)rv->size_kb, nm, sizeof(nm)),
                 (long long)rv->node, (unsigned long long)node_pages(d, (uint64_t)rv->size_kb));
     }
+}
+
+static void check_file_backed_memory(struct numafit__doctor *x) {
+    const char *fbm = numafit__ini_get(&x->ini, "libvirt", "file_backed_memory");
+    bool any_pages = false;
+    for (uint32_t i = 0; i < x->nnodes; i++)
+        for (uint32_t k = 0; k < x->nodes[i].npsizes; k++)
+            any_pages |= x->nodes[i].ps[k].count > 0;
+    if (fbm && strcmp(numafit__trim((char *)fbm), "0") && any_pages)
+        numafit__doctor_add(
+            x, "file-backed-memory-hugepages", SEV_WARNING,
+            "file_backed_memory is on while huge pages are reserved",
+            "Set [libvirt] file_backed_memory = 0 on hosts meant for huge-page guests, or "
+            "release the huge pages.",
+            "[libvirt] file_backed_memory = %s: nova refuses guests with hw:mem_page_size "
+            "on this host (MemoryPagesUnsupported), so the reserved huge pages are unused.",
+            fbm);
+}
+
+static void check_reserved(struct numafit__doctor *x) {
+    numafit_hostconf_t *hc = NULL;
+    if (!x->has_conf || reserved_values(x, &hc) < 0)
+        return;
+    check_reserved_vs_host(x, hc);
     numafit_hostconf_free(hc);
-    {
-        const char *fbm = numafit__ini_get(&x->ini, "libvirt", "file_backed_memory");
-        bool any_pages = false;
-        for (uint32_t i = 0; i < x->nnodes; i++)
-            for (uint32_t k = 0; k < x->nodes[i].npsizes; k++)
-                any_pages |= x->nodes[i].ps[k].count > 0;
-        if (fbm && strcmp(numafit__trim((char *)fbm), "0") && any_pages)
-            numafit__doctor_add(
-                x, "file-backed-memory-hugepages", SEV_WARNING,
-                "file_backed_memory is on while huge pages are reserved",
-                "Set [libvirt] file_backed_memory = 0 on hosts meant for huge-page guests, or "
-                "release the huge pages.",
-                "[libvirt] file_backed_memory = %s: nova refuses guests with hw:mem_page_size "
-                "on this host (MemoryPagesUnsupported), so the reserved huge pages are unused.",
-                fbm);
-    }
+    check_file_backed_memory(x);
 }
 
 static void check_realtime(struct numafit__doctor *x) {

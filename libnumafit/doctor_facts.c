@@ -195,6 +195,77 @@ static void cmdline_cpus(struct numafit__doctor *x, const char *name, const char
     x->has[which] = true;
 }
 
+/* hugepages=: "16" or per node "0:8,1:8" (the sum); false when malformed. */
+static bool parse_hugepages_count(const char *v, size_t vl, int64_t *ret_total) {
+    int64_t total = 0;
+    bool good = vl > 0;
+    for (size_t i = 0; i < vl && good;) {
+        int64_t num = 0;
+        size_t nd = 0;
+        for (; i < vl && v[i] >= '0' && v[i] <= '9' && nd < 15; i++, nd++)
+            num = num * 10 + (v[i] - '0');
+        if (!nd) {
+            good = false;
+        } else if (i < vl && v[i] == ':') {
+            i++; /* a node id: the count follows */
+            continue;
+        } else {
+            total += num;
+            if (i < vl && v[i] == ',')
+                i++;
+            else if (i < vl)
+                good = false;
+        }
+    }
+    *ret_total = total;
+    return good;
+}
+
+/* hugepages=N counts pages of the hugepagesz= before it, else of the default size. */
+static void cmdline_hugepages(struct numafit__doctor *x, const char *v, size_t vl) {
+    int64_t total;
+    bool good = parse_hugepages_count(v, vl, &total);
+    if (!good) {
+        numafit__doctor_unreadable(x, "proc/cmdline", "hugepages= is not a count");
+    } else if (x->ncmdpages && x->cmdpages[x->ncmdpages - 1].count < 0) {
+        x->cmdpages[x->ncmdpages - 1].count = total;
+    } else if (x->ncmdpages < PSIZES_MAX) {
+        x->cmdpages[x->ncmdpages].size_kb = 0; /* the default size */
+        x->cmdpages[x->ncmdpages++].count = total;
+    }
+}
+
+static void cmdline_hugepagesz(struct numafit__doctor *x, const char *v, size_t vl) {
+    uint64_t kb;
+    if (parse_size_kb(v, vl, &kb)) {
+        x->cmdpages[x->ncmdpages].size_kb = kb;
+        x->cmdpages[x->ncmdpages++].count = -1;
+    } else {
+        numafit__doctor_unreadable(x, "proc/cmdline", "hugepagesz= is not a size");
+    }
+}
+
+/* One key=value parameter of the kernel command line. */
+static void cmdline_param(struct numafit__doctor *x, const char *k, size_t kl, const char *v,
+                          size_t vl) {
+#define KEY(lit) (kl == sizeof(lit) - 1 && !strncmp(k, lit, kl))
+    if (KEY("isolcpus"))
+        cmdline_cpus(x, "isolcpus", v, vl, B_ISOLCPUS);
+    else if (KEY("nohz_full"))
+        cmdline_cpus(x, "nohz_full", v, vl, B_NOHZ);
+    else if (KEY("rcu_nocbs"))
+        cmdline_cpus(x, "rcu_nocbs", v, vl, B_RCU);
+    else if (KEY("default_hugepagesz")) {
+        if (!parse_size_kb(v, vl, &x->default_hpsz_kb))
+            numafit__doctor_unreadable(x, "proc/cmdline", "default_hugepagesz= is not a size");
+    } else if (KEY("hugepagesz") && x->ncmdpages < PSIZES_MAX) {
+        cmdline_hugepagesz(x, v, vl);
+    } else if (KEY("hugepages")) {
+        cmdline_hugepages(x, v, vl);
+    }
+#undef KEY
+}
+
 static void read_cmdline(struct numafit__doctor *x) {
     const char *p;
     if (read_rel(x, "proc/cmdline", false) < 0)
@@ -227,56 +298,7 @@ static void read_cmdline(struct numafit__doctor *x) {
             v++;
             vl -= 2;
         }
-#define KEY(lit) (kl == sizeof(lit) - 1 && !strncmp(k, lit, kl))
-        if (KEY("isolcpus"))
-            cmdline_cpus(x, "isolcpus", v, vl, B_ISOLCPUS);
-        else if (KEY("nohz_full"))
-            cmdline_cpus(x, "nohz_full", v, vl, B_NOHZ);
-        else if (KEY("rcu_nocbs"))
-            cmdline_cpus(x, "rcu_nocbs", v, vl, B_RCU);
-        else if (KEY("default_hugepagesz")) {
-            if (!parse_size_kb(v, vl, &x->default_hpsz_kb))
-                numafit__doctor_unreadable(x, "proc/cmdline", "default_hugepagesz= is not a size");
-        } else if (KEY("hugepagesz") && x->ncmdpages < PSIZES_MAX) {
-            uint64_t kb;
-            if (parse_size_kb(v, vl, &kb)) {
-                x->cmdpages[x->ncmdpages].size_kb = kb;
-                x->cmdpages[x->ncmdpages++].count = -1;
-            } else {
-                numafit__doctor_unreadable(x, "proc/cmdline", "hugepagesz= is not a size");
-            }
-        } else if (KEY("hugepages")) {
-            /* "16" or per node "0:8,1:8" */
-            int64_t total = 0;
-            bool good = vl > 0;
-            for (size_t i = 0; i < vl && good;) {
-                int64_t num = 0;
-                size_t nd = 0;
-                for (; i < vl && v[i] >= '0' && v[i] <= '9' && nd < 15; i++, nd++)
-                    num = num * 10 + (v[i] - '0');
-                if (!nd) {
-                    good = false;
-                } else if (i < vl && v[i] == ':') {
-                    i++; /* a node id: the count follows */
-                    continue;
-                } else {
-                    total += num;
-                    if (i < vl && v[i] == ',')
-                        i++;
-                    else if (i < vl)
-                        good = false;
-                }
-            }
-            if (!good) {
-                numafit__doctor_unreadable(x, "proc/cmdline", "hugepages= is not a count");
-            } else if (x->ncmdpages && x->cmdpages[x->ncmdpages - 1].count < 0) {
-                x->cmdpages[x->ncmdpages - 1].count = total;
-            } else if (x->ncmdpages < PSIZES_MAX) {
-                x->cmdpages[x->ncmdpages].size_kb = 0; /* the default size */
-                x->cmdpages[x->ncmdpages++].count = total;
-            }
-        }
-#undef KEY
+        cmdline_param(x, k, kl, v, vl);
     }
 }
 
