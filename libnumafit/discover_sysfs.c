@@ -234,35 +234,31 @@ static int read_memtotal(struct sctx *x, uint32_t node, uint64_t *kib) {
     return 0;
 }
 
-static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint32_t nnodes,
-                     uint64_t base_kb) {
-    struct numafit__dcell *c = numafit__dhost_add_cell(x->d);
+/* The node's CPUs (cpulist) and the topology of each. */
+static int read_node_cpus(struct sctx *x, struct numafit__dcell *c, uint32_t node) {
+    uint64_t cpus[NUMAFIT__CPU_WORDS];
     char rel[160];
-    uint32_t *sizes = NULL, nsizes = 0;
-    uint64_t *counts = NULL, huge = 0;
     int r, b = -1;
-    if (!c)
-        return -ENOMEM;
-    c->id = (int32_t)node;
-    /* CPUs */
     snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/cpulist", node);
     if ((r = need(x, rel)) < 0 || (r = buf_cpulist(x, rel)) < 0)
         return r;
-    {
-        uint64_t cpus[NUMAFIT__CPU_WORDS];
-        memcpy(cpus, x->bits, sizeof(cpus));
-        while ((b = numafit__bits_next(cpus, NUMAFIT__CPU_WORDS, b)) >= 0) {
-            if (x->ncpus++ >= NUMAFIT__CPU_LIMIT)
-                return fail(x, -ERANGE, rel, "%s: more than %d CPUs in all", rel,
-                            NUMAFIT__CPU_LIMIT);
-            if ((r = read_cpu(x, c, (uint32_t)b)) < 0)
-                return r;
-        }
+    memcpy(cpus, x->bits, sizeof(cpus));
+    while ((b = numafit__bits_next(cpus, NUMAFIT__CPU_WORDS, b)) >= 0) {
+        if (x->ncpus++ >= NUMAFIT__CPU_LIMIT)
+            return fail(x, -ERANGE, rel, "%s: more than %d CPUs in all", rel, NUMAFIT__CPU_LIMIT);
+        if ((r = read_cpu(x, c, (uint32_t)b)) < 0)
+            return r;
     }
-    /* memory */
-    if ((r = read_memtotal(x, node, &c->memory_kib)) < 0)
-        return r;
-    /* huge pages, ascending sizes, after the base pages */
+    return 0;
+}
+
+/* The node's pages: the base pages, then each huge page size ascending. */
+static int read_node_pages(struct sctx *x, struct numafit__dcell *c, uint32_t node,
+                           uint64_t base_kb) {
+    char rel[160];
+    uint32_t *sizes = NULL, nsizes = 0;
+    uint64_t *counts = NULL, huge = 0;
+    int r;
     snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/hugepages", node);
     r = list_dir(x, rel, "hugepages-", "kB", 1u << 30, &sizes, &nsizes);
     if (r < 0 && r != -ENOENT)
@@ -293,7 +289,18 @@ static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint3
         r = numafit__dcell_add_pages(c, sizes[i], counts[i]);
     if (r < 0)
         goto out;
-    /* distances: one value per node, in node order */
+out:
+    numafit__free(sizes);
+    numafit__free(counts);
+    return r;
+}
+
+/* distances: one value per node, in node order (none when the list does not
+ * match the nodes) */
+static int read_node_distances(struct sctx *x, struct numafit__dcell *c, uint32_t node,
+                               const uint32_t *nodes, uint32_t nnodes) {
+    char rel[160];
+    int r;
     snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/distance", node);
     r = read_rel(x, rel);
     if (r >= 0) {
@@ -325,10 +332,20 @@ static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint3
     } else if (r == -ENOENT) {
         r = 0;
     }
-out:
-    numafit__free(sizes);
-    numafit__free(counts);
     return r;
+}
+
+static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint32_t nnodes,
+                     uint64_t base_kb) {
+    struct numafit__dcell *c = numafit__dhost_add_cell(x->d);
+    int r;
+    if (!c)
+        return -ENOMEM;
+    c->id = (int32_t)node;
+    if ((r = read_node_cpus(x, c, node)) < 0 || (r = read_memtotal(x, node, &c->memory_kib)) < 0 ||
+        (r = read_node_pages(x, c, node, base_kb)) < 0)
+        return r;
+    return read_node_distances(x, c, node, nodes, nnodes);
 }
 
 NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_hostconf_t *conf,
