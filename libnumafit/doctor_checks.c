@@ -178,8 +178,9 @@ static void check_realtime_wanted(struct numafit__doctor *x) {
     x->realtime = json_array_size(x->rt_reasons) > 0;
 }
 
-static void check_isolation(struct numafit__doctor *x) {
-    const char *src;
+/* B_ISOLATED: the union of isolcpus, sys/devices/system/cpu/isolated,
+ * nohz_full and the isolated_cores of an isolating tuned profile. */
+static void isolated_union(struct numafit__doctor *x) {
     bool iso = x->has[B_ISOLCPUS] || x->has[B_SYSISO] || x->has[B_NOHZ] ||
                (x->has[B_TUNED] && x->tuned_isolating);
     if (x->has[B_ISOLCPUS])
@@ -191,8 +192,11 @@ static void check_isolation(struct numafit__doctor *x) {
     if (x->has[B_TUNED] && x->tuned_isolating)
         bits_or(x->b[B_ISOLATED], x->b[B_TUNED]);
     x->has[B_ISOLATED] = iso && !bempty(x->b[B_ISOLATED]);
-    /* tuned's isolated_cores reach the kernel only after the boot loader
-     * entry is regenerated and the host rebooted */
+}
+
+/* tuned's isolated_cores reach the kernel only after the boot loader
+ * entry is regenerated and the host rebooted */
+static void check_tuned_booted(struct numafit__doctor *x) {
     if (x->has[B_TUNED] && x->tuned_isolating && x->has_cmdline &&
         (!x->has[B_ISOLCPUS] ||
          !numafit__bits_equal(x->b[B_TUNED], x->b[B_ISOLCPUS], NUMAFIT__CPU_WORDS)))
@@ -206,8 +210,11 @@ static void check_isolation(struct numafit__doctor *x) {
             "was changed after the last boot, or its boot loader settings were not applied.",
             numafit__doctor_fmt(x, x->b[B_TUNED]),
             x->has[B_ISOLCPUS] ? numafit__doctor_fmt(x, x->b[B_ISOLCPUS]) : "(none)");
-    if (!x->has[B_PINNED])
-        return;
+}
+
+/* The CPUs for pinned guests against the isolated CPUs. */
+static void check_pinned_isolated(struct numafit__doctor *x) {
+    const char *src;
     src = x->has[B_DEDICATED] ? "cpu_dedicated_set" : "vcpu_pin_set";
     bits_andnot(x->b[B_TMP], x->b[B_PINNED], x->b[B_ISOLATED]);
     if (!bempty(x->b[B_TMP]))
@@ -245,6 +252,13 @@ static void check_isolation(struct numafit__doctor *x) {
                 "of unpinned guests pile up on one of them.",
                 numafit__doctor_fmt(x, x->b[B_TMP]));
     }
+}
+
+static void check_isolation(struct numafit__doctor *x) {
+    isolated_union(x);
+    check_tuned_booted(x);
+    if (x->has[B_PINNED])
+        check_pinned_isolated(x);
 }
 
 static void check_smt(struct numafit__doctor *x) {
@@ -555,11 +569,7 @@ static void check_reserved(struct numafit__doctor *x) {
     check_file_backed_memory(x);
 }
 
-static void check_realtime(struct numafit__doctor *x) {
-    bool rvh = false;
-    char prof[256];
-    if (!x->realtime)
-        return;
+static void check_rt_kernel(struct numafit__doctor *x) {
     if (!x->preempt_rt && x->osrelease[0])
         numafit__doctor_add(
             x, "kernel-not-rt", SEV_WARNING, "The kernel is not a real-time (PREEMPT_RT) kernel",
@@ -571,6 +581,11 @@ static void check_realtime(struct numafit__doctor *x) {
             "way (51 and 55 us), guests without one did much better on kernel-rt (17737 "
             "instead of 69721 us).",
             x->osrelease);
+}
+
+static void check_rt_tuned(struct numafit__doctor *x) {
+    bool rvh = false;
+    char prof[256];
     snprintf(prof, sizeof(prof), "%s", x->tuned_profile);
     for (char *save = NULL, *t = strtok_r(prof, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
         rvh |= !strcmp(t, "realtime-virtual-host");
@@ -586,28 +601,52 @@ static void check_realtime(struct numafit__doctor *x) {
             "them, KVM timer tuning).",
             x->has_tuned ? "\"" : "", x->has_tuned ? x->tuned_profile : "not set (no tuned)",
             x->has_tuned ? "\"" : "");
-    if (x->has[B_ISOLATED] && x->has_cmdline) {
-        bits_andnot(x->b[B_TMP], x->b[B_ISOLATED], x->b[B_NOHZ]);
-        if (!bempty(x->b[B_TMP]))
-            numafit__doctor_add(
-                x, "nohz-full-missing", SEV_WARNING, "Isolated CPUs still get the timer tick",
-                "Add nohz_full=<the isolated CPUs> to the kernel command line (the "
-                "realtime-virtual-host profile does this) and reboot.",
-                "CPUs %s are isolated but not in nohz_full (%s); the scheduler tick keeps "
-                "interrupting the real-time vCPUs.",
-                numafit__doctor_fmt(x, x->b[B_TMP]),
-                x->has[B_NOHZ] ? numafit__doctor_fmt(x, x->b[B_NOHZ]) : "none");
-        bits_andnot(x->b[B_TMP], x->b[B_ISOLATED], x->b[B_RCU]);
-        if (!bempty(x->b[B_TMP]))
-            numafit__doctor_add(
-                x, "rcu-nocbs-missing", SEV_WARNING, "Isolated CPUs still run RCU callbacks",
-                "Add rcu_nocbs=<the isolated CPUs> to the kernel command line (the "
-                "realtime-virtual-host profile does this) and reboot.",
-                "CPUs %s are isolated but not in rcu_nocbs (%s); RCU callbacks still run on "
-                "them.",
-                numafit__doctor_fmt(x, x->b[B_TMP]),
-                x->has[B_RCU] ? numafit__doctor_fmt(x, x->b[B_RCU]) : "none");
-    }
+}
+
+/* The isolated CPUs without the timer tick and RCU callbacks. */
+static void check_rt_isolation(struct numafit__doctor *x) {
+    bits_andnot(x->b[B_TMP], x->b[B_ISOLATED], x->b[B_NOHZ]);
+    if (!bempty(x->b[B_TMP]))
+        numafit__doctor_add(
+            x, "nohz-full-missing", SEV_WARNING, "Isolated CPUs still get the timer tick",
+            "Add nohz_full=<the isolated CPUs> to the kernel command line (the "
+            "realtime-virtual-host profile does this) and reboot.",
+            "CPUs %s are isolated but not in nohz_full (%s); the scheduler tick keeps "
+            "interrupting the real-time vCPUs.",
+            numafit__doctor_fmt(x, x->b[B_TMP]),
+            x->has[B_NOHZ] ? numafit__doctor_fmt(x, x->b[B_NOHZ]) : "none");
+    bits_andnot(x->b[B_TMP], x->b[B_ISOLATED], x->b[B_RCU]);
+    if (!bempty(x->b[B_TMP]))
+        numafit__doctor_add(
+            x, "rcu-nocbs-missing", SEV_WARNING, "Isolated CPUs still run RCU callbacks",
+            "Add rcu_nocbs=<the isolated CPUs> to the kernel command line (the "
+            "realtime-virtual-host profile does this) and reboot.",
+            "CPUs %s are isolated but not in rcu_nocbs (%s); RCU callbacks still run on "
+            "them.",
+            numafit__doctor_fmt(x, x->b[B_TMP]),
+            x->has[B_RCU] ? numafit__doctor_fmt(x, x->b[B_RCU]) : "none");
+}
+
+static void check_rt_cpu_mode(struct numafit__doctor *x) {
+    const char *mode = numafit__ini_get(&x->ini, "libvirt", "cpu_mode");
+    if (!mode || strcmp(mode, "host-passthrough"))
+        numafit__doctor_add(
+            x, "cpu-mode-not-host-passthrough", SEV_INFO,
+            "The guest CPU model is not host-passthrough",
+            "Set [libvirt] cpu_mode = host-passthrough and restart nova-compute.",
+            "[libvirt] cpu_mode is %s%s%s; the real-time set-up gives guests the host CPU "
+            "as it is (host-passthrough), and with other modes libvirt can warn \"host "
+            "doesn't support requested feature\" when guests start.",
+            mode ? "\"" : "", mode ? mode : "not set (host-model for kvm)", mode ? "\"" : "");
+}
+
+static void check_realtime(struct numafit__doctor *x) {
+    if (!x->realtime)
+        return;
+    check_rt_kernel(x);
+    check_rt_tuned(x);
+    if (x->has[B_ISOLATED] && x->has_cmdline)
+        check_rt_isolation(x);
     if (x->preemption_timer == 0)
         numafit__doctor_add(
             x, "kvm-preemption-timer-off", SEV_INFO, "KVM does not use the VMX preemption timer",
@@ -616,18 +655,8 @@ static void check_realtime(struct numafit__doctor *x) {
             "kvm_intel preemption_timer is N: the guest's TSC deadline timer is emulated with "
             "a host hrtimer. With vCPUs pinned to isolated CPUs the VMX preemption timer "
             "measured a lower guest latency (average 7 us instead of 10 us with cyclictest).");
-    if (x->has_conf) {
-        const char *mode = numafit__ini_get(&x->ini, "libvirt", "cpu_mode");
-        if (!mode || strcmp(mode, "host-passthrough"))
-            numafit__doctor_add(
-                x, "cpu-mode-not-host-passthrough", SEV_INFO,
-                "The guest CPU model is not host-passthrough",
-                "Set [libvirt] cpu_mode = host-passthrough and restart nova-compute.",
-                "[libvirt] cpu_mode is %s%s%s; the real-time set-up gives guests the host CPU "
-                "as it is (host-passthrough), and with other modes libvirt can warn \"host "
-                "doesn't support requested feature\" when guests start.",
-                mode ? "\"" : "", mode ? mode : "not set (host-model for kvm)", mode ? "\"" : "");
-    }
+    if (x->has_conf)
+        check_rt_cpu_mode(x);
 }
 
 static void check_numa(struct numafit__doctor *x) {
