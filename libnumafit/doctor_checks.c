@@ -659,10 +659,7 @@ static void check_realtime(struct numafit__doctor *x) {
         check_rt_cpu_mode(x);
 }
 
-static void check_numa(struct numafit__doctor *x) {
-    uint32_t lo = UINT32_MAX, hi = 0, nspan = 0;
-    char counts[512];
-    size_t off = 0;
+static void check_memory_only_nodes(struct numafit__doctor *x) {
     for (uint32_t i = 0; i < x->nnodes; i++) {
         const struct dnode *d = &x->nodes[i];
         if (d->has_mem && d->memtotal_kib && (!d->cpus || bempty(d->cpus)))
@@ -675,8 +672,33 @@ static void check_numa(struct numafit__doctor *x) {
                 "with a NUMA topology.",
                 d->id, (unsigned long long)(d->memtotal_kib / 1024));
     }
-    if (!x->has[B_PINNED])
-        return;
+}
+
+/* Pinned CPUs (x->b[B_TMP]) on node d without huge pages while other nodes have them. */
+static void check_node_hugepages(struct numafit__doctor *x, const struct dnode *d) {
+    uint64_t here = 0, anywhere = 0;
+    for (uint32_t k = 0; k < d->npsizes; k++)
+        here += d->ps[k].count;
+    for (uint32_t j = 0; j < x->nnodes; j++)
+        for (uint32_t k = 0; k < x->nodes[j].npsizes; k++)
+            anywhere += x->nodes[j].ps[k].count;
+    if (!here && anywhere)
+        numafit__doctor_add(
+            x, "node-without-hugepages", SEV_WARNING,
+            "Pinned CPUs on a NUMA node without huge pages",
+            "Reserve huge pages on this node too (echo N > "
+            "/sys/devices/system/node/nodeX/hugepages/hugepages-<size>kB/nr_hugepages, "
+            "or hugepages=0:N,1:N on the kernel command line).",
+            "Node %u has CPUs %s for pinned guests but no huge pages; guests with "
+            "hw:mem_page_size never fit there, so these CPUs stay idle.",
+            d->id, numafit__doctor_fmt(x, x->b[B_TMP]));
+}
+
+/* How the CPUs for pinned guests spread over the nodes. */
+static void check_pinned_nodes(struct numafit__doctor *x) {
+    uint32_t lo = UINT32_MAX, hi = 0, nspan = 0;
+    char counts[512];
+    size_t off = 0;
     counts[0] = '\0';
     for (uint32_t i = 0; i < x->nnodes; i++) {
         const struct dnode *d = &x->nodes[i];
@@ -693,25 +715,7 @@ static void check_numa(struct numafit__doctor *x) {
         if (off < sizeof(counts) - 48)
             off += (size_t)snprintf(counts + off, sizeof(counts) - off, "%snode %u: %u (%s)",
                                     off ? ", " : "", d->id, n, numafit__doctor_fmt(x, x->b[B_TMP]));
-        /* pinned CPUs on a node without huge pages while other nodes have them */
-        {
-            uint64_t here = 0, anywhere = 0;
-            for (uint32_t k = 0; k < d->npsizes; k++)
-                here += d->ps[k].count;
-            for (uint32_t j = 0; j < x->nnodes; j++)
-                for (uint32_t k = 0; k < x->nodes[j].npsizes; k++)
-                    anywhere += x->nodes[j].ps[k].count;
-            if (!here && anywhere)
-                numafit__doctor_add(
-                    x, "node-without-hugepages", SEV_WARNING,
-                    "Pinned CPUs on a NUMA node without huge pages",
-                    "Reserve huge pages on this node too (echo N > "
-                    "/sys/devices/system/node/nodeX/hugepages/hugepages-<size>kB/nr_hugepages, "
-                    "or hugepages=0:N,1:N on the kernel command line).",
-                    "Node %u has CPUs %s for pinned guests but no huge pages; guests with "
-                    "hw:mem_page_size never fit there, so these CPUs stay idle.",
-                    d->id, numafit__doctor_fmt(x, x->b[B_TMP]));
-        }
+        check_node_hugepages(x, d);
     }
     if (nspan > 1 && lo != hi)
         numafit__doctor_add(
@@ -724,6 +728,12 @@ static void check_numa(struct numafit__doctor *x) {
             "latency and memory bandwidth.",
             x->has[B_DEDICATED] ? "cpu_dedicated_set" : "vcpu_pin_set",
             numafit__doctor_fmt(x, x->b[B_PINNED]), counts);
+}
+
+static void check_numa(struct numafit__doctor *x) {
+    check_memory_only_nodes(x);
+    if (x->has[B_PINNED])
+        check_pinned_nodes(x);
 }
 
 void numafit__doctor_check(struct numafit__doctor *x) {
