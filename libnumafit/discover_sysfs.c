@@ -348,14 +348,40 @@ static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint3
     return read_node_distances(x, c, node, nodes, nnodes);
 }
 
+/* Every node directory, in node order. */
+static int read_nodes(struct sctx *x) {
+    long pagesize = sysconf(_SC_PAGESIZE);
+    uint64_t base_kb = pagesize >= 4096 ? (uint64_t)pagesize / 1024 : 4;
+    uint32_t *nodes = NULL, nnodes = 0;
+    int r =
+        list_dir(x, "sys/devices/system/node", "node", "", NUMAFIT_CELL_ID_MAX, &nodes, &nnodes);
+    if (r == -ENOENT)
+        r = 0;
+    for (uint32_t i = 0; r == 0 && i < nnodes; i++)
+        r = read_node(x, nodes[i], nodes, nnodes, base_kb);
+    numafit__free(nodes);
+    return r;
+}
+
+/* sys/devices/system/cpu/online into *ret (NULL when the file is missing). */
+static int read_online(struct sctx *x, uint64_t **ret) {
+    int r = read_rel(x, "sys/devices/system/cpu/online");
+    if (r == -ENOENT)
+        return 0;
+    if (r < 0 || (r = buf_cpulist(x, "sys/devices/system/cpu/online")) < 0)
+        return r;
+    if (!(*ret = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t))))
+        return -ENOMEM;
+    memcpy(*ret, x->bits, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+    return 0;
+}
+
 NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_hostconf_t *conf,
                                                unsigned flags, numafit_host_t **ret,
                                                numafit_error_t *err) {
     struct sctx x;
     struct numafit__dhost d;
-    uint32_t *nodes = NULL, nnodes = 0;
     uint64_t *online = NULL;
-    long pagesize = sysconf(_SC_PAGESIZE);
     int r;
 
     numafit__error_clear(err);
@@ -372,40 +398,14 @@ NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_h
     x.ncpus = 0;
     numafit__rootfs_init(&x.fs, root, FILE_MAX, NUMAFIT__ROOTFS_NOFOLLOW);
     x.bits = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-    if (!x.fs.buf || !x.bits) {
+    if (!x.fs.buf || !x.bits)
         r = -ENOMEM;
-        goto out;
-    }
-    r = list_dir(&x, "sys/devices/system/node", "node", "", NUMAFIT_CELL_ID_MAX, &nodes, &nnodes);
-    if (r == -ENOENT)
-        r = 0;
-    if (r < 0)
-        goto out;
-    for (uint32_t i = 0; i < nnodes; i++)
-        if ((r = read_node(&x, nodes[i], nodes, nnodes,
-                           pagesize >= 4096 ? (uint64_t)pagesize / 1024 : 4)) < 0)
-            goto out;
-    if (!(flags & NUMAFIT_DISCOVER_ALL_ONLINE)) {
-        r = read_rel(&x, "sys/devices/system/cpu/online");
-        if (r >= 0) {
-            if ((r = buf_cpulist(&x, "sys/devices/system/cpu/online")) < 0)
-                goto out;
-            online = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-            if (!online) {
-                r = -ENOMEM;
-                goto out;
-            }
-            memcpy(online, x.bits, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-        } else if (r != -ENOENT) {
-            goto out;
-        }
-    }
-    r = numafit__discover_build(&d, online, conf, flags, ret, err);
-out:
+    else if ((r = read_nodes(&x)) == 0 &&
+             (flags & NUMAFIT_DISCOVER_ALL_ONLINE || (r = read_online(&x, &online)) == 0))
+        r = numafit__discover_build(&d, online, conf, flags, ret, err);
     if (r == -ENOMEM)
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
     numafit__dhost_clear(&d);
-    numafit__free(nodes);
     numafit__free(online);
     numafit__rootfs_clear(&x.fs);
     numafit__free(x.bits);
