@@ -134,8 +134,8 @@ NUMAFIT_EXPORT int numafit_hostconf_set_tunnel_numa_nodes(numafit_hostconf_t *co
  * \param len its length in bytes, at most NUMAFIT_NOVA_CONF_MAX.
  * \param flags 0.
  * \return 0; -EBADMSG (a line that is not a section, an option, a comment or
- * a continuation, reterr->where "nova.conf line N"; a NUL byte; or a
- * setter's syntax error); -ERANGE (text too large, or a setter's range
+ * a continuation, or an option past the 4096th, reterr->where "nova.conf
+ * line N"; a NUL byte; or a setter's syntax error); -ERANGE (text too large, or a setter's range
  * error); -EINVAL (bad arguments or flags, or a value a setter refuses:
  * reterr->where names the option); -ENOMEM.
  */
