@@ -28,6 +28,8 @@
 #include <numafit/domain.h>
 #include <numafit/fit.h>
 #include <numafit/host.h>
+#include <numafit/options.h>
+#include <numafit/placement.h>
 #include <numafit/request.h>
 #include <numafit/topology.h>
 #include <numafit/version.h>

@@ -6,24 +6,22 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "discover_internal.h"
+#include "rootfs.h"
 
 #define FILE_MAX (64u << 10) /* bytes read from one sysfs file */
-#define PATH_CAP 4096
+#define PATH_CAP NUMAFIT__ROOTFS_PATH_CAP
 #define LIST_MAX 65536u /* numbered entries of one directory */
 
 struct sctx {
-    const char *root;
+    struct numafit__rootfs fs; /* FILE_MAX bytes a file, no symbolic links */
     numafit_error_t *err;
-    char *buf;      /* FILE_MAX + 1 bytes */
     uint64_t *bits; /* NUMAFIT__CPU_WORDS words */
     struct numafit__dhost *d;
     uint32_t ncpus; /* CPUs read so far */
@@ -43,63 +41,14 @@ static int fail(struct sctx *x, int rc, const char *rel, const char *fmt, ...) {
     return rc;
 }
 
-static int mkpath(struct sctx *x, char *out, const char *rel) {
-    int n = snprintf(out, PATH_CAP, "%s/%s", x->root, rel);
-    if (n < 0 || n >= PATH_CAP)
-        return fail(x, -ENAMETOOLONG, rel, "%s: path too long", rel);
-    return 0;
-}
-
-/* Read a whole file into x->buf (NUL-terminated). Returns its length or
+/* Read a whole file into x->fs.buf (NUL-terminated). Returns its length or
  * -errno; ENOENT is returned silently (callers decide). */
 static int read_rel(struct sctx *x, const char *rel) {
-    char path[PATH_CAP];
-    struct stat st;
-    size_t len = 0;
-    int fd, r;
-    if ((r = mkpath(x, path, rel)) < 0)
-        return r;
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the
-     * attribute files of sysfs are never symbolic links */
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-    if (fd < 0) {
-        r = -errno;
-        if (r == -ELOOP)
-            return fail(x, -EINVAL, rel, "%s: a symbolic link, not a regular file", rel);
-        if (r != -ENOENT)
-            fail(x, r, rel, "%s: cannot open", rel);
-        return r;
-    }
-    /* a FIFO, a device or a directory would block, never end or fail later */
-    if (fstat(fd, &st) < 0) {
-        r = -errno;
-        close(fd);
-        return fail(x, r, rel, "%s: cannot stat", rel);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return fail(x, -EINVAL, rel, "%s: not a regular file", rel);
-    }
-    for (;;) {
-        ssize_t n = read(fd, x->buf + len, FILE_MAX + 1 - len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            r = -errno;
-            close(fd);
-            return fail(x, r, rel, "%s: read error", rel);
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-        if (len > FILE_MAX) {
-            close(fd);
-            return fail(x, -EFBIG, rel, "%s: larger than 64 KiB", rel);
-        }
-    }
-    close(fd);
-    x->buf[len] = '\0';
-    return (int)len;
+    char why[NUMAFIT__ROOTFS_WHY_CAP];
+    int r = numafit__rootfs_read(&x->fs, rel, why);
+    if (r < 0 && r != -ENOENT)
+        return fail(x, r, rel, "%s: %s", rel, why);
+    return r;
 }
 
 static int need(struct sctx *x, const char *rel) {
@@ -109,9 +58,9 @@ static int need(struct sctx *x, const char *rel) {
     return r;
 }
 
-/* The single unsigned number in x->buf (trailing newline allowed). */
+/* The single unsigned number in x->fs.buf (trailing newline allowed). */
 static int buf_u64(struct sctx *x, const char *rel, uint64_t max, uint64_t *out) {
-    const char *p = x->buf;
+    const char *p = x->fs.buf;
     uint64_t v = 0;
     size_t nd = 0;
     for (; *p >= '0' && *p <= '9'; p++, nd++) {
@@ -129,12 +78,12 @@ static int buf_u64(struct sctx *x, const char *rel, uint64_t max, uint64_t *out)
     return 0;
 }
 
-/* A kernel cpu list ("0-3,8-11\n") in x->buf into x->bits. */
+/* A kernel cpu list ("0-3,8-11\n") in x->fs.buf into x->bits. */
 static int buf_cpulist(struct sctx *x, const char *rel) {
     numafit_error_t e;
     int r;
-    x->buf[strcspn(x->buf, "\n")] = '\0';
-    r = numafit__cpuspec_parse(x->buf, x->bits, &e);
+    x->fs.buf[strcspn(x->fs.buf, "\n")] = '\0';
+    r = numafit__cpuspec_parse(x->fs.buf, x->bits, &e);
     if (r < 0)
         return fail(x, r, rel, "%s: not a cpu list", rel);
     return 0;
@@ -148,66 +97,63 @@ static int cmp_u32(const void *a, const void *b) {
 /* Numeric suffixes of the entries of dir named prefix<N>[suffix], sorted.
  * An entry numbered above max_n is refused (-ERANGE), as are more than
  * LIST_MAX entries (-E2BIG). */
+static int add_entry(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t num) {
+    if (*n == *cap) {
+        uint32_t *nv, ncap = *cap ? *cap * 2 : 16;
+        if (*cap == LIST_MAX)
+            return -E2BIG;
+        if (!(nv = numafit__realloc(*v, ncap * sizeof(**v))))
+            return -ENOMEM; /* the caller says so */
+        *v = nv;
+        *cap = ncap;
+    }
+    (*v)[(*n)++] = num;
+    return 0;
+}
+
+static int list_fail(struct sctx *x, DIR *dir, uint32_t *v, int r, const char *rel,
+                     const char *name, uint32_t max_n) {
+    char where[PATH_CAP];
+    closedir(dir);
+    numafit__free(v);
+    if (r == -E2BIG)
+        return fail(x, -E2BIG, rel, "%s: too many entries (more than %u)", rel, LIST_MAX);
+    if (r != -ERANGE)
+        return r;
+    /* skipping it would drop a node (or page size) without a word */
+    snprintf(where, sizeof(where), "%s/%s", rel, name);
+    return fail(x, -ERANGE, where, "%s: number above the limit %u", where, max_n);
+}
+
+static int open_dir(struct sctx *x, const char *rel, DIR **dir) {
+    int r = numafit__rootfs_opendir(&x->fs, rel, dir);
+    if (r == -ENAMETOOLONG)
+        return fail(x, r, rel, "%s: path too long", rel);
+    if (r < 0 && r != -ENOENT)
+        fail(x, r, rel, "%s: cannot open directory", rel);
+    return r;
+}
+
+/* Numeric suffixes of the entries of dir named prefix<N>[suffix], sorted.
+ * An entry numbered above max_n is refused (-ERANGE), as are more than
+ * LIST_MAX entries (-E2BIG). */
 static int list_dir(struct sctx *x, const char *rel, const char *prefix, const char *suffix,
                     uint32_t max_n, uint32_t **ret, uint32_t *ret_n) {
-    char path[PATH_CAP];
     DIR *dir;
     struct dirent *de;
     uint32_t *v = NULL, n = 0, cap = 0;
-    size_t pl = strlen(prefix), sl = strlen(suffix);
     int r;
     *ret = NULL;
     *ret_n = 0;
-    if ((r = mkpath(x, path, rel)) < 0)
+    if ((r = open_dir(x, rel, &dir)) < 0)
         return r;
-    dir = opendir(path);
-    if (!dir) {
-        r = -errno;
-        if (r != -ENOENT)
-            fail(x, r, rel, "%s: cannot open directory", rel);
-        return r;
-    }
     while ((de = readdir(dir))) {
-        const char *s = de->d_name;
-        size_t len = strlen(s), nd = 0;
-        uint64_t num = 0;
-        if (len <= pl + sl || strncmp(s, prefix, pl) || strcmp(s + len - sl, suffix))
+        uint64_t num;
+        if (!numafit__rootfs_entry_number(de->d_name, prefix, suffix, &num))
             continue;
-        bool digits = true;
-        for (size_t i = pl; i < len - sl; i++, nd++) {
-            if (s[i] < '0' || s[i] > '9') {
-                digits = false;
-                break;
-            }
-            if (num <= max_n)
-                num = num * 10 + (uint64_t)(s[i] - '0');
-        }
-        if (!digits || !nd)
-            continue;
-        if (num > max_n) {
-            /* skipping it would drop a node (or page size) without a word */
-            char where[PATH_CAP];
-            snprintf(where, sizeof(where), "%s/%s", rel, s);
-            closedir(dir);
-            numafit__free(v);
-            return fail(x, -ERANGE, where, "%s: number above the limit %u", where, max_n);
-        }
-        if (n == cap) {
-            uint32_t *nv;
-            if (cap == LIST_MAX) {
-                closedir(dir);
-                numafit__free(v);
-                return fail(x, -E2BIG, rel, "%s: too many entries (more than %u)", rel, LIST_MAX);
-            }
-            cap = cap ? cap * 2 : 16;
-            if (!(nv = numafit__realloc(v, cap * sizeof(*v)))) {
-                closedir(dir);
-                numafit__free(v);
-                return -ENOMEM; /* the caller says so */
-            }
-            v = nv;
-        }
-        v[n++] = (uint32_t)num;
+        r = num > max_n ? -ERANGE : add_entry(&v, &n, &cap, (uint32_t)num);
+        if (r < 0)
+            return list_fail(x, dir, v, r, rel, de->d_name, max_n);
     }
     closedir(dir);
     if (n > 1) /* v is NULL when nothing matched: qsort() wants a pointer */
@@ -274,7 +220,7 @@ static int read_memtotal(struct sctx *x, uint32_t node, uint64_t *kib) {
     snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/meminfo", node);
     if ((r = need(x, rel)) < 0)
         return r;
-    p = strstr(x->buf, "MemTotal:");
+    p = strstr(x->fs.buf, "MemTotal:");
     if (!p)
         return fail(x, -EBADMSG, rel, "%s: no MemTotal line", rel);
     p += strlen("MemTotal:");
@@ -288,35 +234,31 @@ static int read_memtotal(struct sctx *x, uint32_t node, uint64_t *kib) {
     return 0;
 }
 
-static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint32_t nnodes,
-                     uint64_t base_kb) {
-    struct numafit__dcell *c = numafit__dhost_add_cell(x->d);
+/* The node's CPUs (cpulist) and the topology of each. */
+static int read_node_cpus(struct sctx *x, struct numafit__dcell *c, uint32_t node) {
+    uint64_t cpus[NUMAFIT__CPU_WORDS];
     char rel[160];
-    uint32_t *sizes = NULL, nsizes = 0;
-    uint64_t *counts = NULL, huge = 0;
     int r, b = -1;
-    if (!c)
-        return -ENOMEM;
-    c->id = (int32_t)node;
-    /* CPUs */
     snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/cpulist", node);
     if ((r = need(x, rel)) < 0 || (r = buf_cpulist(x, rel)) < 0)
         return r;
-    {
-        uint64_t cpus[NUMAFIT__CPU_WORDS];
-        memcpy(cpus, x->bits, sizeof(cpus));
-        while ((b = numafit__bits_next(cpus, NUMAFIT__CPU_WORDS, b)) >= 0) {
-            if (x->ncpus++ >= NUMAFIT__CPU_LIMIT)
-                return fail(x, -ERANGE, rel, "%s: more than %d CPUs in all", rel,
-                            NUMAFIT__CPU_LIMIT);
-            if ((r = read_cpu(x, c, (uint32_t)b)) < 0)
-                return r;
-        }
+    memcpy(cpus, x->bits, sizeof(cpus));
+    while ((b = numafit__bits_next(cpus, NUMAFIT__CPU_WORDS, b)) >= 0) {
+        if (x->ncpus++ >= NUMAFIT__CPU_LIMIT)
+            return fail(x, -ERANGE, rel, "%s: more than %d CPUs in all", rel, NUMAFIT__CPU_LIMIT);
+        if ((r = read_cpu(x, c, (uint32_t)b)) < 0)
+            return r;
     }
-    /* memory */
-    if ((r = read_memtotal(x, node, &c->memory_kib)) < 0)
-        return r;
-    /* huge pages, ascending sizes, after the base pages */
+    return 0;
+}
+
+/* The node's pages: the base pages, then each huge page size ascending. */
+static int read_node_pages(struct sctx *x, struct numafit__dcell *c, uint32_t node,
+                           uint64_t base_kb) {
+    char rel[160];
+    uint32_t *sizes = NULL, nsizes = 0;
+    uint64_t *counts = NULL, huge = 0;
+    int r;
     snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/hugepages", node);
     r = list_dir(x, rel, "hugepages-", "kB", 1u << 30, &sizes, &nsizes);
     if (r < 0 && r != -ENOENT)
@@ -347,11 +289,22 @@ static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint3
         r = numafit__dcell_add_pages(c, sizes[i], counts[i]);
     if (r < 0)
         goto out;
-    /* distances: one value per node, in node order */
+out:
+    numafit__free(sizes);
+    numafit__free(counts);
+    return r;
+}
+
+/* distances: one value per node, in node order (none when the list does not
+ * match the nodes) */
+static int read_node_distances(struct sctx *x, struct numafit__dcell *c, uint32_t node,
+                               const uint32_t *nodes, uint32_t nnodes) {
+    char rel[160];
+    int r;
     snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/distance", node);
     r = read_rel(x, rel);
     if (r >= 0) {
-        const char *p = x->buf;
+        const char *p = x->fs.buf;
         uint32_t k = 0;
         r = 0;
         while (*p && r == 0) {
@@ -379,10 +332,48 @@ static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint3
     } else if (r == -ENOENT) {
         r = 0;
     }
-out:
-    numafit__free(sizes);
-    numafit__free(counts);
     return r;
+}
+
+static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint32_t nnodes,
+                     uint64_t base_kb) {
+    struct numafit__dcell *c = numafit__dhost_add_cell(x->d);
+    int r;
+    if (!c)
+        return -ENOMEM;
+    c->id = (int32_t)node;
+    if ((r = read_node_cpus(x, c, node)) < 0 || (r = read_memtotal(x, node, &c->memory_kib)) < 0 ||
+        (r = read_node_pages(x, c, node, base_kb)) < 0)
+        return r;
+    return read_node_distances(x, c, node, nodes, nnodes);
+}
+
+/* Every node directory, in node order. */
+static int read_nodes(struct sctx *x) {
+    long pagesize = sysconf(_SC_PAGESIZE);
+    uint64_t base_kb = pagesize >= 4096 ? (uint64_t)pagesize / 1024 : 4;
+    uint32_t *nodes = NULL, nnodes = 0;
+    int r =
+        list_dir(x, "sys/devices/system/node", "node", "", NUMAFIT_CELL_ID_MAX, &nodes, &nnodes);
+    if (r == -ENOENT)
+        r = 0;
+    for (uint32_t i = 0; r == 0 && i < nnodes; i++)
+        r = read_node(x, nodes[i], nodes, nnodes, base_kb);
+    numafit__free(nodes);
+    return r;
+}
+
+/* sys/devices/system/cpu/online into *ret (NULL when the file is missing). */
+static int read_online(struct sctx *x, uint64_t **ret) {
+    int r = read_rel(x, "sys/devices/system/cpu/online");
+    if (r == -ENOENT)
+        return 0;
+    if (r < 0 || (r = buf_cpulist(x, "sys/devices/system/cpu/online")) < 0)
+        return r;
+    if (!(*ret = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t))))
+        return -ENOMEM;
+    memcpy(*ret, x->bits, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+    return 0;
 }
 
 NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_hostconf_t *conf,
@@ -390,9 +381,7 @@ NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_h
                                                numafit_error_t *err) {
     struct sctx x;
     struct numafit__dhost d;
-    uint32_t *nodes = NULL, nnodes = 0;
     uint64_t *online = NULL;
-    long pagesize = sysconf(_SC_PAGESIZE);
     int r;
 
     numafit__error_clear(err);
@@ -404,50 +393,21 @@ NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_h
     memset(&d, 0, sizeof(d));
     if ((r = numafit__discover_check_conf(conf, err)) < 0)
         return r;
-    x.root = root && *root ? root : "/";
-    if (!strcmp(x.root, "/"))
-        x.root = "";
     x.err = err;
     x.d = &d;
     x.ncpus = 0;
-    x.buf = numafit__malloc(FILE_MAX + 1);
+    numafit__rootfs_init(&x.fs, root, FILE_MAX, NUMAFIT__ROOTFS_NOFOLLOW);
     x.bits = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-    if (!x.buf || !x.bits) {
+    if (!x.fs.buf || !x.bits)
         r = -ENOMEM;
-        goto out;
-    }
-    r = list_dir(&x, "sys/devices/system/node", "node", "", NUMAFIT_CELL_ID_MAX, &nodes, &nnodes);
-    if (r == -ENOENT)
-        r = 0;
-    if (r < 0)
-        goto out;
-    for (uint32_t i = 0; i < nnodes; i++)
-        if ((r = read_node(&x, nodes[i], nodes, nnodes,
-                           pagesize >= 4096 ? (uint64_t)pagesize / 1024 : 4)) < 0)
-            goto out;
-    if (!(flags & NUMAFIT_DISCOVER_ALL_ONLINE)) {
-        r = read_rel(&x, "sys/devices/system/cpu/online");
-        if (r >= 0) {
-            if ((r = buf_cpulist(&x, "sys/devices/system/cpu/online")) < 0)
-                goto out;
-            online = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-            if (!online) {
-                r = -ENOMEM;
-                goto out;
-            }
-            memcpy(online, x.bits, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-        } else if (r != -ENOENT) {
-            goto out;
-        }
-    }
-    r = numafit__discover_build(&d, online, conf, flags, ret, err);
-out:
+    else if ((r = read_nodes(&x)) == 0 &&
+             (flags & NUMAFIT_DISCOVER_ALL_ONLINE || (r = read_online(&x, &online)) == 0))
+        r = numafit__discover_build(&d, online, conf, flags, ret, err);
     if (r == -ENOMEM)
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
     numafit__dhost_clear(&d);
-    numafit__free(nodes);
     numafit__free(online);
-    numafit__free(x.buf);
+    numafit__rootfs_clear(&x.fs);
     numafit__free(x.bits);
     return r;
 }

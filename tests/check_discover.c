@@ -872,6 +872,115 @@ START_TEST(test_rules) {
 }
 END_TEST
 
+/* The options of a rule as nova.conf text, in oslo.config's spellings:
+ * comments, "key: value", quotes, a continuation line, a physnet without its
+ * [neutron_physnet_NAME] section when it has no nodes. */
+static void nova_conf_text(const struct opts *o, char *out, size_t cap) {
+    size_t n = (size_t)snprintf(out, cap, "# generated\n[DEFAULT]\ndebug = true\n");
+    if (o->vcpu_pin_set)
+        n += (size_t)snprintf(out + n, cap - n, "vcpu_pin_set: \"%s\"\n", o->vcpu_pin_set);
+    for (int i = 0; i < 4 && o->resv[i]; i++)
+        n += (size_t)snprintf(out + n, cap - n, "reserved_huge_pages = %s\n", o->resv[i]);
+    n += (size_t)snprintf(out + n, cap - n, "\n[compute]\n; CPU sets\n");
+    if (o->dedicated)
+        n += (size_t)snprintf(out + n, cap - n, "cpu_dedicated_set = '%s'\n", o->dedicated);
+    if (o->shared)
+        n += (size_t)snprintf(out + n, cap - n, "cpu_shared_set =\n    %s\n", o->shared);
+    n += (size_t)snprintf(out + n, cap - n, "[neutron]\nphysnets = ");
+    for (int i = 0; i < 2 && o->physnet[i]; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%.*s", i ? " , " : "",
+                              (int)(strchr(o->physnet[i], ':') - o->physnet[i]), o->physnet[i]);
+    n += (size_t)snprintf(out + n, cap - n, "\n");
+    for (int i = 0; i < 2 && o->physnet[i]; i++) {
+        const char *colon = strchr(o->physnet[i], ':');
+        if (colon[1])
+            n += (size_t)snprintf(out + n, cap - n, "[neutron_physnet_%.*s]\nnuma_nodes = %s\n",
+                                  (int)(colon - o->physnet[i]), o->physnet[i], colon + 1);
+    }
+    if (o->tunnel)
+        n += (size_t)snprintf(out + n, cap - n, "[neutron_tunnel]\nnuma_nodes = %s\n", o->tunnel);
+    ck_assert_uint_lt(n, cap);
+}
+
+/* nova.conf text gives the same host (or the same refusal) as the setters. */
+START_TEST(test_rules_from_nova_conf) {
+    const struct rule *t = &rules[_i];
+    char *xml = fake_host(), text[2048];
+    numafit_hostconf_t *want_conf = make_conf(&t->o), *conf = NULL;
+    numafit_host_t *want = NULL, *h = NULL;
+    numafit_error_t e, we;
+    int r, wr;
+    nova_conf_text(&t->o, text, sizeof(text));
+    ck_assert_int_eq(numafit_hostconf_new(&conf), 0);
+    r = numafit_hostconf_set_from_nova_conf(conf, text, strlen(text), 0, &e);
+    ck_assert_msg(r == 0, "%s: rc %d (%s)\n%s", t->name, r, e.text, text);
+    wr = numafit_host_new_from_caps_xml(xml, strlen(xml), want_conf, t->online, 0, &want, &we);
+    r = numafit_host_new_from_caps_xml(xml, strlen(xml), conf, t->online, 0, &h, &e);
+    ck_assert_msg(r == wr && !strcmp(e.exception, we.exception), "%s: rc %d (%s), want %d (%s)",
+                  t->name, r, e.text, wr, we.text);
+    ck_assert_msg(r < 0 || numafit_host_equal(h, want) == 1, "%s: another host\n%s", t->name, text);
+    numafit_host_free(h);
+    numafit_host_free(want);
+    numafit_hostconf_free(conf);
+    numafit_hostconf_free(want_conf);
+    free(xml);
+}
+END_TEST
+
+/* a string literal and its length (NUL bytes in it counted) */
+#define LIT(s) s, sizeof(s) - 1
+
+START_TEST(test_nova_conf_api) {
+    static const char good[] =
+        "[DEFAULT]\nvcpu_pin_set = 0-3\nvcpu_pin_set = 1-2\n"
+        "[libvirt]\ncpu_dedicated_set = 0-15\n" /* wrong section: ignored */
+        "[neutron]\nphysnets = a, b,\n[neutron_physnet_a]\nnuma_nodes = 0,\n  1\n";
+    numafit_hostconf_t *c = NULL;
+    numafit_error_t e;
+    char *big;
+    ck_assert_int_eq(numafit_hostconf_new(&c), 0);
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, good, strlen(good), 0, &e), 0);
+    ck_assert_ptr_nonnull(c->vcpu_pin_set);
+    ck_assert_uint_eq(numafit__bits_count(c->vcpu_pin_set, NUMAFIT__CPU_WORDS), 2); /* last wins */
+    ck_assert_ptr_null(c->cpu_dedicated_set);
+    ck_assert_uint_eq(c->nphysnets, 2);
+    ck_assert_str_eq(c->physnets[0].name, "a");
+    ck_assert_uint_eq(c->physnets[0].nnodes, 2); /* "0,\n1" continued */
+    ck_assert_str_eq(c->physnets[1].name, "b");
+    ck_assert_uint_eq(c->physnets[1].nnodes, 0); /* no [neutron_physnet_b] */
+    /* errors leave the configuration as it was */
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, LIT("[compute]\nx\n"), 0, &e),
+                     -EBADMSG);
+    ck_assert_str_eq(e.where, "nova.conf line 2");
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, LIT("a = b\n"), 0, &e), -EBADMSG);
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, LIT("[x]\0"), 0, &e), -EBADMSG);
+    ck_assert_int_eq(
+        numafit_hostconf_set_from_nova_conf(c, LIT("[compute]\ncpu_shared_set=x\n"), 0, &e),
+        -EBADMSG);
+    ck_assert_str_eq(e.where, "[compute] cpu_shared_set");
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(
+                         c, LIT("[DEFAULT]\nreserved_huge_pages = node:0\n"), 0, &e),
+                     -EINVAL);
+    ck_assert_str_eq(e.exception, "InvalidReservedMemoryPagesOption");
+    ck_assert_uint_eq(c->nphysnets, 2);
+    ck_assert_ptr_nonnull(c->vcpu_pin_set);
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, good, strlen(good), 1, &e), -EINVAL);
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(NULL, good, strlen(good), 0, &e), -EINVAL);
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, NULL, 1, 0, &e), -EINVAL);
+    big = calloc(1, NUMAFIT_NOVA_CONF_MAX + 2);
+    memset(big, '#', NUMAFIT_NOVA_CONF_MAX + 1);
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, big, NUMAFIT_NOVA_CONF_MAX + 1, 0, &e),
+                     -ERANGE);
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, big, NUMAFIT_NOVA_CONF_MAX, 0, &e), 0);
+    free(big);
+    /* an empty text is nova's defaults */
+    ck_assert_ptr_null(c->vcpu_pin_set);
+    ck_assert_uint_eq(c->nphysnets, 0);
+    ck_assert_int_eq(numafit_hostconf_set_from_nova_conf(c, NULL, 0, 0, NULL), 0);
+    numafit_hostconf_free(c);
+}
+END_TEST
+
 static const struct setbad {
     const char *what; /* "dedicated", "shared", "pin", "resv", "physnet", "tunnel" */
     const char *value;
@@ -1207,6 +1316,8 @@ static Suite *discover_suite(void) {
     tcase_add_loop_test(tc, test_rules, 0, (int)(sizeof(rules) / sizeof(rules[0])));
     tcase_add_loop_test(tc, test_set_errors, 0, (int)(sizeof(setbads) / sizeof(setbads[0])));
     tcase_add_test(tc, test_conf_api);
+    tcase_add_loop_test(tc, test_rules_from_nova_conf, 0, (int)(sizeof(rules) / sizeof(rules[0])));
+    tcase_add_test(tc, test_nova_conf_api);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("threads");

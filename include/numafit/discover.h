@@ -1,7 +1,8 @@
-/** \file discover.h  Host discovery: libvirt capabilities XML, a live libvirt
- * connection, or a Linux sysfs tree, turned into nova's host model with the
- * libvirt driver's rules (nova.conf CPU sets, reserved huge pages, network
- * NUMA affinity).
+/** \file discover.h  Host discovery: the loaders that turn libvirt
+ * capabilities XML, a live libvirt connection, or a Linux sysfs tree into
+ * nova's host model with the libvirt driver's rules, and the nova.conf
+ * options those rules read (numafit_hostconf_*: CPU sets, reserved huge
+ * pages, network NUMA affinity).
  *
  * Nova's rules (nova/virt/libvirt/driver.py _get_host_numa_topology and
  * _check_cpu_set_configuration, Zed):
@@ -40,9 +41,8 @@
 extern "C" {
 #endif
 
-/** nova.conf options that shape the host model (an empty configuration is
- * nova's defaults: no CPU sets, nothing reserved, no network affinity). */
-typedef struct numafit_hostconf numafit_hostconf_t;
+/* numafit_hostconf_t, the nova.conf options that shape the host model, is
+ * declared in host.h (numafit_host_set_cpu_pools() takes one too). */
 
 /** Flags for numafit_host_new_from_{caps_xml,libvirt,sysfs}(). */
 enum numafit_discover_flags {
@@ -113,6 +113,36 @@ NUMAFIT_EXPORT int numafit_hostconf_set_tunnel_numa_nodes(numafit_hostconf_t *co
                                                           const char *numa_nodes,
                                                           numafit_error_t *reterr);
 
+/** The largest nova.conf text numafit_hostconf_set_from_nova_conf() accepts (bytes). */
+#define NUMAFIT_NOVA_CONF_MAX (1u << 20)
+
+/**
+ * \brief Set conf from the text of a nova.conf, read as oslo.config reads it:
+ * [section] lines, "key = value" or "key: value", '#' and ';' comment lines,
+ * indented continuation lines (joined with a newline), one pair of matching
+ * quotes around a value removed; of an option given twice the last value
+ * counts. Read: [compute] cpu_dedicated_set and cpu_shared_set, [DEFAULT]
+ * vcpu_pin_set, every [DEFAULT] reserved_huge_pages line (a multi-valued
+ * option), [neutron] physnets (a comma-separated list, blanks around names
+ * removed) with each [neutron_physnet_NAME] numa_nodes, and [neutron_tunnel]
+ * numa_nodes; each value as the numafit_hostconf_* setter of that option
+ * takes it. Other sections and options, and these options in another
+ * section, are ignored (as nova ignores them). The options of conf are
+ * replaced: one the text does not set is unset. All or nothing: on error
+ * conf is unchanged.
+ * \param text the text (no NUL byte); may be NULL when len is 0.
+ * \param len its length in bytes, at most NUMAFIT_NOVA_CONF_MAX.
+ * \param flags 0.
+ * \return 0; -EBADMSG (a line that is not a section, an option, a comment or
+ * a continuation, or an option past the 4096th, reterr->where "nova.conf
+ * line N"; a NUL byte; or a setter's syntax error); -ERANGE (text too large, or a setter's range
+ * error); -EINVAL (bad arguments or flags, or a value a setter refuses:
+ * reterr->where names the option); -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_hostconf_set_from_nova_conf(numafit_hostconf_t *conf, const char *text,
+                                                       size_t len, unsigned flags,
+                                                       numafit_error_t *reterr);
+
 /**
  * \brief Build a host from libvirt capabilities XML (virConnectGetCapabilities,
  * `virsh capabilities`). Reads /capabilities/host/topology/cells/cell:
@@ -176,32 +206,6 @@ numafit_host_new_from_libvirt(const char *uri, const numafit_hostconf_t *conf, u
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int
 numafit_host_new_from_sysfs(const char *root, const numafit_hostconf_t *conf, unsigned flags,
                             numafit_host_t **ret_host, numafit_error_t *reterr);
-
-/**
- * \brief What-if: split the host's CPUs into nova's pools as another
- * configuration would. Only the CPU options of conf count ([compute]
- * cpu_dedicated_set, cpu_shared_set, vcpu_pin_set, with nova's rules; none
- * of them = legacy mode). Works on any host, e.g. one read from nova's JSON:
- * the CPUs known per cell are those of its cpuset, pcpuset and siblings
- * (nova records only the CPUs of its pools, so a CPU the host never listed
- * is refused as nova refuses a CPU that is not online). Sibling sets are cut
- * to the new pools; usage stays. A pinned CPU that would leave the dedicated
- * pool is refused (-EBUSY, reterr->exception "CPUPinningInvalid"). All or
- * nothing: on error the host is unchanged.
- * \return 0; -EINVAL (reterr->exception "Invalid": a CPU not in the host;
- * bad arguments or flags); -EBUSY; -ENOMEM.
- */
-NUMAFIT_EXPORT int numafit_host_set_cpu_pools(numafit_host_t *host, const numafit_hostconf_t *conf,
-                                              unsigned flags, numafit_error_t *reterr);
-
-/**
- * \brief NUMA distance from the cell at index i to the cell at index j (ACPI
- * SLIT values, 10 = local), as discovered; nova's JSON does not carry them.
- * \return 0; -ENOENT when the host has no distance matrix or i, j are out of
- * range; -EINVAL.
- */
-NUMAFIT_EXPORT int numafit_host_get_distance(const numafit_host_t *host, unsigned i, unsigned j,
-                                             unsigned *ret_distance);
 
 #ifdef __cplusplus
 }

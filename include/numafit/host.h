@@ -1,9 +1,12 @@
-/** \file host.h  A host's NUMA topology and usage, in nova's model. */
+/** \file host.h  A host's NUMA topology and usage, in nova's model: every
+ * numafit_host_* function except the discovery loaders
+ * numafit_host_new_from_{caps_xml,libvirt,sysfs} (discover.h). */
 #ifndef NUMAFIT_HOST_H
 #define NUMAFIT_HOST_H
 
 #include <numafit/common.h>
 #include <numafit/cpuset.h>
+#include <numafit/placement.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -11,6 +14,11 @@ extern "C" {
 
 /** A host's NUMA cells, CPUs, memory, pages and usage (opaque). */
 typedef struct numafit_host numafit_host_t;
+
+/** nova.conf options that shape the host model (an empty configuration is
+ * nova's defaults: no CPU sets, nothing reserved, no network affinity); made
+ * and set with the numafit_hostconf_* functions of discover.h. */
+typedef struct numafit_hostconf numafit_hostconf_t;
 
 /** Flags for numafit_host_new_from_json(). */
 enum numafit_host_json_flags {
@@ -166,11 +174,53 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_get_cell_siblings(const numafi
 /** \return 1 if the two hosts hold the same model and usage, 0 if not. */
 NUMAFIT_EXPORT int numafit_host_equal(const numafit_host_t *a, const numafit_host_t *b);
 
+/**
+ * \brief What-if: split the host's CPUs into nova's pools as another
+ * configuration would. Only the CPU options of conf count ([compute]
+ * cpu_dedicated_set, cpu_shared_set, vcpu_pin_set, with nova's rules; none
+ * of them = legacy mode). Works on any host, e.g. one read from nova's JSON:
+ * the CPUs known per cell are those of its cpuset, pcpuset and siblings
+ * (nova records only the CPUs of its pools, so a CPU the host never listed
+ * is refused as nova refuses a CPU that is not online). Sibling sets are cut
+ * to the new pools; usage stays. A pinned CPU that would leave the dedicated
+ * pool is refused (-EBUSY, reterr->exception "CPUPinningInvalid"). All or
+ * nothing: on error the host is unchanged.
+ * \return 0; -EINVAL (reterr->exception "Invalid": a CPU not in the host;
+ * bad arguments or flags); -EBUSY; -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_host_set_cpu_pools(numafit_host_t *host, const numafit_hostconf_t *conf,
+                                              unsigned flags, numafit_error_t *reterr);
+
+/**
+ * \brief NUMA distance from the cell at index i to the cell at index j (ACPI
+ * SLIT values, 10 = local), as discovered; nova's JSON does not carry them.
+ * \return 0; -ENOENT when the host has no distance matrix or i, j are out of
+ * range; -EINVAL.
+ */
+NUMAFIT_EXPORT int numafit_host_get_distance(const numafit_host_t *host, unsigned i, unsigned j,
+                                             unsigned *ret_distance);
+
+/**
+ * \brief Add the placement's usage to the host (nova's
+ * numa_usage_from_instance_numa): memory and cpu usage, pages used, pinned
+ * CPUs (whole cores for isolate). All or nothing: on error the host is
+ * unchanged. \return 0; -EBUSY (CPUPinningInvalid: already pinned),
+ * -ENOENT (CPUPinningUnknown / a host cell that does not exist), -EINVAL.
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_claim(numafit_host_t *host,
+                                                        const numafit_placement_t *p,
+                                                        unsigned flags, numafit_error_t *reterr);
+/** \brief The inverse of numafit_host_claim() (CPUUnpinningInvalid when a
+ * CPU is not pinned). All or nothing. */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_release(numafit_host_t *host,
+                                                          const numafit_placement_t *p,
+                                                          unsigned flags, numafit_error_t *reterr);
+
 /* ---- Filling a host (libnumafit/fill.c) */
 
 struct numafit_request;   /* numafit_request_t, request.h */
-struct numafit_options;   /* numafit_options_t, fit.h */
-struct numafit_placement; /* numafit_placement_t, fit.h */
+struct numafit_options;   /* numafit_options_t, options.h */
+struct numafit_placement; /* numafit_placement_t, placement.h */
 
 /** Flags for numafit_host_fill(). */
 enum numafit_host_fill_flags {

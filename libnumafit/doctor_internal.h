@@ -1,0 +1,167 @@
+/* The host doctor's internals, shared by its three parts: doctor.c (the
+ * entry point and the report), doctor_facts.c (gathering facts from the
+ * files below the root) and doctor_checks.c (the findings); nova.conf is
+ * read by ini.c. */
+#ifndef NUMAFIT_DOCTOR_INTERNAL_H
+#define NUMAFIT_DOCTOR_INTERNAL_H
+
+#include <stdarg.h>
+
+#include <jansson.h>
+
+#include <numafit/doctor.h>
+
+#include "ini.h"
+#include "private.h"
+#include "rootfs.h"
+
+#define DOCTOR_FILE_MAX (256u << 10) /* bytes read from one file */
+#define DOCTOR_PATH_CAP NUMAFIT__ROOTFS_PATH_CAP
+#define PSIZES_MAX      8u /* huge page sizes per node */
+#define NSCRATCH        8  /* formatted cpu lists alive at once */
+#define KIB_1G          1048576ull
+
+enum { SEV_ERROR, SEV_WARNING, SEV_INFO };
+
+/* The bitmaps the checks use, each NUMAFIT__CPU_WORDS words. */
+enum {
+    B_ONLINE,
+    B_ISOLCPUS,  /* isolcpus= on the command line */
+    B_SYSISO,    /* sys/devices/system/cpu/isolated */
+    B_NOHZ,      /* nohz_full= */
+    B_RCU,       /* rcu_nocbs= */
+    B_TUNED,     /* tuned isolated_cores */
+    B_ISOLATED,  /* union of the above four isolation sources */
+    B_DEDICATED, /* cpu_dedicated_set */
+    B_SHARED,    /* cpu_shared_set */
+    B_PINSET,    /* vcpu_pin_set */
+    B_PINNED,    /* the CPUs nova pins guests to: dedicated, else vcpu_pin_set */
+    B_SIBLESS,   /* pinned CPUs whose thread siblings are not pinned CPUs */
+    B_TMP,
+    B_TMP2,
+    B__N
+};
+
+struct dpsize {
+    uint64_t size_kb;
+    uint64_t count;
+};
+
+struct dnode {
+    uint32_t id;
+    uint64_t *cpus; /* NUMAFIT__CPU_WORDS words, NULL = no cpulist */
+    bool has_mem;
+    uint64_t memtotal_kib;
+    uint32_t npsizes;
+    struct dpsize ps[PSIZES_MAX];
+};
+
+struct numafit__doctor {
+    struct numafit__rootfs fs; /* files below the root, DOCTOR_FILE_MAX bytes each */
+    unsigned flags;
+    uint64_t *b[B__N];
+    bool has[B__N];
+    json_t *host;
+    json_t *unreadable;
+    json_t *findings;
+    int nerrors;
+    bool oom;
+    char *scratch[NSCRATCH];
+    unsigned nscratch;
+    /* kernel */
+    char osrelease[128];
+    int sys_realtime; /* -1 unknown */
+    bool preempt_rt;
+    bool has_cmdline;
+    char *cmdline;
+    uint64_t default_hpsz_kb; /* default_hugepagesz= */
+    uint32_t ncmdpages;
+    struct {
+        uint64_t size_kb; /* 0 = the default size */
+        int64_t count;    /* hugepages= after it, -1 = none */
+    } cmdpages[PSIZES_MAX];
+    /* CPUs */
+    int smt; /* -1 unknown, 0 off, 1 on */
+    uint32_t threads_per_core;
+    /* memory */
+    uint32_t nnodes;
+    struct dnode *nodes;
+    uint32_t nglobal;
+    struct dpsize global[PSIZES_MAX]; /* sys/kernel/mm/hugepages */
+    uint64_t meminfo_hpsz_kb;         /* proc/meminfo Hugepagesize */
+    bool has_mounts;
+    uint32_t nmounts;
+    uint64_t mount_kb[16]; /* hugetlbfs mounts' page sizes (0 = unknown) */
+    /* kvm, tuned */
+    int preemption_timer; /* -1 unknown */
+    bool has_tuned;
+    char tuned_profile[256];
+    bool tuned_rt;        /* a realtime* profile is active */
+    bool tuned_isolating; /* a profile that applies isolated_cores is active */
+    /* nova.conf */
+    bool has_conf;
+    struct numafit__ini ini;
+    /* conclusions */
+    bool realtime;
+    json_t *rt_reasons;
+};
+
+/* ------------------------------------------------------------ doctor.c */
+
+/* false (and the report fails with ENOMEM) when a jansson call failed */
+bool numafit__doctor_ok_json(struct numafit__doctor *x, int rc);
+/* A JSON string; text that is not UTF-8 is kept with every byte outside
+ * printable ASCII replaced by '?'. */
+json_t *numafit__doctor_js(struct numafit__doctor *x, const char *s);
+/* host.unreadable gets "rel: why" */
+void numafit__doctor_unreadable(struct numafit__doctor *x, const char *rel, const char *why);
+/* A cpu list as nova writes it ("4-11"), alive until NSCRATCH later calls. */
+const char *numafit__doctor_fmt(struct numafit__doctor *x, const uint64_t *bits);
+/* A finding; counts the errors. */
+void numafit__doctor_add(struct numafit__doctor *x, const char *id, int sev, const char *title,
+                         const char *fix, const char *detail_fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* "1G", "2M", "4K" */
+const char *numafit__doctor_size_name(uint64_t kb, char *out, size_t cap);
+int numafit__doctor_cmp_u64(const void *a, const void *b);
+
+/* ------------------------------------------------------------ doctor_facts.c */
+
+/* Read the kernel, command line, CPUs, memory, tuned and kvm facts. */
+void numafit__doctor_read_host(struct numafit__doctor *x);
+/* A kernel cpu list file ("0-3,8-11\n", "" or "(null)" for none) into bits;
+ * a missing file is listed in host.unreadable unless quiet. */
+int numafit__doctor_read_cpulist(struct numafit__doctor *x, const char *rel, bool quiet,
+                                 uint64_t *bits);
+
+/* ------------------------------------------------------------ doctor_checks.c */
+
+/* Every check, in the report's fixed order. */
+void numafit__doctor_check(struct numafit__doctor *x);
+
+/* ------------------------------------------------------------ CPU bitmaps */
+
+static inline void bits_and(uint64_t *d, const uint64_t *a, const uint64_t *b) {
+    for (unsigned i = 0; i < NUMAFIT__CPU_WORDS; i++)
+        d[i] = a[i] & b[i];
+}
+
+static inline void bits_andnot(uint64_t *d, const uint64_t *a, const uint64_t *b) {
+    for (unsigned i = 0; i < NUMAFIT__CPU_WORDS; i++)
+        d[i] = a[i] & ~b[i];
+}
+
+static inline void bits_or(uint64_t *d, const uint64_t *a) {
+    for (unsigned i = 0; i < NUMAFIT__CPU_WORDS; i++)
+        d[i] |= a[i];
+}
+
+static inline unsigned bcount(const uint64_t *a) {
+    return numafit__bits_count(a, NUMAFIT__CPU_WORDS);
+}
+
+static inline bool bempty(const uint64_t *a) {
+    return numafit__bits_empty(a, NUMAFIT__CPU_WORDS);
+}
+
+#endif

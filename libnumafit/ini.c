@@ -1,0 +1,125 @@
+/* The INI reader of nova.conf, with oslo.config's rules (see ini.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "ini.h"
+#include "private.h"
+
+char *numafit__trim(char *s) {
+    char *e;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+        *--e = '\0';
+    return s;
+}
+
+static void syntax_error(struct numafit__ini *ini, unsigned line) {
+    if (!ini->syntax_line)
+        ini->syntax_line = (int)line;
+}
+
+/* An indented line: the continuation of the value on the line before (oslo
+ * joins with '\n'), else a syntax error. */
+static void continuation(struct numafit__ini *ini, char *p, unsigned line) {
+    char *t = numafit__trim(p);
+    if (!*t)
+        return;
+    if (ini->nent && ini->ent[ini->nent - 1].line == line - 1 && !ini->syntax_line) {
+        /* values are slices of ini->text: join in place by moving the
+         * separator; the previous value ends right before this line */
+        struct numafit__ini_ent *e = &ini->ent[ini->nent - 1];
+        char *end = (char *)e->value + strlen(e->value);
+        *end = '\n';
+        memmove(end + 1, t, strlen(t) + 1);
+        e->line = line;
+        return;
+    }
+    syntax_error(ini, line);
+}
+
+/* "[name]": the new section, or NULL (a syntax error). */
+static const char *section_header(char *p) {
+    char *e = strchr(p, ']');
+    if (!e || e[1] || e == p + 1)
+        return NULL;
+    *e = '\0';
+    return p + 1;
+}
+
+/* "key = value" or "key: value" in section. */
+static void key_value(struct numafit__ini *ini, const char *section, char *p, unsigned line) {
+    char *eq = p + strcspn(p, "=:"), *k, *v;
+    size_t vl;
+    if (!*eq || eq == p || !*section || ini->nent == NUMAFIT__INI_MAX) {
+        syntax_error(ini, line);
+        return;
+    }
+    *eq = '\0';
+    k = numafit__trim(p);
+    v = numafit__trim(eq + 1);
+    vl = strlen(v);
+    if (vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+        v[vl - 1] = '\0';
+        v++;
+    }
+    ini->ent[ini->nent].section = section;
+    ini->ent[ini->nent].key = k;
+    ini->ent[ini->nent].value = v;
+    ini->ent[ini->nent++].line = line;
+}
+
+static void parse_lines(struct numafit__ini *ini) {
+    const char *section = "";
+    unsigned line = 0;
+    for (char *p = ini->text, *next; *p; p = next) {
+        line++;
+        next = p + strcspn(p, "\n");
+        if (*next)
+            *next++ = '\0';
+        if (*p == ' ' || *p == '\t') {
+            continuation(ini, p, line);
+            continue;
+        }
+        p = numafit__trim(p);
+        if (!*p || *p == '#' || *p == ';')
+            continue;
+        if (*p != '[') {
+            key_value(ini, section, p, line);
+            continue;
+        }
+        const char *s = section_header(p);
+        if (s)
+            section = s;
+        else
+            syntax_error(ini, line);
+    }
+}
+
+int numafit__ini_parse(struct numafit__ini *ini, const char *text, size_t len) {
+    memset(ini, 0, sizeof(*ini));
+    if (!(ini->text = numafit__malloc(len + 1)) ||
+        !(ini->ent = numafit__calloc(NUMAFIT__INI_MAX, sizeof(*ini->ent))))
+        return -ENOMEM;
+    memcpy(ini->text, text, len);
+    ini->text[len] = '\0';
+    parse_lines(ini);
+    return 0;
+}
+
+void numafit__ini_clear(struct numafit__ini *ini) {
+    numafit__free(ini->text);
+    numafit__free(ini->ent);
+    memset(ini, 0, sizeof(*ini));
+}
+
+const char *numafit__ini_get(const struct numafit__ini *ini, const char *section, const char *key) {
+    const char *v = NULL;
+    for (uint32_t i = 0; i < ini->nent; i++)
+        if (!strcmp(ini->ent[i].section, section) && !strcmp(ini->ent[i].key, key))
+            v = ini->ent[i].value; /* the last one wins, as in oslo.config */
+    return v;
+}

@@ -1,0 +1,40 @@
+/* An INI reader with oslo.config's rules, for nova.conf (the doctor, and
+ * numafit_hostconf_set_from_nova_conf()): [section] lines, key = value or
+ * key: value, '#' and ';' comment lines, indented continuation lines joined
+ * with '\n', one pair of matching quotes around a value removed; for an
+ * option given more than once the last value counts. */
+#ifndef NUMAFIT_INI_H
+#define NUMAFIT_INI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NUMAFIT__INI_MAX 4096u /* entries kept; more is a syntax error */
+
+struct numafit__ini_ent {
+    const char *section;
+    const char *key;
+    const char *value;
+    unsigned line; /* 1-based, the last line of a continued value */
+};
+
+struct numafit__ini {
+    char *text; /* a copy of the input, cut into the entries' strings */
+    uint32_t nent;
+    struct numafit__ini_ent *ent; /* in input order */
+    int syntax_line;              /* first line oslo.config cannot parse, 0 = none */
+};
+
+/* Read len bytes of text (no NUL byte in them) into ini, which need not be
+ * initialised. Lines that cannot be parsed are skipped, the first one noted
+ * in syntax_line. Returns 0 or -ENOMEM; numafit__ini_clear() either way. */
+int numafit__ini_parse(struct numafit__ini *ini, const char *text, size_t len);
+void numafit__ini_clear(struct numafit__ini *ini);
+
+/* The value of section's key (the last one given), or NULL. */
+const char *numafit__ini_get(const struct numafit__ini *ini, const char *section, const char *key);
+
+/* s without leading and trailing blanks (space, tab, CR, LF); cuts s. */
+char *numafit__trim(char *s);
+
+#endif
