@@ -76,6 +76,21 @@ class HostConf(_ffi.Owned):
                                                              "tunnel_numa_nodes"), byref(err))
 
     @classmethod
+    def from_nova_conf(cls, text):
+        """The options of a nova.conf's text (str or bytes), read as
+        oslo.config reads them: [compute] cpu_dedicated_set, cpu_shared_set,
+        [DEFAULT] vcpu_pin_set, reserved_huge_pages, [neutron] physnets with
+        [neutron_physnet_NAME] numa_nodes, [neutron_tunnel] numa_nodes
+        (numafit_hostconf_set_from_nova_conf).  Errors name the line or the
+        option (numafit.errors.ParseError, Invalid, ...)."""
+        buf, n = _ffi.cbuf(text, "nova.conf")
+        conf = cls()
+        err = _ffi.Error()
+        with _ffi.hold(conf, write=conf) as (h,):
+            _ffi.hostconf_set_from_nova_conf(h, buf, n, 0, byref(err))
+        return conf
+
+    @classmethod
     def coerce(cls, conf):
         if conf is None or isinstance(conf, HostConf):
             return conf

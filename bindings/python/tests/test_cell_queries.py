@@ -125,6 +125,20 @@ class CpuPools(unittest.TestCase):
         h.set_cpu_pools(numafit.HostConf())
         self.assertEqual(h, numafit.Host.synthetic(SYN))
 
+    def test_nova_conf(self):
+        # the same split from a nova.conf text, in oslo.config's spellings
+        text = ("[DEFAULT]\n# pools\n[compute]\ncpu_dedicated_set = 0-3,8-11\n"
+                "cpu_shared_set: '4-7,12-15'\n")
+        h = numafit.Host.synthetic(SYN)
+        h.set_cpu_pools(numafit.HostConf.from_nova_conf(text))
+        self.assertEqual(h.cell_cpus(0, "dedicated"), {0, 1, 2, 3, 8, 9, 10, 11})
+        self.assertEqual(h.cell_cpus(1, "shared"), {4, 5, 6, 7, 12, 13, 14, 15})
+        with self.assertRaises(errors.ParseError) as cm:
+            numafit.HostConf.from_nova_conf("[compute]\ncpu_dedicated_set = 0-3\nnot an option\n")
+        self.assertIn("line 3", str(cm.exception))
+        with self.assertRaises(errors.InvalidArgument):
+            numafit.HostConf.from_nova_conf("[compute]\ncpu_dedicated_set = 0-3\0")
+
     def test_refusals_leave_the_host_unchanged(self):
         h = numafit.Host.synthetic(SYN)
         p = numafit.fit(h, numafit.Request.from_flavor(2, 512, DEDICATED))
