@@ -10,6 +10,8 @@
  *   v SPEC   vcpu_pin_set            r VALUE  reserved_huge_pages
  *   p NAME<TAB>NODES  a physnet      t NODES  tunnel numa_nodes
  *   o SPEC   the online CPUs (default: all)
+ *   N        the rest of the input is a nova.conf text
+ *            (numafit_hostconf_set_from_nova_conf: replaces the options)
  * Each setter's refusal leaves the configuration usable (a text, a known
  * errno). The configuration then builds a host from a fixed capabilities
  * document (2 cells, 8 CPUs each, 2 MiB and 1 GiB pages), and re-splits a
@@ -123,6 +125,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             case 'o':
                 online = v;
                 continue;
+            case 'N': {
+                size_t n = next ? size - (size_t)(next - text) : 0;
+                r = numafit_hostconf_set_from_nova_conf(conf, next, n, 0, &err);
+                check_set(r, &err);
+                next = NULL;
+                continue;
+            }
             default:
                 continue;
         }
