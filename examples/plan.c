@@ -4,11 +4,12 @@
  *   plan FLAVOR.json HOST.json...
  *
  * Each host is filled on a copy (numafit_host_dup: a what-if that leaves the
- * loaded host as it was) by fitting and claiming until the next instance does
- * not fit. Prints the count per host and the total. `numafit plan` does the
- * same over thousands of hosts and several flavors, with stranded capacity
- * and the reasons a flavor fits nowhere.
+ * loaded host as it was) with numafit_host_fill(), which fits and claims
+ * until the next instance does not fit (claim_loop.c writes that loop out). Prints the count per
+ * host and the total. `numafit plan` does the same over thousands of hosts and several flavors,
+ * with stranded capacity and the reasons a flavor fits nowhere.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,22 +29,17 @@ static char *slurp(const char *path, size_t *len) {
 
 /* How many instances of req the host takes; -1 on an error. */
 static int fill(const numafit_host_t *host, const numafit_request_t *req) {
+    const numafit_request_t *reqs[1] = {req};
     numafit_host_t *h = NULL;
-    numafit_placement_t *p = NULL;
-    int n = 0, rc;
+    uint64_t n = 0;
+    int rc;
 
     if (numafit_host_dup(host, &h) < 0)
         return -1;
-    while ((rc = numafit_fit(h, req, NULL, 0, &p, NULL)) == 1) {
-        rc = numafit_host_claim(h, p, 0, NULL);
-        numafit_placement_free(p);
-        p = NULL;
-        if (rc < 0)
-            break;
-        n++;
-    }
+    /* until full (or a maximum, not wanted here); n counts the claims */
+    rc = numafit_host_fill(h, reqs, 1, NULL, NUMAFIT_FILL_NO_MAX, 0, NULL, NULL, &n, NULL);
     numafit_host_free(h);
-    return rc < 0 ? -1 : n;
+    return rc < 0 ? -1 : (int)n;
 }
 
 int main(int argc, char **argv) {
