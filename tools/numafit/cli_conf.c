@@ -3,9 +3,28 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_conf.h"
+#include "cli_io.h"
+
+/* --nova-conf FILE (- = standard input): the options nova.conf sets, read
+ * as oslo.config reads them (numafit_hostconf_set_from_nova_conf). */
+static int apply_nova_conf(numafit_hostconf_t *conf, const char *path, numafit_error_t *err) {
+    char *buf = NULL, why[200];
+    size_t len = 0;
+    int rc = cli_read_file(path, NUMAFIT_NOVA_CONF_MAX, true, &buf, &len, why, sizeof(why));
+    if (rc < 0) {
+        memset(err, 0, sizeof(*err));
+        err->code = NUMAFIT_E_INVALID_ARG;
+        snprintf(err->text, sizeof(err->text), "%s: %s", path, why);
+        return rc;
+    }
+    rc = numafit_hostconf_set_from_nova_conf(conf, buf, len, 0, err);
+    free(buf);
+    return rc;
+}
 
 int cli_conf_apply(numafit_hostconf_t *conf, int option, const char *arg, numafit_error_t *err) {
     switch (option) {
@@ -32,6 +51,8 @@ int cli_conf_apply(numafit_hostconf_t *conf, int option, const char *arg, numafi
         }
         case CLI_CONF_TUNNEL:
             return numafit_hostconf_set_tunnel_numa_nodes(conf, arg, err);
+        case CLI_CONF_NOVA_CONF:
+            return apply_nova_conf(conf, arg, err);
         default:
             return -EINVAL;
     }

@@ -12,10 +12,12 @@ enum cli_conf_option {
     CLI_CONF_RESERVED,  /* --reserved-huge-pages node:N,size:S,count:C */
     CLI_CONF_PHYSNET,   /* --physnet NAME:NODES */
     CLI_CONF_TUNNEL,    /* --tunnel NODES */
+    CLI_CONF_NOVA_CONF, /* --nova-conf FILE: replaces the options before it */
 };
 
 /* Apply one option to conf. Returns the library's result; a --physnet
- * without NAME:NODES is -EINVAL with err->text saying so. */
+ * without NAME:NODES is -EINVAL with err->text saying so; a --nova-conf
+ * file that cannot be read is its -errno with err->text saying why. */
 int cli_conf_apply(numafit_hostconf_t *conf, int option, const char *arg, numafit_error_t *err);
 
 #endif

@@ -49,6 +49,8 @@ static void usage(FILE *o) {
                "  --physnet NAME:NODES     [neutron] physnets + [neutron_physnet_NAME] numa_nodes\n"
                "                           (repeatable; NODES like 0,1)\n"
                "  --tunnel NODES           [neutron_tunnel] numa_nodes\n"
+               "  --nova-conf FILE         all of these from a nova.conf (- = stdin); replaces\n"
+               "                           the options before it, those after it change it\n"
                "Other:\n"
                "  --online SPEC            online CPUs for --caps (default: all listed)\n"
                "  --all-online             ignore libvirt's CPU map / sysfs cpu/online\n"
@@ -184,6 +186,7 @@ int cmd_host(int argc, char **argv) {
         O_RESV,
         O_PHYSNET,
         O_TUNNEL,
+        O_NOVA_CONF,
         O_ONLINE,
         O_ALL_ONLINE,
         O_ANY_ARCH,
@@ -199,6 +202,7 @@ int cmd_host(int argc, char **argv) {
         {"reserved-huge-pages", required_argument, NULL, O_RESV},
         {"physnet", required_argument, NULL, O_PHYSNET},
         {"tunnel", required_argument, NULL, O_TUNNEL},
+        {"nova-conf", required_argument, NULL, O_NOVA_CONF},
         {"online", required_argument, NULL, O_ONLINE},
         {"all-online", no_argument, NULL, O_ALL_ONLINE},
         {"any-arch", no_argument, NULL, O_ANY_ARCH},
@@ -246,6 +250,7 @@ int cmd_host(int argc, char **argv) {
             case O_RESV:
             case O_PHYSNET:
             case O_TUNNEL:
+            case O_NOVA_CONF:
                 rc = cli_conf_apply(conf, opt - O_DED, optarg, &err);
                 break;
             case O_ONLINE:

@@ -61,6 +61,8 @@ static void usage(FILE *o) {
         "  --cpu-dedicated-set S  --cpu-shared-set S  --vcpu-pin-set S\n"
         "  --reserved-huge-pages node:N,size:S,count:C  --physnet NAME:NODES\n"
         "  --tunnel NODES  --all-online  --any-arch\n"
+        "  --nova-conf FILE       these from a nova.conf, for --sysfs and --uri hosts\n"
+        "                         (replaces the options before it; later ones change it)\n"
         "Flavors:\n"
         "  --flavors FILE         a JSON list (or JSON lines) of {\"name\",\"vcpus\",\n"
         "                         \"memory_mb\",\"extra_specs\",\"image_properties\",\"weight\"}\n"
@@ -292,6 +294,7 @@ int cmd_plan_fleet(int argc, char **argv) {
         O_RESV,
         O_PHYSNET,
         O_TUNNEL,
+        O_NOVA_CONF,
         O_ALL_ONLINE,
         O_ANY_ARCH,
         O_FLAVORS,
@@ -326,6 +329,7 @@ int cmd_plan_fleet(int argc, char **argv) {
         {"reserved-huge-pages", required_argument, NULL, O_RESV},
         {"physnet", required_argument, NULL, O_PHYSNET},
         {"tunnel", required_argument, NULL, O_TUNNEL},
+        {"nova-conf", required_argument, NULL, O_NOVA_CONF},
         {"all-online", no_argument, NULL, O_ALL_ONLINE},
         {"any-arch", no_argument, NULL, O_ANY_ARCH},
         {"flavors", required_argument, NULL, O_FLAVORS},
@@ -430,6 +434,7 @@ int cmd_plan_fleet(int argc, char **argv) {
             case O_RESV:
             case O_PHYSNET:
             case O_TUNNEL:
+            case O_NOVA_CONF:
                 rc = cli_conf_apply(conf, opt - O_DED, optarg, &e);
                 break;
             case O_ALL_ONLINE:
