@@ -5,18 +5,27 @@
 # campaign it needs: 10 million executions, or, for a target slower than
 # 1,000 executions per CPU second, 2 CPU hours.
 #
-#   scripts/fuzz-campaign.sh [LOG]
+#   scripts/fuzz-campaign.sh [--since DATE] [LOG]
+#
+# --since counts only the runs logged at or after DATE (the log's format,
+# e.g. 2026-12-01T09:30Z): the runs on code a later change replaced do not
+# count for it.
 #
 # Prints a Markdown table (doc/fuzzing.md keeps the last one). Exit status 0
 # when every target of tests/fuzz is done and none has a finding, 1 if not.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+since=
+if [ "${1:-}" = --since ]; then
+    since=${2:?--since needs a date}
+    shift 2
+fi
 log=${1:-$top/tests/fuzz/campaign.txt}
 [ -r "$log" ] || { echo "fuzz-campaign.sh: cannot read $log" >&2; exit 1; }
 targets=$(cd "$top/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
 
-awk -v targets="$targets" '
-    /^#/ || NF < 11 { next }
+awk -v targets="$targets" -v since="$since" '
+    /^#/ || NF < 11 || $1 < since { next }
     {
         t = $3; runs[t]++; cpu[t] += $5; ex[t] += $6
         if ($7 > cov[t]) cov[t] = $7
