@@ -21,6 +21,10 @@
 #   FUZZ_TIMEOUT    libFuzzer -timeout per input, seconds (10)
 #   FUZZ_JOBS       make -j (2)
 #   FUZZ_FLAGS      more libFuzzer flags
+#   FUZZ_LOG        append one line per target to this file (the campaign
+#                   log, e.g. tests/fuzz/campaign.txt): date, commit, target,
+#                   seconds, CPU seconds, executions, cov, ft, corpus
+#                   before/after, findings (see scripts/fuzz-campaign.sh)
 # After a crash the target is started again on its grown corpus until its
 # time is used (at most 50 starts). Exit status: 0, or 1 when the build or a
 # run could not be done (findings alone do not fail).
@@ -83,6 +87,7 @@ signature() { # BIN INPUT
         END { }' | head -1
 }
 
+TIMEFORMAT='%U %S'
 status=0
 summary=$out/summary.txt
 mkdir -p "$out" || exit 1
@@ -99,13 +104,17 @@ for t in $targets; do
 
     # -------------------------------------------------------------- fuzz
     end=$((SECONDS + secs))
-    execs=0 cov=0 ft=0 starts=0
+    execs=0 cov=0 ft=0 starts=0 cpu=0 start=$SECONDS
     while [ $((end - SECONDS)) -gt 0 ] && [ $starts -lt 50 ]; do
         log=$w/run$starts.log
+        # the CPU time it used (user + system, 1/100 s), not the wall time:
+        # the machine may be shared
         # shellcheck disable=SC2086
-        "$bin" -max_total_time=$((end - SECONDS)) -timeout="$timeout" -rss_limit_mb=2048 \
-            -print_final_stats=1 -artifact_prefix="$w/artifacts/" $flags "$w/corpus" >"$log" 2>&1
+        { time "$bin" -max_total_time=$((end - SECONDS)) -timeout="$timeout" -rss_limit_mb=2048 \
+            -print_final_stats=1 -artifact_prefix="$w/artifacts/" $flags "$w/corpus" \
+            >"$log" 2>&1; } 2>"$w/time$starts"
         rc=$?
+        cpu=$(awk -v c="$cpu" '{ printf "%d", c + ($1 + $2) * 100 }' "$w/time$starts")
         starts=$((starts + 1))
         n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         execs=$((execs + ${n:-0}))
@@ -181,6 +190,12 @@ for t in $targets; do
 
     printf '%-10s %10s %7s %7s %4s->%-4s %s\n' "$t" "$execs" "$cov" "$ft" "$before" "$after" \
         "$nfind" >>"$summary"
+    if [ -n "${FUZZ_LOG:-}" ]; then
+        commit=$(git -C "$top" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+        printf '%s %s %s %d %d.%02d %d %d %d %d %d %d\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$commit" \
+            "$t" $((SECONDS - start)) $((cpu / 100)) $((cpu % 100)) "$execs" "$cov" "$ft" \
+            "$before" "$after" "$nfind" >>"$FUZZ_LOG"
+    fi
     echo "fuzz.sh: $t: $execs executions, cov $cov, ft $ft, corpus $before -> $after," \
         "$nfind finding(s)"
     sed 's/^/    /' "$w/findings.txt"

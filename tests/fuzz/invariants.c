@@ -307,13 +307,50 @@ void fuzz_check_placement_json(const numafit_placement_t *p) {
     numafit_placement_free(fixed);
 }
 
-/* fuzz_check_claim() on a host whose JSON is `before`; the claimed host's
- * JSON round trip only when roundtrip is set (it is the costly part). */
-static int check_claim(const numafit_host_t *host, const char *before, unsigned load_flags,
-                       const numafit_placement_t *p, int must_claim, int roundtrip) {
+/* The state a check compares against: the host's JSON text when the check
+ * is a full one (byte for byte, the promise made to callers), else a copy
+ * compared with numafit_host_equal() (it compares every field the JSON is
+ * written from, at a fraction of the cost: most checks of an input use it,
+ * see fuzz_check_host()). */
+struct snap {
+    char *json;
+    numafit_host_t *copy;
+};
+
+static void snap_take(struct snap *s, const numafit_host_t *host, int full) {
+    s->json = full ? fuzz_host_json(host) : NULL;
+    s->copy = NULL;
+    if (!full)
+        FUZZ_ASSERT(numafit_host_dup(host, &s->copy) == 0 && s->copy != NULL);
+}
+
+static void snap_free(struct snap *s) {
+    numafit_free(s->json);
+    numafit_host_free(s->copy);
+}
+
+/* The host is still the snapshot's state. */
+static void check_host_same(const numafit_host_t *host, const struct snap *s, const char *why) {
+    if (s->json) {
+        check_host_is(host, s->json, why);
+        return;
+    }
+    if (numafit_host_equal(host, s->copy) != 1) {
+        char *a = fuzz_host_json(s->copy), *b = fuzz_host_json(host);
+        fuzz_note("%s: the host changed\nbefore: %s\nafter:  %s", why, a, b);
+        numafit_free(a);
+        numafit_free(b);
+    }
+    FUZZ_ASSERT(numafit_host_equal(host, s->copy) == 1);
+}
+
+/* fuzz_check_claim() on a host in the state `before`; full: the claimed
+ * host's JSON round trip and byte-for-byte comparisons (the costly part). */
+static int check_claim(const numafit_host_t *host, const struct snap *before, unsigned load_flags,
+                       const numafit_placement_t *p, int must_claim, int full) {
     numafit_host_t *work = NULL;
     numafit_error_t err;
-    char *claimed;
+    struct snap claimed;
     int r, r2;
 
     FUZZ_ASSERT(numafit_host_dup(host, &work) == 0 && work != NULL);
@@ -327,12 +364,12 @@ static int check_claim(const numafit_host_t *host, const char *before, unsigned 
                       err.text);
         FUZZ_ASSERT(!must_claim);
         FUZZ_ASSERT(err.text[0] != '\0' || err.exception[0] != '\0');
-        check_host_is(work, before, "a refused claim");
+        check_host_same(work, before, "a refused claim");
         goto out;
     }
     FUZZ_ASSERT(r == 0);
-    claimed = fuzz_host_json(work);
-    if (roundtrip)
+    snap_take(&claimed, work, full);
+    if (full)
         check_round_trip(work, load_flags, 0);
 
     /* the same placement again: refused (pinned CPUs, full pages) without a
@@ -341,23 +378,23 @@ static int check_claim(const numafit_host_t *host, const char *before, unsigned 
     r2 = numafit_host_claim(work, p, 0, &err);
     fuzz_check_error(&err);
     if (r2 < 0) {
-        check_host_is(work, claimed, "a refused second claim");
+        check_host_same(work, &claimed, "a refused second claim");
     } else {
         FUZZ_ASSERT(r2 == 0);
         release_ok(work, p, "release after a second claim");
-        check_host_is(work, claimed, "claim then release");
+        check_host_same(work, &claimed, "claim then release");
     }
 
     release_ok(work, p, "release after claim");
-    check_host_is(work, before, "claim then release");
+    check_host_same(work, before, "claim then release");
 
     /* releasing again: when refused, nothing changes */
     fuzz_error_prefill(&err);
     r2 = numafit_host_release(work, p, 0, &err);
     fuzz_check_error(&err);
     if (r2 < 0)
-        check_host_is(work, before, "a refused release");
-    numafit_free(claimed);
+        check_host_same(work, before, "a refused release");
+    snap_free(&claimed);
 out:
     numafit_host_free(work);
     return r;
@@ -365,9 +402,11 @@ out:
 
 int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numafit_placement_t *p,
                      int must_claim) {
-    char *before = fuzz_host_json(host);
-    int r = check_claim(host, before, load_flags, p, must_claim, 1);
-    numafit_free(before);
+    struct snap before;
+    int r;
+    snap_take(&before, host, 1);
+    r = check_claim(host, &before, load_flags, p, must_claim, 1);
+    snap_free(&before);
     return r;
 }
 
@@ -400,11 +439,10 @@ static void check_isolated(const numafit_host_t *host, const numafit_placement_t
     }
 }
 
-/* fuzz_check_fit() on a host whose JSON is `before` (and, when not NULL,
- * an equal copy, compared instead of the JSON after the fit: cheaper). */
-static int check_fit(const numafit_host_t *host, const char *before, const numafit_host_t *copy,
-                     unsigned load_flags, const numafit_request_t *req,
-                     const numafit_options_t *opt, int roundtrip) {
+/* fuzz_check_fit() on a host in the state `before`; full: the placement's
+ * JSON forms and the claim's full checks (see check_claim()). */
+static int check_fit(const numafit_host_t *host, const struct snap *before, unsigned load_flags,
+                     const numafit_request_t *req, const numafit_options_t *opt, int full) {
     numafit_placement_t *p = NULL;
     numafit_error_t err;
     int r;
@@ -430,31 +468,30 @@ static int check_fit(const numafit_host_t *host, const char *before, const numaf
             found |= numafit_host_get_cell_id(host, (unsigned)k) == id;
         FUZZ_ASSERT(found);
     }
-    fuzz_check_placement_json(p);
+    if (full)
+        fuzz_check_placement_json(p);
     if (numafit_request_get_thread_policy(req) == NUMAFIT_THREAD_POLICY_ISOLATE)
         check_isolated(host, p, numafit_request_get_vcpus(req));
-    check_claim(host, before, load_flags, p, 1, roundtrip);
+    check_claim(host, before, load_flags, p, 1, full);
     numafit_placement_free(p);
 out:
-    if (copy)
-        FUZZ_ASSERT(numafit_host_equal(host, copy) == 1);
-    else
-        check_host_is(host, before, "numafit_fit");
+    check_host_same(host, before, "numafit_fit");
     return r;
 }
 
 int fuzz_check_fit(const numafit_host_t *host, unsigned load_flags, const numafit_request_t *req,
                    const numafit_options_t *opt) {
-    char *before = fuzz_host_json(host);
-    int r = check_fit(host, before, NULL, load_flags, req, opt, 1);
-    numafit_free(before);
+    struct snap before;
+    int r;
+    snap_take(&before, host, 1);
+    r = check_fit(host, &before, load_flags, req, opt, 1);
+    snap_free(&before);
     return r;
 }
 
 void fuzz_check_host(const numafit_host_t *host, unsigned load_flags,
                      const numafit_options_t *opt) {
-    numafit_host_t *copy = NULL;
-    char *json;
+    struct snap full, quick;
 
     setup();
     FUZZ_ASSERT(host != NULL);
@@ -462,14 +499,17 @@ void fuzz_check_host(const numafit_host_t *host, unsigned load_flags,
     check_round_trip(host, load_flags, 0);
     check_round_trip(host, load_flags, NUMAFIT_HOST_JSON_STRING);
 
-    FUZZ_ASSERT(numafit_host_dup(host, &copy) == 0 && copy != NULL);
-    FUZZ_ASSERT(numafit_host_equal(host, copy) == 1);
-    FUZZ_ASSERT(numafit_host_equal(copy, host) == 1);
+    snap_take(&quick, host, 0);
+    FUZZ_ASSERT(numafit_host_equal(host, quick.copy) == 1);
+    FUZZ_ASSERT(numafit_host_equal(quick.copy, host) == 1);
 
-    /* the claimed host's round trip for the first request that fits */
-    json = fuzz_host_json(host);
+    /* the full checks (JSON byte for byte, the claimed host's round trip,
+     * the placement's JSON) for the first request that fits; the others
+     * compare with numafit_host_equal() */
+    snap_take(&full, host, 1);
     for (size_t i = 0, fitted = 0; i < NFLAVORS; i++)
-        fitted += check_fit(host, json, copy, load_flags, requests[i], opt, !fitted) == 1;
-    numafit_free(json);
-    numafit_host_free(copy);
+        fitted +=
+            check_fit(host, fitted ? &quick : &full, load_flags, requests[i], opt, !fitted) == 1;
+    snap_free(&full);
+    snap_free(&quick);
 }
