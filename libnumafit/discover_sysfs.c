@@ -111,9 +111,11 @@ static int add_entry(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t num) {
     return 0;
 }
 
+/* name is the entry of dir at fault (it lives in dir: used before closing) */
 static int list_fail(struct sctx *x, DIR *dir, uint32_t *v, int r, const char *rel,
                      const char *name, uint32_t max_n) {
     char where[PATH_CAP];
+    snprintf(where, sizeof(where), "%s/%s", rel, name);
     closedir(dir);
     numafit__free(v);
     if (r == -E2BIG)
@@ -121,7 +123,6 @@ static int list_fail(struct sctx *x, DIR *dir, uint32_t *v, int r, const char *r
     if (r != -ERANGE)
         return r;
     /* skipping it would drop a node (or page size) without a word */
-    snprintf(where, sizeof(where), "%s/%s", rel, name);
     return fail(x, -ERANGE, where, "%s: number above the limit %u", where, max_n);
 }
 
