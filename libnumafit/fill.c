@@ -13,6 +13,18 @@
 
 #include "private.h"
 
+/* What the callback's answer rc means for the fill: 0 go on, else the
+ * fill's return value (rc < 0 fails it, rc > 0 stops it). */
+static int cb_verdict(int rc, numafit_error_t *reterr) {
+    if (rc < 0)
+        return rc;
+    if (rc > 0) {
+        numafit__error_clear(reterr);
+        return NUMAFIT_FILL_STOPPED;
+    }
+    return 0;
+}
+
 NUMAFIT_EXPORT int numafit_host_fill(numafit_host_t *host,
                                      const struct numafit_request *const *reqs, size_t nreqs,
                                      const struct numafit_options *opt, uint64_t max,
@@ -52,15 +64,9 @@ NUMAFIT_EXPORT int numafit_host_fill(numafit_host_t *host,
         if (rc == 0 || rc == -E2BIG) {
             /* refused, or too complex to decide (reterr: TOO_COMPLEX) */
             misses++;
-            if (cb && (flags & NUMAFIT_FILL_NOTIFY_MISSES)) {
-                rc = cb(cb_ctx, i, NULL);
-                if (rc < 0)
-                    return rc;
-                if (rc > 0) {
-                    numafit__error_clear(reterr);
-                    return NUMAFIT_FILL_STOPPED;
-                }
-            }
+            if (cb && (flags & NUMAFIT_FILL_NOTIFY_MISSES) &&
+                (rc = cb_verdict(cb(cb_ctx, i, NULL), reterr)) != 0)
+                return rc;
             continue;
         }
         if (rc < 0)
@@ -74,14 +80,10 @@ NUMAFIT_EXPORT int numafit_host_fill(numafit_host_t *host,
         placed++;
         if (ret_counts)
             ret_counts[i]++;
-        rc = cb ? cb(cb_ctx, i, p) : 0;
+        rc = cb ? cb_verdict(cb(cb_ctx, i, p), reterr) : 0;
         numafit_placement_free(p);
-        if (rc < 0)
+        if (rc != 0)
             return rc;
-        if (rc > 0) {
-            numafit__error_clear(reterr);
-            return NUMAFIT_FILL_STOPPED;
-        }
     }
     /* reterr holds the last refusal */
     return NUMAFIT_FILL_FULL;
