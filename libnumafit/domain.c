@@ -67,6 +67,17 @@ NUMAFIT_EXPORT void numafit_domconf_free(numafit_domconf_t *conf) {
     numafit__free(conf);
 }
 
+void numafit__domconf_take_nova(numafit_domconf_t *dst, const numafit_domconf_t *src) {
+    dst->has_shared = src->has_shared;
+    memcpy(dst->shared, src->shared, sizeof(dst->shared));
+    dst->has_pinset = src->has_pinset;
+    memcpy(dst->pinset, src->pinset, sizeof(dst->pinset));
+    dst->rt_priority = src->rt_priority;
+    dst->file_backed_mb = src->file_backed_mb;
+    memcpy(dst->type, src->type, sizeof(dst->type));
+    memcpy(dst->cpu_mode, src->cpu_mode, sizeof(dst->cpu_mode));
+}
+
 /* Parse a cpu spec option; empty_ok: whether a spec leaving no CPU is fine. */
 static int conf_cpuset(const char *opt, const char *spec, bool empty_ok, uint64_t *bits, bool *has,
                        numafit_error_t *err) {
