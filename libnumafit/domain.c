@@ -349,7 +349,8 @@ static int nomem(numafit_error_t *err) {
     return -ENOMEM;
 }
 
-/* Python's sorted(set) repr ("[0, 1, 2]"), cut to fit. */
+/* Python's sorted(set) repr ("[0, 1, 2]"), cut to fit: after each number
+ * there is room left for ", ...]" and the NUL (7 bytes). */
 static void pylist(const uint64_t *bits, unsigned nw, char *out, size_t cap) {
     size_t n = 0;
     int i = -1;
@@ -361,7 +362,7 @@ static void pylist(const uint64_t *bits, unsigned nw, char *out, size_t cap) {
     while ((i = numafit__bits_next(bits, nw, i)) >= 0) {
         char tmp[16];
         int k = snprintf(tmp, sizeof(tmp), "%s%d", first ? "" : ", ", i);
-        if (n + (size_t)k + 5 >= cap) {
+        if (n + (size_t)k + 7 > cap) {
             memcpy(out + n, ", ...", 5);
             n += 5;
             break;
