@@ -392,7 +392,7 @@ struct qval {
 static bool py_int(const char *s, struct qval *q) {
     struct numafit__pyint v;
     size_t pos = 0, o = 0;
-    if (numafit__pyint_scan(s, strlen(s), 0, &v) != NUMAFIT__PYINT_OK)
+    if (numafit__pyint_scan(s, strlen(s), &v) != NUMAFIT__PYINT_OK)
         return false;
     q->neg = v.sign < 0;
     q->big = !numafit__pyint_u64(&v, &q->mag) || v.ndig + 2 >= sizeof(q->text);
