@@ -232,6 +232,25 @@ class Patching(unittest.TestCase):
         self.assertEqual(nn.format_cpu_spec({1, 2, 3, 7}), "1-3,7")
         self.assertEqual(nn.format_cpu_spec({1, 2, 3}, allow_ranges=False), "1,2,3")
 
+    def test_flavor_without_extra_specs(self):
+        """A Flavor whose extra_specs was never set: nova reads it with
+        flavor.get('extra_specs', {}); reading the field would call the lazy
+        loader, which raises ObjectActionError (LiveMigrationClaimTestCase of
+        nova's test_claims does this)."""
+        im = nfd.objects.ImageMeta.from_dict({})
+        for name in ("numa_get_constraints", "get_cpu_topology_constraints",
+                     "get_best_cpu_topology", "_get_desirable_cpu_topologies"):
+            def run(f):
+                fl = nfd.objects.Flavor(vcpus=2, memory_mb=1024)
+                self.assertFalse(fl.obj_attr_is_set("extra_specs"))
+                try:
+                    r = f(fl, im)
+                except Exception as e:
+                    return type(e)
+                return [prim(t) for t in r] if isinstance(r, (list, tuple)) else prim(r)
+            with self.subTest(function=name):
+                self.assertEqual(run(nn._original(name)), run(getattr(nn, name)))
+
     def test_caches_follow_changes(self):
         """The adapter caches hosts and requests; objects changed in place
         (as nova changes them) must give new answers, the same as nova's."""

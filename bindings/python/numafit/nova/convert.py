@@ -31,11 +31,23 @@ def _jsonable(v):
     return str(v)
 
 
+def _get(obj, name, default=None):
+    """obj[name] of a dict, a nova object's field when it is set (an unset
+    field is the default, as nova's obj.get(name, default): reading it would
+    call the object's lazy loader, which raises for a Flavor's extra_specs),
+    or any other object's attribute."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    if hasattr(obj, "obj_attr_is_set"):
+        return _attr(obj, name, default)
+    return getattr(obj, name, default)
+
+
 def flavor_json(flavor):
     """nova Flavor (or dict) -> {"vcpus","memory_mb","extra_specs"}."""
-    get = flavor.get if isinstance(flavor, dict) else (lambda k, d=None: getattr(flavor, k, d))
-    es = get("extra_specs", None) or {}
-    return {"vcpus": int(get("vcpus", 0) or 0), "memory_mb": int(get("memory_mb", 0) or 0),
+    es = _get(flavor, "extra_specs") or {}
+    return {"vcpus": int(_get(flavor, "vcpus", 0) or 0),
+            "memory_mb": int(_get(flavor, "memory_mb", 0) or 0),
             "extra_specs": {str(k): (v if isinstance(v, str) else str(v))
                             for k, v in dict(es).items()}}
 
@@ -49,7 +61,7 @@ def image_json(image_meta):
     if isinstance(image_meta, dict):
         props = image_meta.get("properties", {}) or {}
         return {"properties": _jsonable(dict(props))}
-    props = getattr(image_meta, "properties", None)
+    props = _get(image_meta, "properties")
     out = {}
     if props is not None:
         for k in props.obj_fields:
