@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,24 +86,14 @@ static int rd_fail(struct rd *r, const char *key, const char *fmt, ...) {
     return -1;
 }
 
+/* What a JSON value is, in words, by json_type (jansson numbers them
+ * JSON_OBJECT .. JSON_NULL, 0 .. 7). */
+_Static_assert(JSON_OBJECT == 0 && JSON_REAL == 4 && JSON_NULL == 7, "jansson json_type order");
+static const char *const type_names[] = {"an object", "an array",  "a string",  "an integer",
+                                         "a number",  "a boolean", "a boolean", "null"};
+
 static const char *type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-        case JSON_OBJECT:
-            return "an object";
-        case JSON_ARRAY:
-            return "an array";
-        case JSON_STRING:
-            return "a string";
-        case JSON_INTEGER:
-            return "an integer";
-        case JSON_REAL:
-            return "a number";
-        case JSON_TRUE:
-        case JSON_FALSE:
-            return "a boolean";
-        default:
-            return "null";
-    }
+    return type_names[json_typeof(v)];
 }
 
 /* Member key of o with type t (JSON_NULL: any); NULL with the error set when
@@ -110,8 +101,6 @@ static const char *type_name(const json_t *v) {
  * missing or null. */
 static const json_t *rd_get(struct rd *r, const json_t *o, const char *key, json_type t,
                             bool optional, int *rc) {
-    static const char *const want[] = {"an object", "an array", "a string", "an integer",
-                                       "a number",  "true",     "false",    "null"};
     const json_t *v = json_object_get(o, key);
 
     if (!v || (optional && json_is_null(v))) {
@@ -120,7 +109,7 @@ static const json_t *rd_get(struct rd *r, const json_t *o, const char *key, json
         return NULL;
     }
     if (t != JSON_NULL && json_typeof(v) != t) {
-        *rc = rd_fail(r, key, "%s, not %s", type_name(v), want[t]);
+        *rc = rd_fail(r, key, "%s, not %s", type_name(v), type_names[t]);
         return NULL;
     }
     return v;
@@ -207,45 +196,129 @@ static int rd_ids(struct rd *r, const json_t *o, const char *key, bool nullable)
     return rc;
 }
 
-/* The cells of an instance: where its guest cells went (doc/plan-json.md). */
-static int rd_inst_cells(struct rd *r, const json_t *in) {
+/* An object of integers >= 0 (a cell's pinning: vCPU -> pCPU). */
+static int rd_id_map(struct rd *r, const json_t *o, const char *key) {
     int rc = 0;
-    const json_t *a = rd_get(r, in, "cells", JSON_ARRAY, true, &rc), *c, *pin, *v;
-    size_t i, old, old2, old3;
-    long long n;
+    const json_t *m = rd_get(r, o, key, JSON_OBJECT, true, &rc), *v;
     const char *k;
+    size_t old;
 
+    if (!m)
+        return rc;
+    old = rd_key(r, key);
+    json_object_foreach((json_t *)m, k, v) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            rc = json_is_integer(v)
+                     ? rd_fail(r, k, "%lld is below 0", (long long)json_integer_value(v))
+                     : rd_fail(r, k, "%s, not an integer", type_name(v));
+            break;
+        }
+    }
+    rd_pop(r, old);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ objects by table */
+
+/* What a member of an object must be. */
+enum rd_kind {
+    RD_INT,     /* an integer >= min (absent: dflt) */
+    RD_STR,     /* a string */
+    RD_RATIO,   /* a number >= 0 (always optional) */
+    RD_BOOL,    /* absent or a boolean; null too when optional */
+    RD_COUNTS,  /* an object of counts */
+    RD_IDS,     /* an array of integers >= 0 */
+    RD_ID_MAP,  /* an object of integers >= 0 (always optional) */
+    RD_OBJECTS, /* an array of objects, each by the table sub */
+};
+
+#define NO_OFF SIZE_MAX
+
+struct rd_field {
+    const char *key;
+    enum rd_kind kind;
+    bool optional; /* absent or null is fine */
+    long long min, dflt;
+    size_t off; /* RD_INT: offset of its long long in the caller's struct, or NO_OFF */
+    const struct rd_field *sub;
+    size_t nsub;
+};
+
+#define F_INT(k, opt, mn, df, o)                                                                   \
+    { (k), RD_INT, (opt), (mn), (df), (o), NULL, 0 }
+#define F(k, kind, opt)                                                                            \
+    { (k), (kind), (opt), 0, 0, NO_OFF, NULL, 0 }
+#define F_OBJECTS(k, opt, tab)                                                                     \
+    { (k), RD_OBJECTS, (opt), 0, 0, NO_OFF, (tab), NFIELDS(tab) }
+#define NFIELDS(tab) (sizeof(tab) / sizeof((tab)[0]))
+
+static int rd_objects(struct rd *r, const json_t *o, const char *key, bool optional,
+                      const struct rd_field *f, size_t n, void *dst, size_t stride, size_t max,
+                      const json_t **out);
+
+static int rd_field(struct rd *r, const json_t *v, const struct rd_field *f, void *dst) {
+    long long ll;
+    const char *s;
+    const json_t *j;
+    int rc;
+
+    switch (f->kind) {
+        case RD_INT:
+            rc = rd_int(r, v, f->key, f->optional, f->min, f->dflt, &ll);
+            if (dst && f->off != NO_OFF)
+                memcpy((char *)dst + f->off, &ll, sizeof(ll));
+            return rc;
+        case RD_STR:
+            return rd_str(r, v, f->key, f->optional, &s);
+        case RD_RATIO:
+            return rd_ratio(r, v, f->key);
+        case RD_BOOL:
+            j = json_object_get(v, f->key);
+            if (j && !json_is_boolean(j) && !(f->optional && json_is_null(j)))
+                return rd_fail(r, f->key, "%s, not a boolean", type_name(j));
+            return 0;
+        case RD_COUNTS:
+            return rd_counts(r, v, f->key, f->optional, &j);
+        case RD_IDS:
+            return rd_ids(r, v, f->key, f->optional);
+        case RD_ID_MAP:
+            return rd_id_map(r, v, f->key);
+        case RD_OBJECTS:
+            return rd_objects(r, v, f->key, f->optional, f->sub, f->nsub, NULL, 0, 0, NULL);
+    }
+    return rd_fail(r, f->key, "unknown field kind");
+}
+
+/* The object v (at r's path) by the table, member by member in its order;
+ * RD_INT values go into dst (when not NULL) at their offsets. */
+static int rd_fields(struct rd *r, const json_t *v, const struct rd_field *f, size_t n, void *dst) {
+    int rc = 0;
+
+    if (!json_is_object(v))
+        return rd_fail(r, NULL, "%s, not an object", type_name(v));
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = rd_field(r, v, &f[i], dst);
+    return rc;
+}
+
+/* The array o[key] of objects, each by the table; the first max elements'
+ * RD_INT values go into dst, an array of structs of stride bytes. *out (when
+ * not NULL): the array, NULL when it is optional and absent. */
+static int rd_objects(struct rd *r, const json_t *o, const char *key, bool optional,
+                      const struct rd_field *f, size_t n, void *dst, size_t stride, size_t max,
+                      const json_t **out) {
+    int rc = 0;
+    const json_t *a = rd_get(r, o, key, JSON_ARRAY, optional, &rc), *v;
+    size_t i, old, old2;
+
+    if (out)
+        *out = a;
     if (!a)
         return rc;
-    old = rd_key(r, "cells");
-    json_array_foreach(a, i, c) {
+    old = rd_key(r, key);
+    json_array_foreach(a, i, v) {
         old2 = rd_push(r, "[%zu]", i);
-        if (!json_is_object(c))
-            rc = rd_fail(r, NULL, "%s, not an object", type_name(c));
-        if (!rc)
-            rc = rd_int(r, c, "host_cell", false, 0, 0, &n);
-        if (!rc)
-            rc = rd_ids(r, c, "vcpus", false);
-        if (!rc)
-            rc = rd_int(r, c, "memory_mb", false, 0, 0, &n);
-        if (!rc)
-            rc = rd_int(r, c, "pagesize_kb", true, 1, 0, &n);
-        if (!rc)
-            rc = rd_ids(r, c, "emulator", true);
-        if (!rc)
-            pin = rd_get(r, c, "pinning", JSON_OBJECT, true, &rc);
-        if (!rc && pin) {
-            old3 = rd_key(r, "pinning");
-            json_object_foreach((json_t *)pin, k, v) {
-                if (!json_is_integer(v) || json_integer_value(v) < 0) {
-                    rc = json_is_integer(v)
-                             ? rd_fail(r, k, "%lld is below 0", (long long)json_integer_value(v))
-                             : rd_fail(r, k, "%s, not an integer", type_name(v));
-                    break;
-                }
-            }
-            rd_pop(r, old3);
-        }
+        rc = rd_fields(r, v, f, n, dst && i < max ? (char *)dst + i * stride : NULL);
         rd_pop(r, old2);
         if (rc)
             break;
@@ -253,6 +326,23 @@ static int rd_inst_cells(struct rd *r, const json_t *in) {
     rd_pop(r, old);
     return rc;
 }
+
+/* The cells of an instance: where its guest cells went (doc/plan-json.md). */
+static const struct rd_field inst_cell_fields[] = {
+    F_INT("host_cell", false, 0, 0, NO_OFF),
+    F("vcpus", RD_IDS, false),
+    F_INT("memory_mb", false, 0, 0, NO_OFF),
+    F_INT("pagesize_kb", true, 1, 0, NO_OFF),
+    F("emulator", RD_IDS, true),
+    F("pinning", RD_ID_MAP, true),
+};
+
+static const struct rd_field instance_fields[] = {
+    F_INT("id", false, LLONG_MIN, 0, NO_OFF),
+    F("flavor", RD_STR, true),
+    F("existing", RD_BOOL, true),
+    F_OBJECTS("cells", true, inst_cell_fields),
+};
 
 long long plan_render_count_of(const json_t *counts, const char *name) {
     const json_t *n = json_object_get(counts, name);
@@ -261,64 +351,33 @@ long long plan_render_count_of(const json_t *counts, const char *name) {
 
 /* An array of page sizes [{"size_kb", "total", "used", "reserved"}]; sizes
  * past MAX_PAGE_SIZES are checked but not kept. */
+static const struct rd_field page_fields[] = {
+    F_INT("size_kb", false, 1, 0, offsetof(struct pg, size_kb)),
+    F_INT("total", false, 0, 0, offsetof(struct pg, total)),
+    F_INT("used", false, 0, 0, offsetof(struct pg, used)),
+    F_INT("reserved", true, 0, 0, offsetof(struct pg, reserved)),
+};
+
 static int rd_pages(struct rd *r, const json_t *o, const char *key, struct pg *pages,
                     size_t *npages) {
-    int rc = 0;
-    const json_t *a = rd_get(r, o, key, JSON_ARRAY, false, &rc), *p;
-    size_t i, old, old2;
+    const json_t *a;
+    int rc = rd_objects(r, o, key, false, page_fields, NFIELDS(page_fields), pages, sizeof(*pages),
+                        MAX_PAGE_SIZES, &a);
+    size_t n = a ? json_array_size(a) : 0;
 
-    *npages = 0;
-    if (!a)
-        return rc;
-    old = rd_key(r, key);
-    json_array_foreach(a, i, p) {
-        struct pg g;
-        old2 = rd_push(r, "[%zu]", i);
-        if (!json_is_object(p))
-            rc = rd_fail(r, NULL, "%s, not an object", type_name(p));
-        if (!rc)
-            rc = rd_int(r, p, "size_kb", false, 1, 0, &g.size_kb);
-        if (!rc)
-            rc = rd_int(r, p, "total", false, 0, 0, &g.total);
-        if (!rc)
-            rc = rd_int(r, p, "used", false, 0, 0, &g.used);
-        if (!rc)
-            rc = rd_int(r, p, "reserved", true, 0, 0, &g.reserved);
-        rd_pop(r, old2);
-        if (rc)
-            break;
-        if (*npages < MAX_PAGE_SIZES)
-            pages[(*npages)++] = g;
-    }
-    rd_pop(r, old);
+    *npages = rc ? 0 : n < MAX_PAGE_SIZES ? n : MAX_PAGE_SIZES;
     return rc;
 }
 
 /* An array [{"size_kb": n, "free": n}] (free_pages, pages_without_cpus). */
-static int rd_free_pages(struct rd *r, const json_t *o, const char *key, const json_t **out) {
-    int rc = 0;
-    const json_t *a = rd_get(r, o, key, JSON_ARRAY, false, &rc), *p;
-    long long v;
-    size_t i, old, old2;
+static const struct rd_field free_page_fields[] = {
+    F_INT("size_kb", false, 1, 0, NO_OFF),
+    F_INT("free", false, 0, 0, NO_OFF),
+};
 
-    *out = a;
-    if (!a)
-        return rc;
-    old = rd_key(r, key);
-    json_array_foreach(a, i, p) {
-        old2 = rd_push(r, "[%zu]", i);
-        if (!json_is_object(p))
-            rc = rd_fail(r, NULL, "%s, not an object", type_name(p));
-        if (!rc)
-            rc = rd_int(r, p, "size_kb", false, 1, 0, &v);
-        if (!rc)
-            rc = rd_int(r, p, "free", false, 0, 0, &v);
-        rd_pop(r, old2);
-        if (rc)
-            break;
-    }
-    rd_pop(r, old);
-    return rc;
+static int rd_free_pages(struct rd *r, const json_t *o, const char *key, const json_t **out) {
+    return rd_objects(r, o, key, false, free_page_fields, NFIELDS(free_page_fields), NULL, 0, 0,
+                      out);
 }
 
 long long plan_render_free_pages_of(const json_t *a, long long size_kb) {
@@ -332,6 +391,16 @@ long long plan_render_free_pages_of(const json_t *a, long long size_kb) {
 }
 
 /* A <capacity>. */
+static const struct rd_field cap_fields[] = {
+    F_INT("free_pcpus", false, 0, 0, offsetof(struct cap, free_pcpus)),
+    F_INT("lost_siblings", false, 0, 0, offsetof(struct cap, lost_siblings)),
+    F_INT("orphan_threads", false, 0, 0, offsetof(struct cap, orphan_threads)),
+    F_INT("free_memory_mb", false, 0, 0, offsetof(struct cap, free_memory_mb)),
+    F_INT("memory_without_cpus_mb", false, 0, 0, offsetof(struct cap, memory_without_cpus_mb)),
+    F_INT("free_shared_vcpus", true, 0, -1, offsetof(struct cap, free_shared_vcpus)),
+    F_INT("cpus_without_memory", true, 0, -1, offsetof(struct cap, cpus_without_memory)),
+};
+
 static int rd_cap(struct rd *r, const json_t *o, const char *key, bool optional, struct cap *c,
                   bool *present) {
     int rc = 0;
@@ -344,19 +413,7 @@ static int rd_cap(struct rd *r, const json_t *o, const char *key, bool optional,
     if (!v)
         return rc;
     old = rd_key(r, key);
-    rc = rd_int(r, v, "free_pcpus", false, 0, 0, &c->free_pcpus);
-    if (!rc)
-        rc = rd_int(r, v, "lost_siblings", false, 0, 0, &c->lost_siblings);
-    if (!rc)
-        rc = rd_int(r, v, "orphan_threads", false, 0, 0, &c->orphan_threads);
-    if (!rc)
-        rc = rd_int(r, v, "free_memory_mb", false, 0, 0, &c->free_memory_mb);
-    if (!rc)
-        rc = rd_int(r, v, "memory_without_cpus_mb", false, 0, 0, &c->memory_without_cpus_mb);
-    if (!rc)
-        rc = rd_int(r, v, "free_shared_vcpus", true, 0, -1, &c->free_shared_vcpus);
-    if (!rc)
-        rc = rd_int(r, v, "cpus_without_memory", true, 0, -1, &c->cpus_without_memory);
+    rc = rd_fields(r, v, cap_fields, NFIELDS(cap_fields), c);
     if (!rc)
         rc = rd_free_pages(r, v, "free_pages", &c->free_pages);
     if (!rc)
@@ -476,36 +533,22 @@ static void host_free(struct host *h) {
 }
 
 static int rd_instances(struct rd *r, const json_t *hj, struct host *h) {
-    int rc = 0;
-    const json_t *a = rd_get(r, hj, "instances", JSON_ARRAY, false, &rc), *v;
-    size_t i, old, old2;
+    const json_t *a, *v;
+    int rc = rd_objects(r, hj, "instances", false, instance_fields, NFIELDS(instance_fields), NULL,
+                        0, 0, &a);
+    size_t i, old;
 
-    if (!a)
+    if (rc)
         return rc;
     h->ninsts = json_array_size(a);
     h->insts = calloc(h->ninsts ? h->ninsts : 1, sizeof(*h->insts));
     h->by_id = calloc(h->ninsts ? h->ninsts : 1, sizeof(*h->by_id));
     if (!h->insts || !h->by_id)
         return rd_fail(r, "instances", "out of memory");
-    old = rd_key(r, "instances");
     json_array_foreach(a, i, v) {
         struct inst *in = &h->insts[i];
-        const json_t *ex;
-        old2 = rd_push(r, "[%zu]", i);
-        if (!json_is_object(v))
-            rc = rd_fail(r, NULL, "%s, not an object", type_name(v));
-        if (!rc)
-            rc = rd_int(r, v, "id", false, LLONG_MIN, 0, &in->id);
-        if (!rc)
-            rc = rd_str(r, v, "flavor", true, &in->flavor);
-        if (!rc && (ex = json_object_get(v, "existing")) && !json_is_boolean(ex) &&
-            !json_is_null(ex))
-            rc = rd_fail(r, "existing", "%s, not a boolean", type_name(ex));
-        if (!rc)
-            rc = rd_inst_cells(r, v);
-        rd_pop(r, old2);
-        if (rc)
-            break;
+        in->id = (long long)json_integer_value(json_object_get(v, "id"));
+        in->flavor = json_string_value(json_object_get(v, "flavor"));
         if (!in->flavor)
             in->flavor = "(flavor unknown)";
         in->existing = json_is_true(json_object_get(v, "existing"));
@@ -515,17 +558,16 @@ static int rd_instances(struct rd *r, const json_t *hj, struct host *h) {
         h->by_id[i].id = in->id;
         h->by_id[i].i = i;
     }
-    if (!rc) {
-        qsort(h->by_id, h->ninsts, sizeof(*h->by_id), cmp_inst);
-        for (i = 1; i < h->ninsts; i++)
-            if (h->by_id[i].id == h->by_id[i - 1].id) {
-                rd_push(r, "[%zu]",
-                        h->by_id[i].i > h->by_id[i - 1].i ? h->by_id[i].i : h->by_id[i - 1].i);
-                rc = rd_fail(r, "id", "instance id %lld appears twice", h->by_id[i].id);
-                break;
-            }
-    }
-    rd_pop(r, old);
+    qsort(h->by_id, h->ninsts, sizeof(*h->by_id), cmp_inst);
+    for (i = 1; i < h->ninsts; i++)
+        if (h->by_id[i].id == h->by_id[i - 1].id) {
+            old = rd_key(r, "instances");
+            rd_push(r, "[%zu]",
+                    h->by_id[i].i > h->by_id[i - 1].i ? h->by_id[i].i : h->by_id[i - 1].i);
+            rc = rd_fail(r, "id", "instance id %lld appears twice", h->by_id[i].id);
+            rd_pop(r, old);
+            break;
+        }
     return rc;
 }
 
@@ -678,12 +720,21 @@ static int rd_host(struct rd *r, const json_t *hj, struct host *h) {
 
 /* ------------------------------------------------------------------ results and the plan */
 
+static const struct rd_field reason_fields[] = {
+    F("reason", RD_STR, false),
+    F_INT("count", false, 0, 0, NO_OFF),
+};
+
+static const struct rd_field why_not_fields[] = {
+    F_INT("host_cells", true, 0, 0, NO_OFF),
+    F_OBJECTS("reasons", false, reason_fields),
+};
+
 static int rd_why_not(struct rd *r, const json_t *rj, const json_t **out) {
     int rc = 0;
-    const json_t *w = rd_get(r, rj, "why_not", JSON_OBJECT, true, &rc), *f, *reasons, *x;
-    const char *k, *s;
-    long long v;
-    size_t i, old, old2, old3;
+    const json_t *w = rd_get(r, rj, "why_not", JSON_OBJECT, true, &rc), *f;
+    const char *k;
+    size_t old, old2;
 
     *out = w;
     if (!w)
@@ -691,24 +742,7 @@ static int rd_why_not(struct rd *r, const json_t *rj, const json_t **out) {
     old = rd_key(r, "why_not");
     json_object_foreach((json_t *)w, k, f) {
         old2 = rd_key(r, k);
-        if (!json_is_object(f))
-            rc = rd_fail(r, NULL, "%s, not an object", type_name(f));
-        if (!rc)
-            rc = rd_int(r, f, "host_cells", true, 0, 0, &v);
-        if (!rc && (reasons = rd_get(r, f, "reasons", JSON_ARRAY, false, &rc))) {
-            json_array_foreach(reasons, i, x) {
-                old3 = rd_push(r, ".reasons[%zu]", i);
-                if (!json_is_object(x))
-                    rc = rd_fail(r, NULL, "%s, not an object", type_name(x));
-                if (!rc)
-                    rc = rd_str(r, x, "reason", false, &s);
-                if (!rc)
-                    rc = rd_int(r, x, "count", false, 0, 0, &v);
-                rd_pop(r, old3);
-                if (rc)
-                    break;
-            }
-        }
+        rc = rd_fields(r, f, why_not_fields, NFIELDS(why_not_fields), NULL);
         rd_pop(r, old2);
         if (rc)
             break;
@@ -717,35 +751,16 @@ static int rd_why_not(struct rd *r, const json_t *rj, const json_t **out) {
     return rc;
 }
 
-static int rd_summary(struct rd *r, const json_t *rj, const json_t **out) {
-    int rc = 0;
-    const json_t *a = rd_get(r, rj, "hosts_summary", JSON_ARRAY, true, &rc), *x, *m;
-    const char *s;
-    long long v;
-    size_t i, old, old2;
+static const struct rd_field summary_fields[] = {
+    F("name", RD_STR, false),
+    F("mixed", RD_COUNTS, true),
+    F_INT("stranded_pcpus", true, 0, 0, NO_OFF),
+    F_INT("stranded_memory_mb", true, 0, 0, NO_OFF),
+};
 
-    *out = a;
-    if (!a)
-        return rc;
-    old = rd_key(r, "hosts_summary");
-    json_array_foreach(a, i, x) {
-        old2 = rd_push(r, "[%zu]", i);
-        if (!json_is_object(x))
-            rc = rd_fail(r, NULL, "%s, not an object", type_name(x));
-        if (!rc)
-            rc = rd_str(r, x, "name", false, &s);
-        if (!rc)
-            rc = rd_counts(r, x, "mixed", true, &m);
-        if (!rc)
-            rc = rd_int(r, x, "stranded_pcpus", true, 0, 0, &v);
-        if (!rc)
-            rc = rd_int(r, x, "stranded_memory_mb", true, 0, 0, &v);
-        rd_pop(r, old2);
-        if (rc)
-            break;
-    }
-    rd_pop(r, old);
-    return rc;
+static int rd_summary(struct rd *r, const json_t *rj, const json_t **out) {
+    return rd_objects(r, rj, "hosts_summary", true, summary_fields, NFIELDS(summary_fields), NULL,
+                      0, 0, out);
 }
 
 static void res_free(struct res *s) {
@@ -911,9 +926,23 @@ static void add_flavor(struct plan *p, const char *name, const json_t *fj) {
 }
 
 /* Read plan; only the strategy named only (if not NULL) is read. */
+static const struct rd_field source_fields[] = {
+    F_INT("hosts", true, 0, 0, NO_OFF),
+    F_INT("skipped", true, 0, 0, NO_OFF),
+};
+
+static const struct rd_field flavor_fields[] = {
+    F("name", RD_STR, false),
+    F_INT("vcpus", true, 0, 0, NO_OFF),
+    F_INT("memory_mb", true, 0, 0, NO_OFF),
+    F_INT("numa_cells", true, 0, 0, NO_OFF),
+    F("weight", RD_RATIO, true),
+    F("planned", RD_BOOL, false),
+};
+
 int plan_render_read(const json_t *pj, const char *only, struct plan *p, char *err, size_t errlen) {
     struct rd r = {.err = err, .errlen = errlen};
-    const json_t *fleet = NULL, *flavors, *strategies, *lim, *v, *sources;
+    const json_t *fleet = NULL, *flavors, *strategies, *lim, *v;
     const char *k;
     long long version, cnt;
     size_t i, old;
@@ -949,22 +978,9 @@ int plan_render_read(const json_t *pj, const char *only, struct plan *p, char *e
         rc = rd_int(&r, fleet, "instances_skipped", true, 0, 0, &cnt);
     if (!rc)
         rc = rd_pages(&r, fleet, "pages", p->fpages, &p->nfpages);
-    if (!rc && (sources = rd_get(&r, fleet, "sources", JSON_ARRAY, true, &rc))) {
-        size_t old2 = rd_key(&r, "sources"), old3;
-        json_array_foreach(sources, i, v) {
-            old3 = rd_push(&r, "[%zu]", i);
-            if (!json_is_object(v))
-                rc = rd_fail(&r, NULL, "%s, not an object", type_name(v));
-            if (!rc)
-                rc = rd_int(&r, v, "hosts", true, 0, 0, &cnt);
-            if (!rc)
-                rc = rd_int(&r, v, "skipped", true, 0, 0, &cnt);
-            rd_pop(&r, old3);
-            if (rc)
-                break;
-        }
-        rd_pop(&r, old2);
-    }
+    if (!rc)
+        rc = rd_objects(&r, fleet, "sources", true, source_fields, NFIELDS(source_fields), NULL, 0,
+                        0, NULL);
     rd_pop(&r, old);
     if (rc)
         return rc;
@@ -992,36 +1008,12 @@ int plan_render_read(const json_t *pj, const char *only, struct plan *p, char *e
         p->cpu_ratio = json_number_value(json_object_get(lim, "cpu_allocation_ratio"));
         p->ram_ratio = json_number_value(json_object_get(lim, "ram_allocation_ratio"));
     }
-    flavors = rd_get(&r, pj, "flavors", JSON_ARRAY, false, &rc);
+    rc = rd_objects(&r, pj, "flavors", false, flavor_fields, NFIELDS(flavor_fields), NULL, 0, 0,
+                    &flavors);
     if (rc)
         return rc;
-    old = rd_key(&r, "flavors");
-    json_array_foreach(flavors, i, v) {
-        const char *name;
-        size_t old2 = rd_push(&r, "[%zu]", i);
-        if (!json_is_object(v))
-            rc = rd_fail(&r, NULL, "%s, not an object", type_name(v));
-        if (!rc)
-            rc = rd_str(&r, v, "name", false, &name);
-        if (!rc)
-            rc = rd_int(&r, v, "vcpus", true, 0, 0, &cnt);
-        if (!rc)
-            rc = rd_int(&r, v, "memory_mb", true, 0, 0, &cnt);
-        if (!rc)
-            rc = rd_int(&r, v, "numa_cells", true, 0, 0, &cnt);
-        if (!rc)
-            rc = rd_ratio(&r, v, "weight");
-        if (!rc && json_object_get(v, "planned") && !json_is_boolean(json_object_get(v, "planned")))
-            rc = rd_fail(&r, "planned", "%s, not a boolean",
-                         type_name(json_object_get(v, "planned")));
-        rd_pop(&r, old2);
-        if (rc)
-            break;
-        add_flavor(p, name, v);
-    }
-    rd_pop(&r, old);
-    if (rc)
-        return rc;
+    json_array_foreach(flavors, i, v)
+        add_flavor(p, json_string_value(json_object_get(v, "name")), v);
 
     strategies = rd_get(&r, pj, "strategies", JSON_OBJECT, false, &rc);
     if (rc)
