@@ -1186,13 +1186,11 @@ NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t 
     numafit__error_clear(err);
     if ((rc = check_args(h, r, flags, err)) < 0)
         return rc;
-    if (!ret)
-        return -EINVAL;
     rc = ctx_init(&x, h, r, o, false, 1, stack);
     if (rc < 0)
         return init_failed(err, rc);
     rc = run(&x, err);
-    if (rc == 1) {
+    if (rc == 1 && ret) { /* no ret: the answer only */
         int b = build_placement(&x, ret);
         if (b < 0) {
             numafit__error_set(err, b == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_INVALID_ARG, -1, "",

@@ -540,6 +540,10 @@ START_TEST(property_fill_and_release) {
                 continue;
             }
             int rc = numafit_fit(h, r, o, 0, &p, &e);
+            /* the answer alone (no placement) is the same answer */
+            numafit_error_t e2;
+            ck_assert_int_eq(numafit_fit(h, r, o, 0, NULL, &e2), rc);
+            ck_assert_int_eq(e2.code, e.code);
             numafit_request_free(r);
             ck_assert_msg(rc == 0 || rc == 1, "%s on %s: %d %s", flavor, spec, rc, e.text);
             if (rc == 0)

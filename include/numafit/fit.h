@@ -20,6 +20,8 @@ extern "C" {
  * unmodified copy of the request), and the whole-placement checks.
  * The host is not modified.
  * \param opt NULL for the defaults.
+ * \param ret_placement where the placement goes, or NULL for the answer
+ * only (a scheduler filter's pass or fail: no placement is built).
  * \return 1 and *ret_placement when it fits; 0 when it does not (reterr says
  * why, code NUMAFIT_E_NOFIT_*); -EINVAL (incl. a request without NUMA
  * topology: NUMAFIT_E_NOT_NUMA), -ENOMEM, -E2BIG (budget exceeded).

@@ -53,6 +53,16 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
         return (fields.CPUAllocationPolicy.DEDICATED in policies and
                 fields.CPUThreadAllocationPolicy.REQUIRE in threads)
 
+    @staticmethod
+    def _limits(host_state, network_metadata):
+        """The NUMATopologyLimits nova's filter stores for a passing host."""
+        limits = objects.NUMATopologyLimits(
+            cpu_allocation_ratio=host_state.cpu_allocation_ratio,
+            ram_allocation_ratio=host_state.ram_allocation_ratio)
+        if network_metadata:
+            limits.network_metadata = network_metadata
+        return limits
+
     def host_passes(self, host_state, spec_obj):
         host_topology = host_state.numa_topology
         requested = spec_obj.numa_topology
@@ -72,12 +82,25 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
                       host_state.host, host_state.nodename)
             return False
 
-        limits = objects.NUMATopologyLimits(
-            cpu_allocation_ratio=host_state.cpu_allocation_ratio,
-            ram_allocation_ratio=host_state.ram_allocation_ratio)
-        if "network_metadata" in spec_obj and spec_obj.network_metadata:
-            limits.network_metadata = spec_obj.network_metadata
+        network_metadata = spec_obj.network_metadata \
+            if "network_metadata" in spec_obj and spec_obj.network_metadata else None
         pci_requests = spec_obj.pci_requests.requests if spec_obj.pci_requests else None
+        if not pci_requests:
+            # the answer alone: no instance topology is built, and the
+            # limits only for a host that passes
+            fits = _adapter.host_fits(host_topology, requested, host_state.cpu_allocation_ratio,
+                                      host_state.ram_allocation_ratio, network_metadata,
+                                      pci_stats=host_state.pci_stats)
+            if fits is not None:
+                if not fits:
+                    LOG.debug("%s, %s fails NUMA topology requirements: the instance "
+                              "does not fit on this host", host_state.host,
+                              host_state.nodename)
+                    return False
+                host_state.limits["numa_topology"] = self._limits(host_state,
+                                                                  network_metadata)
+                return True
+        limits = self._limits(host_state, network_metadata)
         kwargs = {}
         if pci_requests and _adapter.profile() == "latest" and \
                 hasattr(spec_obj, "get_request_group_mapping"):

@@ -17,6 +17,7 @@ try:
     from nova.tests.unit.scheduler import fakes
     import nova_fit_diff as nfd
     from numafit import scheduler
+    import numafit.nova as _adapter
     HAVE_NOVA = True
 except (ImportError, SystemExit):
     HAVE_NOVA = False
@@ -46,12 +47,18 @@ class FilterAgainstNova(unittest.TestCase):
         rng = random.Random(7)
         st = nfd.Stats()
         ours, novas = scheduler.NUMATopologyFilter(), numa_topology_filter.NUMATopologyFilter()
-        agree = passed = 0
+        agree = passed = networks = 0
+        before = dict(_adapter.stats)
         for s in nfd.gen_scenarios(rng, 200, st):
             spec = nfd.objects.RequestSpec(
                 numa_topology=s["req"], pci_requests=None, instance_uuid="6b4ba31a-3f03-4d3f-a1c0-27f4d9e6a7c2",
                 flavor=nfd.objects.Flavor(extra_specs=dict(s["flavor"]["extra_specs"])),
                 image=nfd.objects.ImageMeta.from_dict(copy.deepcopy(s["image"])))
+            if rng.random() < 0.3:  # a request with network affinity
+                spec.network_metadata = nfd.objects.NetworkMetadata(
+                    physnets=set(rng.sample(nfd.PHYSNETS, rng.randint(0, 2))),
+                    tunneled=rng.random() < 0.5)
+                networks += 1
             ratios = {"cpu_allocation_ratio": rng.choice([1.0, 4.0, 16.0]),
                       "ram_allocation_ratio": rng.choice([1.0, 1.5])}
             hs = [fakes.FakeHostState("h", "n", dict(numa_topology=s["host"], pci_stats=None,
@@ -62,13 +69,25 @@ class FilterAgainstNova(unittest.TestCase):
             b = novas.host_passes(hs[1], spec)
             if a != b:
                 limits = nfd.objects.NUMATopologyLimits(**ratios)
+                if "network_metadata" in spec:
+                    limits.network_metadata = spec.network_metadata
                 b = nfd.reference_fit(s["host"], s["req"], limits) is not None
             self.assertEqual(a, b, nfd.scenario_line(s))
             if a:
-                self.assertIn("numa_topology", hs[0].limits)
+                # the limits nova's filter stores for a passing host
+                want = nfd.objects.NUMATopologyLimits(**ratios)
+                if "network_metadata" in spec and spec.network_metadata:
+                    want.network_metadata = spec.network_metadata
+                self.assertEqual(hs[0].limits["numa_topology"].obj_to_primitive(),
+                                 want.obj_to_primitive())
                 passed += 1
             agree += 1
         self.assertGreater(passed, 10)
+        self.assertGreater(networks, 20)
+        # the answers came from the library (the filter's pass/fail call),
+        # not from nova's function
+        self.assertGreater(_adapter.stats["library"], before["library"] + 150)
+        self.assertEqual(_adapter.stats["fallback"], before["fallback"])
 
 
 if __name__ == "__main__":

@@ -171,3 +171,25 @@ def _options_for(limits, profile_):
     if hit is None:
         hit = _optionses.put(key, Options(limits_json(limits), profile_, strategy))
     return hit
+
+
+def _options_for_ratios(cpu_ratio, ram_ratio, network_metadata, profile_):
+    """_options_for() of NUMATopologyLimits(cpu_allocation_ratio=cpu_ratio,
+    ram_allocation_ratio=ram_ratio[, network_metadata=...]) without
+    building that object: the same cache key, the same Options."""
+    strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
+        else "spread"
+    nm = _U
+    if network_metadata is not None:
+        nd = network_metadata.__dict__
+        nm = (_fs(nd.get("_obj_physnets", _U)), nd.get("_obj_tunneled", _U))
+    key = ((cpu_ratio, ram_ratio, nm), profile_, strategy)
+    hit = _optionses.get(key)
+    if hit is None:
+        limits = {"cpu_allocation_ratio": cpu_ratio, "ram_allocation_ratio": ram_ratio}
+        if network_metadata is not None:
+            limits["network_metadata"] = {
+                "physnets": sorted(nm[0]) if nm[0] is not _U else [],
+                "tunneled": bool(nm[1]) if nm[1] is not _U else False}
+        hit = _optionses.put(key, Options(limits, profile_, strategy))
+    return hit

@@ -7,7 +7,7 @@ from .. import _ffi, cpu as _cpu, errors
 from ..host import Host
 from ..placement import Placement
 from ..request import Request
-from .cache import _cells_host, _options_for, _request_for
+from .cache import _cells_host, _options_for, _options_for_ratios, _request_for
 from .convert import _attr, _build_cells, flavor_json, image_json, request_flavor
 from .runtime import _count, _nova, _original, _translating, _Unsupported, profile
 
@@ -39,6 +39,13 @@ def _fit_cells(host, req, opt):
     with _ffi.hold(host, req, opt) as (h, r, o):
         rc = _ffi.fit(h, r, o, 0, byref(p), byref(err))
     return _placed_cells(rc, p, err)
+
+
+def _fits(host, req, opt):
+    """numafit_fit's answer alone: True or False, no placement built."""
+    err = _ffi.Error()
+    with _ffi.hold(host, req, opt) as (h, r, o):
+        return _ffi.fit(h, r, o, 0, None, byref(err)) == 1
 
 
 def _fit_cell(host, req, opt, nreserved):
@@ -95,6 +102,33 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
     cells = _build_cells(instance_topology.cells, pcells, vmap)
     etp = _attr(instance_topology, "emulator_threads_policy")
     return objects.InstanceNUMATopology(cells=cells, emulator_threads_policy=etp)
+
+
+@_translating
+def host_fits(host_topology, instance_topology, cpu_allocation_ratio, ram_allocation_ratio,
+              network_metadata=None, pci_stats=None):
+    """The scheduler filter's question, without the objects nova's answer
+    carries: does instance_topology fit on host_topology with these
+    allocation ratios (and the request's NetworkMetadata)?  True or False,
+    the same answer as bool(numa_fit_instance_to_host(host_topology,
+    instance_topology, NUMATopologyLimits(...))); None when the library
+    cannot answer it (PCI device pools, a ratio of None, an instance
+    topology no flavor gives): ask numa_fit_instance_to_host then."""
+    if not (host_topology and instance_topology):
+        return False
+    if len(host_topology) < len(instance_topology):
+        return False
+    if cpu_allocation_ratio is None or ram_allocation_ratio is None or \
+            (pci_stats is not None and getattr(pci_stats, "pools", None)):
+        return None
+    prof = profile()
+    try:
+        req, _vmap = _request_for(instance_topology, prof)
+    except _Unsupported:
+        return None
+    _count("library")
+    opt = _options_for_ratios(cpu_allocation_ratio, ram_allocation_ratio, network_metadata, prof)
+    return _fits(_cells_host(host_topology), req, opt)
 
 
 @_translating
