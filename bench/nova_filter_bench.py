@@ -4,7 +4,7 @@ on nova's own objects, as nova-scheduler calls them.
 
     NUMAFIT_LIBRARY=libnumafit/.libs/libnumafit.so.0 \\
         /usr/bin/python3 bench/nova_filter_bench.py [--hosts 100,1000]
-        [--rounds 3] [--seed N] [--modes warm,fresh]
+        [--rounds 3] [--seed N] [--modes warm,fresh,claim] [--claim-hosts 50]
 
 Hosts: nova's HostState objects whose numa_topology is built as nova's
 host manager builds it (NUMATopology.obj_from_db_obj of the compute node's
@@ -23,8 +23,14 @@ Modes (the garbage collector on, as in nova-scheduler):
          (obj_from_db_obj) is not timed: nova's host manager pays it for
          either filter
 
+  claim  HostState.consume_from_request (nova's scheduler claim) on the
+         hosts the filter passes, each on its own new host object and a
+         clone of the request (both untimed): nova's own functions, then
+         with numafit.nova.patch(); the claimed hosts' usage (pinned CPU
+         counts, CPU and memory usage, used pages per cell) is compared
+
 For each request both filters check every host, nova's first; the times are
-per host check (total / checks). The verdicts are compared: a mismatch is
+per host check (total / checks), per claim in the claim mode. The verdicts are compared: a mismatch is
 a host one filter passes and the other refuses (nova's fit cache defect can
 cause some; they are counted, not hidden). Prints one line per mode and
 fleet size, then the ratios. Not part of make check.
@@ -121,7 +127,8 @@ def make_hosts(n, prims, rng):
 
 
 def request_spec(name, vcpus, mem, specs):
-    flavor = objects.Flavor(vcpus=vcpus, memory_mb=mem, extra_specs=dict(specs), name=name)
+    flavor = objects.Flavor(vcpus=vcpus, memory_mb=mem, extra_specs=dict(specs), name=name,
+                            root_gb=0, ephemeral_gb=0)
     image = objects.ImageMeta.from_dict({"properties": {}})
     spec = objects.RequestSpec(flavor=flavor, image=image,
                                numa_topology=hardware.numa_get_constraints(flavor, image),
@@ -158,12 +165,60 @@ def run(mode, n, rounds, prims, specs, rng):
     return t_nova / checks / 1000, t_ours / checks / 1000, checks, passed, mismatches
 
 
+def usage_counts(topo):
+    """Per cell: pinned CPUs, CPU and memory usage, used pages: what a claim
+    changes (the pinned threads inside a core may differ on purpose)."""
+    return [(len(c.pinned_cpus), c.cpu_usage, c.memory_usage,
+             tuple((m.size_kb, m.used) for m in c.mempages or ())) for c in topo.cells]
+
+
+def run_claims(n, rounds, prims, specs, rng):
+    """HostState.consume_from_request, nova's scheduler claim, on hosts the
+    filter passes: nova's own functions, then with numafit.nova.patch().
+    Each claim on its own new host object (built untimed, with the limits
+    the filter stored) and a clone of the request (consume replaces its
+    numa_topology)."""
+    import numafit.nova as nn
+    nova_f = numa_topology_filter.NUMATopologyFilter()
+    t = {"nova": 0, "numafit": 0}
+    claims = mismatches = 0
+    for _ in range(rounds):
+        for spec in specs:
+            texts = [(with_usage(prims[i % len(prims)], rng), rng.choice([1.0, 4.0, 16.0]),
+                      rng.choice([1.0, 1.5])) for i in range(n)]
+            results = {}
+            for side in ("nova", "numafit"):
+                if side == "numafit":
+                    nn.patch()
+                else:
+                    nn.unpatch()
+                out = []
+                for i, (text, cr, rr) in enumerate(texts):
+                    hs = host_state(i, text, cr, rr)
+                    hs.free_ram_mb = hs.free_disk_mb = 10 ** 7
+                    hs.vcpus_used = hs.num_instances = hs.num_io_ops = 0
+                    if not nova_f.host_passes(hs, spec):
+                        continue
+                    sp = spec.obj_clone()
+                    t0 = time.perf_counter_ns()
+                    hs.consume_from_request(sp)
+                    t[side] += time.perf_counter_ns() - t0
+                    out.append(usage_counts(hs.numa_topology))
+                results[side] = out
+            nn.unpatch()
+            claims += len(results["nova"])
+            mismatches += sum(1 for a, b in zip(results["nova"], results["numafit"]) if a != b)
+    return t["nova"] / claims / 1000, t["numafit"] / claims / 1000, claims, mismatches
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hosts", default="100,1000")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=20261201)
-    ap.add_argument("--modes", default="warm,fresh")
+    ap.add_argument("--modes", default="warm,fresh,claim")
+    ap.add_argument("--claim-hosts", type=int, default=50,
+                    help="hosts per request in the claim mode")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     prims = load_fixtures()
@@ -171,11 +226,17 @@ def main():
     print("%-6s %6s %12s %14s %8s %8s %8s %10s" % ("mode", "hosts", "nova us", "numafit us",
                                                    "ratio", "checks", "passed", "mismatch"))
     for mode in args.modes.split(","):
+        if mode == "claim":
+            continue
         for n in (int(x) for x in args.hosts.split(",")):
             tn, to, checks, passed, mism = run(mode, n, args.rounds, prims, specs, rng)
             print("%-6s %6d %12.1f %14.1f %7.1fx %8d %8d %10d" % (mode, n, tn, to, tn / to,
                                                                  checks, passed, mism))
             sys.stdout.flush()
+    if "claim" in args.modes.split(","):
+        tn, to, claims, mism = run_claims(args.claim_hosts, args.rounds, prims, specs, rng)
+        print("%-6s %6d %12.1f %14.1f %7.1fx %8d %8s %10d" % ("claim", args.claim_hosts, tn, to,
+                                                             tn / to, claims, "-", mism))
 
 
 if __name__ == "__main__":
