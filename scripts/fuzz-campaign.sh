@@ -9,7 +9,9 @@
 #
 # --since counts only the runs logged at or after DATE (the log's format,
 # e.g. 2026-12-01T09:30Z): the runs on code a later change replaced do not
-# count for it.
+# count for it. Per target, tests/fuzz/campaign-since.txt (lines "TARGET
+# DATE why") does the same for the targets whose code changed: a run counts
+# when it is at or after both dates.
 #
 # Prints a Markdown table (doc/fuzzing.md keeps the last one). Exit status 0
 # when every target of tests/fuzz is done and none has a finding, 1 if not.
@@ -21,11 +23,14 @@ if [ "${1:-}" = --since ]; then
     shift 2
 fi
 log=${1:-$top/tests/fuzz/campaign.txt}
+since_file=$top/tests/fuzz/campaign-since.txt
+[ -r "$since_file" ] || since_file=/dev/null
 [ -r "$log" ] || { echo "fuzz-campaign.sh: cannot read $log" >&2; exit 1; }
 targets=$(cd "$top/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
 
 awk -v targets="$targets" -v since="$since" '
-    /^#/ || NF < 11 || $1 < since { next }
+    FNR == NR { if ($0 !~ /^#/ && NF >= 2) tsince[$1] = $2; next }
+    /^#/ || NF < 11 || $1 < since || ($3 in tsince && $1 < tsince[$3]) { next }
     {
         t = $3; runs[t]++; cpu[t] += $5; ex[t] += $6
         if ($7 > cov[t]) cov[t] = $7
@@ -50,4 +55,4 @@ awk -v targets="$targets" -v since="$since" '
                 done ? "yes" : (find[t] ? "no: findings" : "no")
         }
         exit ok ? 0 : 1
-    }' "$log"
+    }' "$since_file" "$log"
