@@ -34,6 +34,7 @@ try:
 except (ImportError, SystemExit):
     HAVE_NOVA = False
 
+import numafit
 import numafit.nova as nn
 
 CASES = int(os.environ.get("NUMAFIT_ADAPTER_CASES", "500"))
@@ -139,6 +140,13 @@ class AdapterAgainstNova(unittest.TestCase):
         want = nfd.nova_claim(host, got)
         mine = nn.numa_usage_from_instance_numa(host, got)
         self.assertEqual(usage(want), usage(mine))
+        # the claim starts from the host model the fit cached: the whole
+        # result equals a claim on the host read afresh from its primitive
+        with numafit.Host.from_json(host.obj_to_primitive()) as h, \
+                numafit.Placement.from_json(got.obj_to_primitive()) as p:
+            h.claim(p)
+            afresh = self.objects.NUMATopology.obj_from_primitive(h.to_dict())
+        self.assertEqual(prim(afresh), prim(mine))
         back = nn.numa_usage_from_instance_numa(mine, got, free=True)
         self.assertEqual(usage(host), usage(back))
 

@@ -1,5 +1,6 @@
 """nova.virt.hardware's NUMA functions (same names and signatures), on
 nova objects, computed by libnumafit."""
+import copy
 import json
 from ctypes import byref, c_void_p
 
@@ -172,7 +173,9 @@ def numa_usage_from_instance_numa(host_topology, instance_topology, free=False):
         return host_topology
     objects = _nova()[1]
     _count("library")
-    with Host.from_json(host_topology.obj_to_primitive()) as host, \
+    # the host model the filter cached for this object (its content checked
+    # afresh), copied: the cached model is never claimed on
+    with copy.copy(_cells_host(host_topology)) as host, \
             Placement.from_json(instance_topology.obj_to_primitive()) as p:
         (host.release if free else host.claim)(p)
         return objects.NUMATopology.obj_from_primitive(host.to_dict())
