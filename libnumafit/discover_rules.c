@@ -703,7 +703,8 @@ static int build_siblings(const struct numafit__dhost *d, const struct numafit__
     for (uint32_t i = 0; i < dc->ncpus; i++) {
         const struct numafit__dcpu *cpu = &dc->cpus[i];
         if (cpu->has_siblings) {
-            g[i].p = d->sib + cpu->sib_start;
+            /* an empty list (siblings='0,^0') may have no storage at all */
+            g[i].p = cpu->sib_len ? d->sib + cpu->sib_start : &self[i];
             g[i].n = cpu->sib_len;
         } else {
             self[i] = (uint16_t)cpu->id;
