@@ -67,6 +67,17 @@ NUMAFIT_EXPORT void numafit_domconf_free(numafit_domconf_t *conf) {
     numafit__free(conf);
 }
 
+void numafit__domconf_take_nova(numafit_domconf_t *dst, const numafit_domconf_t *src) {
+    dst->has_shared = src->has_shared;
+    memcpy(dst->shared, src->shared, sizeof(dst->shared));
+    dst->has_pinset = src->has_pinset;
+    memcpy(dst->pinset, src->pinset, sizeof(dst->pinset));
+    dst->rt_priority = src->rt_priority;
+    dst->file_backed_mb = src->file_backed_mb;
+    memcpy(dst->type, src->type, sizeof(dst->type));
+    memcpy(dst->cpu_mode, src->cpu_mode, sizeof(dst->cpu_mode));
+}
+
 /* Parse a cpu spec option; empty_ok: whether a spec leaving no CPU is fine. */
 static int conf_cpuset(const char *opt, const char *spec, bool empty_ok, uint64_t *bits, bool *has,
                        numafit_error_t *err) {
@@ -338,7 +349,8 @@ static int nomem(numafit_error_t *err) {
     return -ENOMEM;
 }
 
-/* Python's sorted(set) repr ("[0, 1, 2]"), cut to fit. */
+/* Python's sorted(set) repr ("[0, 1, 2]"), cut to fit: after each number
+ * there is room left for ", ...]" and the NUL (7 bytes). */
 static void pylist(const uint64_t *bits, unsigned nw, char *out, size_t cap) {
     size_t n = 0;
     int i = -1;
@@ -350,7 +362,7 @@ static void pylist(const uint64_t *bits, unsigned nw, char *out, size_t cap) {
     while ((i = numafit__bits_next(bits, nw, i)) >= 0) {
         char tmp[16];
         int k = snprintf(tmp, sizeof(tmp), "%s%d", first ? "" : ", ", i);
-        if (n + (size_t)k + 5 >= cap) {
+        if (n + (size_t)k + 7 > cap) {
             memcpy(out + n, ", ...", 5);
             n += 5;
             break;
@@ -380,7 +392,7 @@ struct qval {
 static bool py_int(const char *s, struct qval *q) {
     struct numafit__pyint v;
     size_t pos = 0, o = 0;
-    if (numafit__pyint_scan(s, strlen(s), 0, &v) != NUMAFIT__PYINT_OK)
+    if (numafit__pyint_scan(s, strlen(s), &v) != NUMAFIT__PYINT_OK)
         return false;
     q->neg = v.sign < 0;
     q->big = !numafit__pyint_u64(&v, &q->mag) || v.ndig + 2 >= sizeof(q->text);

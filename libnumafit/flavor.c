@@ -15,9 +15,30 @@ bool numafit__py_space(char c) {
     return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
 }
 
-/* Py_ISSPACE: no '\x1c'..'\x1f'. */
-static bool c_space(char c) {
-    return c == ' ' || (c >= '\t' && c <= '\r');
+/* White space Python's int() skips around a number, at p (before e): its
+ * length in bytes, 0 if none. int() reads ASCII white space as C's isspace()
+ * does (' ', '\t'..'\r': not '\x1c'..'\x1f', which str.strip() removes)
+ * and the Unicode White_Space characters above U+007F (here in UTF-8). */
+static size_t int_space(const char *p, const char *e) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t n = (size_t)(e - p);
+    if (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+        return 1;
+    if (n >= 2 && u[0] == 0xc2 && (u[1] == 0x85 || u[1] == 0xa0)) /* U+0085, U+00A0 */
+        return 2;
+    if (n < 3)
+        return 0;
+    if (u[0] == 0xe1 && u[1] == 0x9a && u[2] == 0x80) /* U+1680 */
+        return 3;
+    /* U+2000..200A, U+2028, U+2029, U+202F */
+    if (u[0] == 0xe2 && u[1] == 0x80 &&
+        ((u[2] >= 0x80 && u[2] <= 0x8a) || u[2] == 0xa8 || u[2] == 0xa9 || u[2] == 0xaf))
+        return 3;
+    if (u[0] == 0xe2 && u[1] == 0x81 && u[2] == 0x9f) /* U+205F */
+        return 3;
+    if (u[0] == 0xe3 && u[1] == 0x80 && u[2] == 0x80) /* U+3000 */
+        return 3;
+    return 0;
 }
 
 static bool is_digit(char c) {
@@ -50,12 +71,12 @@ static int scan_digits(const char *p, const char *e, struct numafit__pyint *v, c
     return NUMAFIT__PYINT_OK;
 }
 
-int numafit__pyint_scan(const char *s, size_t n, unsigned flags, struct numafit__pyint *v) {
-    bool (*space)(char) = flags & NUMAFIT__PYINT_CSPACE ? c_space : numafit__py_space;
+int numafit__pyint_scan(const char *s, size_t n, struct numafit__pyint *v) {
     const char *p = s, *e = s + n;
+    size_t k;
     int sign = 1, rc;
-    while (p < e && space(*p))
-        p++;
+    while (p < e && (k = int_space(p, e)))
+        p += k;
     if (p < e && (*p == '+' || *p == '-'))
         sign = *p++ == '-' ? -1 : 1;
     if (p == e || !is_digit(*p))
@@ -63,8 +84,8 @@ int numafit__pyint_scan(const char *s, size_t n, unsigned flags, struct numafit_
     if ((rc = scan_digits(p, e, v, &p)) != NUMAFIT__PYINT_OK)
         return rc;
     v->sign = v->ndig ? sign : 0;
-    while (p < e && space(*p))
-        p++;
+    while (p < e && (k = int_space(p, e)))
+        p += k;
     return p == e ? NUMAFIT__PYINT_OK : NUMAFIT__PYINT_TRAILING;
 }
 
@@ -90,7 +111,7 @@ bool numafit__py_int(const char *s, int64_t *ret, bool *ovf) {
     struct numafit__pyint v;
     uint64_t m;
     bool over;
-    if (numafit__pyint_scan(s, strlen(s), 0, &v) != NUMAFIT__PYINT_OK)
+    if (numafit__pyint_scan(s, strlen(s), &v) != NUMAFIT__PYINT_OK)
         return false;
     over = !numafit__pyint_u64(&v, &m);
     if (v.sign < 0) {

@@ -16,13 +16,16 @@
 
 /* ------------------------------------------------------------ Python values */
 
-/* Python's white space (str.strip(), int()), ASCII part: ' ', '\t'..'\r'
- * and '\x1c'..'\x1f'. */
+/* Python's str.strip() white space, ASCII part: ' ', '\t'..'\r' and
+ * '\x1c'..'\x1f' (int() skips other white space: numafit__pyint_scan). */
 bool numafit__py_space(char c);
 
 /*
- * The digits of Python's int(s) for ASCII text: white space, an optional
- * sign, digits with single '_' between them, white space.
+ * The digits of Python's int(s) for UTF-8 text: white space (as int()
+ * skips it: ASCII ' ', '\t'..'\r' and Unicode White_Space above U+007F),
+ * an optional sign, ASCII digits with single '_' between them, white space.
+ * (int() also reads Unicode decimal digits such as U+0663; these are not
+ * read here: such a value is malformed.)
  */
 struct numafit__pyint {
     int sign;        /* -1, 0, 1 */
@@ -32,14 +35,12 @@ struct numafit__pyint {
     size_t digits;   /* all digits, leading zeros included */
 };
 enum { NUMAFIT__PYINT_OK, NUMAFIT__PYINT_INVALID, NUMAFIT__PYINT_TRAILING };
-/* Only Py_ISSPACE white space (no '\x1c'..'\x1f'), as topology.c reads. */
-#define NUMAFIT__PYINT_CSPACE 1u
 /*
  * Scan s[0..n) into *v. Returns NUMAFIT__PYINT_OK; NUMAFIT__PYINT_INVALID
  * when the number itself is malformed; NUMAFIT__PYINT_TRAILING when a
  * well-formed number (v->digits set) is followed by other text.
  */
-int numafit__pyint_scan(const char *s, size_t n, unsigned flags, struct numafit__pyint *v);
+int numafit__pyint_scan(const char *s, size_t n, struct numafit__pyint *v);
 /* The next digit of v at or after *pos (which starts at 0). */
 char numafit__pyint_digit(const struct numafit__pyint *v, size_t *pos);
 /* |v| in *mag; false (with *mag meaningless) when it needs more than 64 bits. */

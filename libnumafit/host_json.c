@@ -208,126 +208,13 @@ out:
 
 /* ------------------------------------------------------------ envelopes */
 
-/* Report at the current path: an invalid field. */
-#define SCHEMA(...) numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_SCHEMA, __VA_ARGS__)
-
-/* "nova_object.name": the expected name. */
-static int env_name(struct ctx *c, const json_t *v, const char *name) {
-    const json_t *f = json_object_get(v, KEY_NAME);
-    size_t old = numafit__jp_push(&c->jp, KEY_NAME);
-    int r = 0;
-    if (!f)
-        r = SCHEMA("'" KEY_NAME "' is missing");
-    else if (!json_is_string(f))
-        r = SCHEMA("'" KEY_NAME "' must be a string");
-    else if (strcmp(json_string_value(f), name))
-        r = SCHEMA("an object of type %s is required, not '%.64s'", name, json_string_value(f));
-    numafit__jp_pop(&c->jp, old);
-    return r;
-}
-
-/* "nova_object.namespace": "nova". */
-static int env_namespace(struct ctx *c, const json_t *v) {
-    const json_t *f = json_object_get(v, KEY_NS);
-    size_t old = numafit__jp_push(&c->jp, KEY_NS);
-    int r = 0;
-    if (!f)
-        r = SCHEMA("'" KEY_NS "' is missing");
-    else if (!json_is_string(f) || strcmp(json_string_value(f), "nova"))
-        r = SCHEMA("unsupported object namespace (must be \"nova\")");
-    numafit__jp_pop(&c->jp, old);
-    return r;
-}
-
-/* "MAJOR.MINOR" followed by nothing or by '.' (*p points there); the
- * numbers stop growing at a million. */
-static bool parse_version(const char **pp, unsigned long *major, unsigned long *minor) {
-    const char *p = *pp;
-    bool ok = *p >= '0' && *p <= '9';
-    *major = *minor = 0;
-    while (ok && *p >= '0' && *p <= '9' && *major < 1000000)
-        *major = *major * 10 + (unsigned long)(*p++ - '0');
-    ok = ok && *p == '.';
-    if (ok)
-        p++;
-    ok = ok && *p >= '0' && *p <= '9';
-    while (ok && *p >= '0' && *p <= '9' && *minor < 1000000)
-        *minor = *minor * 10 + (unsigned long)(*p++ - '0');
-    *pp = p;
-    return ok && (!*p || *p == '.');
-}
-
-/* "nova_object.version": 1.x with x <= max_minor. */
-static int env_version(struct ctx *c, const json_t *v, const char *name, int max_minor) {
-    const json_t *f = json_object_get(v, KEY_VERSION);
-    size_t old = numafit__jp_push(&c->jp, KEY_VERSION);
-    unsigned long major, minor;
-    const char *s, *p;
-    int r = 0;
-    if (!f) {
-        r = SCHEMA("'" KEY_VERSION "' is missing");
-    } else if (!json_is_string(f)) {
-        r = SCHEMA("'" KEY_VERSION "' must be a string");
-    } else {
-        s = p = json_string_value(f);
-        if (!parse_version(&p, &major, &minor))
-            r = SCHEMA("Invalid version: '%.32s'", s);
-        else if (*p || major != 1 || minor > (unsigned long)max_minor)
-            r = numafit__jp_fail(&c->jp, -EINVAL, NUMAFIT_E_VERSION,
-                                 "Version %.32s of %s is not supported, supported version is 1.%d",
-                                 s, name, max_minor);
-    }
-    numafit__jp_pop(&c->jp, old);
-    return r;
-}
-
-/* "nova_object.changes" (optional): field names. */
-static int env_changes(struct ctx *c, const json_t *v) {
-    const json_t *f = json_object_get(v, KEY_CHANGES), *e;
-    size_t old, i;
-    int r = 0;
-    if (!f)
-        return 0;
-    old = numafit__jp_push(&c->jp, KEY_CHANGES);
-    if (!json_is_array(f))
-        r = SCHEMA("'" KEY_CHANGES "' must be an array");
-    json_array_foreach(f, i, e) {
-        if (r == 0 && !json_is_string(e))
-            r = SCHEMA("'" KEY_CHANGES "' must hold field names");
-    }
-    numafit__jp_pop(&c->jp, old);
-    return r;
-}
-
-/* "nova_object.data": an object. */
-static int env_data(struct ctx *c, const json_t *v, json_t **ret_data) {
-    json_t *f = json_object_get(v, KEY_DATA);
-    size_t old = numafit__jp_push(&c->jp, KEY_DATA);
-    int r = 0;
-    if (!f)
-        r = SCHEMA("'" KEY_DATA "' is missing");
-    else if (!json_is_object(f))
-        r = SCHEMA("'" KEY_DATA "' must be an object, not %s", numafit__json_type_name(f));
-    numafit__jp_pop(&c->jp, old);
-    if (r == 0)
-        *ret_data = f;
-    return r;
-}
-
-/* Check a versioned-object envelope at the current path and return its data.
- * Accepts major 1 with a minor <= max_minor. */
+/* Check a versioned-object envelope at the current path and return its data
+ * (numafit__jp_envelope). Accepts major 1 with a minor <= max_minor. */
 static int read_envelope(struct ctx *c, const json_t *v, const char *name, int max_minor,
                          json_t **ret_data) {
-    int r;
-    if (!json_is_object(v))
-        return SCHEMA("%s must be an object, not %s", name, numafit__json_type_name(v));
-    if ((r = env_name(c, v, name)) < 0 || (r = env_namespace(c, v)) < 0 ||
-        (r = env_version(c, v, name, max_minor)) < 0 || (r = env_changes(c, v)) < 0)
-        return r;
-    return env_data(c, v, ret_data);
+    int minor;
+    return numafit__jp_envelope(&c->jp, v, name, max_minor, &minor, ret_data);
 }
-
-#undef SCHEMA
 
 /* ------------------------------------------------------------ nested objects */
 

@@ -113,51 +113,147 @@ int numafit__json_uint(const json_t *v, uint64_t max, uint64_t *out) {
     return NUMAFIT__JU_OK;
 }
 
-/* The version check of numafit__jp_unwrap: "1.x" with x <= max_minor. */
-static int check_version(struct numafit__jpath *p, const json_t *ver, const char *name,
-                         int max_minor, int *minor) {
-    int maj = 0, min = 0;
-    char t[128]; /* the message is cut at this size */
-    if (!json_is_string(ver) || sscanf(json_string_value(ver), "%d.%d", &maj, &min) != 2 ||
-        maj != 1 || min < 0 || min > max_minor) {
-        snprintf(t, sizeof(t), "Version %s of %s is not supported",
-                 json_is_string(ver) ? json_string_value(ver) : "?", name);
-        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_VERSION, "%s", t);
-    }
-    *minor = min;
-    return 0;
+/* ------------------------------------------------------------ envelopes */
+
+#define KEY_NAME    "nova_object.name"
+#define KEY_NS      "nova_object.namespace"
+#define KEY_VERSION "nova_object.version"
+#define KEY_DATA    "nova_object.data"
+#define KEY_CHANGES "nova_object.changes"
+
+/* Report at the current path: an invalid field. */
+#define SCHEMA(...) numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, __VA_ARGS__)
+
+/* "nova_object.name": the expected name. */
+static int env_name(struct numafit__jpath *p, const json_t *v, const char *name) {
+    const json_t *f = json_object_get(v, KEY_NAME);
+    size_t old = numafit__jp_push(p, KEY_NAME);
+    int r = 0;
+    if (!f)
+        r = SCHEMA("'" KEY_NAME "' is missing");
+    else if (!json_is_string(f))
+        r = SCHEMA("'" KEY_NAME "' must be a string");
+    else if (strcmp(json_string_value(f), name))
+        r = SCHEMA("an object of type %s is required, not '%.64s'", name, json_string_value(f));
+    numafit__jp_pop(p, old);
+    return r;
 }
 
-/* The name (and, with max_minor >= 0, namespace and version) checks. */
-static int check_header(struct numafit__jpath *p, const json_t *v, const json_t *n,
-                        const char *name, int max_minor, int *minor) {
-    const json_t *ns = json_object_get(v, "nova_object.namespace");
-    bool name_ok = json_is_string(n) && !strcmp(json_string_value(n), name);
-    if (max_minor < 0)
-        return name_ok
-                   ? 0
-                   : numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "expected a %s object", name);
-    if (!name_ok || !json_is_string(ns) || strcmp(json_string_value(ns), "nova"))
-        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA,
-                                "unexpected object name or namespace");
-    return check_version(p, json_object_get(v, "nova_object.version"), name, max_minor, minor);
+/* "nova_object.namespace": "nova". */
+static int env_namespace(struct numafit__jpath *p, const json_t *v) {
+    const json_t *f = json_object_get(v, KEY_NS);
+    size_t old = numafit__jp_push(p, KEY_NS);
+    int r = 0;
+    if (!f)
+        r = SCHEMA("'" KEY_NS "' is missing");
+    else if (!json_is_string(f) || strcmp(json_string_value(f), "nova"))
+        r = SCHEMA("unsupported object namespace (must be \"nova\")");
+    numafit__jp_pop(p, old);
+    return r;
 }
+
+/* "MAJOR.MINOR" followed by nothing or by '.' (*pp points there); the
+ * numbers stop growing at a million. */
+static bool parse_version(const char **pp, unsigned long *major, unsigned long *minor) {
+    const char *s = *pp;
+    bool ok = *s >= '0' && *s <= '9';
+    *major = *minor = 0;
+    while (ok && *s >= '0' && *s <= '9' && *major < 1000000)
+        *major = *major * 10 + (unsigned long)(*s++ - '0');
+    ok = ok && *s == '.';
+    if (ok)
+        s++;
+    ok = ok && *s >= '0' && *s <= '9';
+    while (ok && *s >= '0' && *s <= '9' && *minor < 1000000)
+        *minor = *minor * 10 + (unsigned long)(*s++ - '0');
+    *pp = s;
+    return ok && (!*s || *s == '.');
+}
+
+/* "nova_object.version": 1.x with x <= max_minor, x into *minor. */
+static int env_version(struct numafit__jpath *p, const json_t *v, const char *name, int max_minor,
+                       int *minor) {
+    const json_t *f = json_object_get(v, KEY_VERSION);
+    size_t old = numafit__jp_push(p, KEY_VERSION);
+    unsigned long major, mi;
+    const char *s, *e;
+    int r = 0;
+    if (!f) {
+        r = SCHEMA("'" KEY_VERSION "' is missing");
+    } else if (!json_is_string(f)) {
+        r = SCHEMA("'" KEY_VERSION "' must be a string");
+    } else {
+        s = e = json_string_value(f);
+        if (!parse_version(&e, &major, &mi))
+            r = SCHEMA("Invalid version: '%.32s'", s);
+        else if (*e || major != 1 || mi > (unsigned long)max_minor)
+            r = numafit__jp_fail(p, -EINVAL, NUMAFIT_E_VERSION,
+                                 "Version %.32s of %s is not supported, supported version is 1.%d",
+                                 s, name, max_minor);
+        else
+            *minor = (int)mi;
+    }
+    numafit__jp_pop(p, old);
+    return r;
+}
+
+/* "nova_object.changes" (optional): field names. */
+static int env_changes(struct numafit__jpath *p, const json_t *v) {
+    const json_t *f = json_object_get(v, KEY_CHANGES), *e;
+    size_t old, i;
+    int r = 0;
+    if (!f)
+        return 0;
+    old = numafit__jp_push(p, KEY_CHANGES);
+    if (!json_is_array(f))
+        r = SCHEMA("'" KEY_CHANGES "' must be an array");
+    json_array_foreach(f, i, e) {
+        if (r == 0 && !json_is_string(e))
+            r = SCHEMA("'" KEY_CHANGES "' must hold field names");
+    }
+    numafit__jp_pop(p, old);
+    return r;
+}
+
+/* "nova_object.data": an object. */
+static int env_data(struct numafit__jpath *p, const json_t *v, json_t **ret_data) {
+    json_t *f = json_object_get(v, KEY_DATA);
+    size_t old = numafit__jp_push(p, KEY_DATA);
+    int r = 0;
+    if (!f)
+        r = SCHEMA("'" KEY_DATA "' is missing");
+    else if (!json_is_object(f))
+        r = SCHEMA("'" KEY_DATA "' must be an object, not %s", numafit__json_type_name(f));
+    numafit__jp_pop(p, old);
+    if (r == 0)
+        *ret_data = f;
+    return r;
+}
+
+int numafit__jp_envelope(struct numafit__jpath *p, const json_t *v, const char *name, int max_minor,
+                         int *minor, json_t **ret_data) {
+    int r;
+    if (!json_is_object(v))
+        return SCHEMA("%s must be an object, not %s", name, numafit__json_type_name(v));
+    if (max_minor < 0)
+        r = env_name(p, v, name);
+    else if ((r = env_name(p, v, name)) == 0 && (r = env_namespace(p, v)) == 0 &&
+             (r = env_version(p, v, name, max_minor, minor)) == 0)
+        r = env_changes(p, v);
+    return r < 0 ? r : env_data(p, v, ret_data);
+}
+
+#undef SCHEMA
 
 json_t *numafit__jp_unwrap(struct numafit__jpath *p, json_t *v, const char *name, int max_minor,
                            int *minor, int *rc) {
-    json_t *n = json_object_get(v, "nova_object.name");
-    *rc = 0;
-    if (minor)
-        *minor = max_minor;
-    if (!n) /* plain data without envelope */
-        return v;
+    json_t *data = NULL;
     int dummy;
-    if ((*rc = check_header(p, v, n, name, max_minor, minor ? minor : &dummy)) < 0)
-        return NULL;
-    v = json_object_get(v, "nova_object.data");
-    if (!json_is_object(v)) {
-        *rc = numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "missing nova_object.data");
-        return NULL;
-    }
-    return v;
+    if (!minor)
+        minor = &dummy;
+    *minor = max_minor;
+    if (!json_object_get(v, KEY_NAME)) /* plain data without envelope */
+        return *rc = 0, v;
+    *rc = numafit__jp_envelope(p, v, name, max_minor, minor, &data);
+    return *rc < 0 ? NULL : data;
 }

@@ -69,11 +69,20 @@ enum { NUMAFIT__JU_OK, NUMAFIT__JU_TYPE, NUMAFIT__JU_NEGATIVE, NUMAFIT__JU_ABOVE
 int numafit__json_uint(const json_t *v, uint64_t max, uint64_t *out);
 
 /*
- * The data of a nova versioned-object primitive named name, or v itself
- * when v has no "nova_object.name" (plain data). max_minor >= 0: the
- * namespace must be "nova" and the version 1.x with x <= max_minor (*minor
- * set to x, or to max_minor for plain data); max_minor < 0: only the name is
- * checked. On a refusal returns NULL with *rc < 0, reported at p's path.
+ * nova's versioned-object envelope v at p's path, as nova's
+ * obj_from_primitive checks it: "nova_object.name" name, "nova_object.
+ * namespace" "nova", "nova_object.version" "1.x" with x <= max_minor (*minor
+ * set to x), optional "nova_object.changes" (field names), and
+ * "nova_object.data" an object (*ret_data). max_minor < 0: only the name
+ * and the data are checked. Returns 0, or -EINVAL reported at the path of
+ * the field at fault (NUMAFIT_E_VERSION for a version it cannot read).
+ */
+int numafit__jp_envelope(struct numafit__jpath *p, const json_t *v, const char *name, int max_minor,
+                         int *minor, json_t **ret_data);
+/*
+ * The data of v: numafit__jp_envelope() when v has a "nova_object.name",
+ * else v itself (plain data; *minor = max_minor). minor may be NULL. On a
+ * refusal returns NULL with *rc < 0.
  */
 json_t *numafit__jp_unwrap(struct numafit__jpath *p, json_t *v, const char *name, int max_minor,
                            int *minor, int *rc);

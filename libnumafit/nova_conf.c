@@ -1,13 +1,16 @@
-/* nova.conf text into the host options (numafit_hostconf_t): the options
- * nova's libvirt driver reads to build the host model, read with
- * oslo.config's rules by ini.c, each value given to its numafit_hostconf_*
- * setter. */
+/* nova.conf text into the host options (numafit_hostconf_t: the options
+ * nova's libvirt driver reads to build the host model) and the domain XML
+ * settings (numafit_domconf_t: those it reads to write a guest's XML), read
+ * with oslo.config's rules by ini.c, each value given to its setter. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include <numafit/domain.h>
+
 #include "discover_internal.h"
+#include "flavor.h"
 #include "ini.h"
 
 static int set_cpu_options(numafit_hostconf_t *c, const struct numafit__ini *ini,
@@ -87,7 +90,7 @@ static int read_options(numafit_hostconf_t *c, const struct numafit__ini *ini,
     return r;
 }
 
-static int check_text(const numafit_hostconf_t *conf, const char *text, size_t len, unsigned flags,
+static int check_text(const void *conf, const char *text, size_t len, unsigned flags,
                       numafit_error_t *err) {
     if (!conf || (!text && len) || flags) {
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument");
@@ -106,44 +109,44 @@ static int check_text(const numafit_hostconf_t *conf, const char *text, size_t l
     return 0;
 }
 
-/* The options of the text into a new configuration. */
-static int conf_from_text(const char *text, size_t len, numafit_hostconf_t **ret,
-                          numafit_error_t *err) {
-    struct numafit__ini ini;
-    numafit_hostconf_t *c = NULL;
+/* The arguments checked and the text read into *ini (numafit__ini_clear()
+ * it either way); a line oslo.config cannot parse is an error. */
+static int read_text(const void *conf, const char *text, size_t len, unsigned flags,
+                     struct numafit__ini *ini, numafit_error_t *err) {
     char where[32];
-    int r = numafit__ini_parse(&ini, text ? text : "", len);
-    if (r == 0 && ini.syntax_line) {
-        snprintf(where, sizeof(where), "nova.conf line %d", ini.syntax_line);
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, where, NULL,
-                           "line %d of nova.conf is not a section, an option or a comment",
-                           ini.syntax_line);
-        r = -EBADMSG;
-    }
-    if (r == 0)
-        r = numafit_hostconf_new(&c);
-    if (r == 0)
-        r = read_options(c, &ini, err);
-    numafit__ini_clear(&ini);
-    if (r < 0) {
-        numafit_hostconf_free(c);
+    int r;
+    memset(ini, 0, sizeof(*ini));
+    if ((r = check_text(conf, text, len, flags, err)) < 0)
+        return r;
+    if ((r = numafit__ini_parse(ini, text ? text : "", len)) < 0) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         return r;
     }
-    *ret = c;
+    if (ini->syntax_line) {
+        snprintf(where, sizeof(where), "nova.conf line %d", ini->syntax_line);
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, where, NULL,
+                           "line %d of nova.conf is not a section, an option or a comment",
+                           ini->syntax_line);
+        return -EBADMSG;
+    }
     return 0;
 }
 
 NUMAFIT_EXPORT int numafit_hostconf_set_from_nova_conf(numafit_hostconf_t *conf, const char *text,
                                                        size_t len, unsigned flags,
                                                        numafit_error_t *err) {
+    struct numafit__ini ini;
     numafit_hostconf_t *c = NULL, old;
     int r;
     numafit__error_clear(err);
-    if ((r = check_text(conf, text, len, flags, err)) < 0)
-        return r;
-    if ((r = conf_from_text(text, len, &c, err)) < 0) {
+    r = read_text(conf, text, len, flags, &ini, err);
+    if (r == 0 && (r = numafit_hostconf_new(&c)) == 0)
+        r = read_options(c, &ini, err);
+    numafit__ini_clear(&ini);
+    if (r < 0) {
         if (r == -ENOMEM)
             numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        numafit_hostconf_free(c);
         return r;
     }
     old = *conf;
@@ -151,4 +154,104 @@ NUMAFIT_EXPORT int numafit_hostconf_set_from_nova_conf(numafit_hostconf_t *conf,
     *c = old;
     numafit_hostconf_free(c);
     return 0;
+}
+
+/* ------------------------------------------------------------ domain XML */
+
+/* An oslo IntOpt: Python's int() of the value, blank for the default. */
+static int int_option(const struct numafit__ini *ini, const char *section, const char *key,
+                      int64_t dflt, int64_t *out, numafit_error_t *err) {
+    const char *v = numafit__ini_get(ini, section, key);
+    bool ovf = false;
+    size_t i = 0;
+    *out = dflt;
+    if (!v)
+        return 0;
+    while (v[i] && numafit__py_space(v[i]))
+        i++;
+    if (!v[i])
+        return 0;
+    if (!numafit__py_int(v, out, &ovf) || ovf) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, key, "ConfigFileValueError",
+                           "[%s] %s: not an integer: '%.64s'", section, key, v);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* An oslo StrOpt with choices (NULL when unset). */
+static int choice_option(const struct numafit__ini *ini, const char *section, const char *key,
+                         const char *const *choices, const char **out, numafit_error_t *err) {
+    const char *v = numafit__ini_get(ini, section, key);
+    *out = NULL;
+    if (!v)
+        return 0;
+    for (size_t i = 0; choices[i]; i++)
+        if (!strcmp(v, choices[i])) {
+            *out = choices[i];
+            return 0;
+        }
+    numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, key, "ConfigFileValueError",
+                       "[%s] %s: '%.64s' is not one of nova's choices", section, key, v);
+    return -EINVAL;
+}
+
+static int dom_cpu_options(numafit_domconf_t *c, const struct numafit__ini *ini,
+                           numafit_error_t *err) {
+    int r = numafit_domconf_set_cpu_shared_set(
+        c, numafit__ini_get(ini, "compute", "cpu_shared_set"), err);
+    if (r == 0)
+        r = numafit_domconf_set_vcpu_pin_set(c, numafit__ini_get(ini, "DEFAULT", "vcpu_pin_set"),
+                                             err);
+    return r;
+}
+
+static int dom_libvirt_options(numafit_domconf_t *c, const struct numafit__ini *ini,
+                               numafit_error_t *err) {
+    static const char *const types[] = {"kvm", "lxc", "qemu", "parallels", NULL};
+    static const char *const modes[] = {"host-model", "host-passthrough", "custom", "none", NULL};
+    const char *type, *mode;
+    int64_t prio, fbm;
+    int r;
+    if ((r = int_option(ini, "libvirt", "realtime_scheduler_priority", 1, &prio, err)) < 0 ||
+        (r = int_option(ini, "libvirt", "file_backed_memory", 0, &fbm, err)) < 0 ||
+        (r = choice_option(ini, "libvirt", "virt_type", types, &type, err)) < 0 ||
+        (r = choice_option(ini, "libvirt", "cpu_mode", modes, &mode, err)) < 0)
+        return r;
+    if (numafit_domconf_set_realtime_priority(c, prio < 1 || prio > 99 ? 0 : (int)prio) < 0) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "realtime_scheduler_priority", NULL,
+                           "[libvirt] realtime_scheduler_priority: %lld is not in 1..99",
+                           (long long)prio);
+        return -ERANGE;
+    }
+    if (fbm < 0 || numafit_domconf_set_file_backed_memory(c, (uint64_t)fbm) < 0) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "file_backed_memory", "ConfigFileValueError",
+                           "[libvirt] file_backed_memory: %lld MiB is out of range",
+                           (long long)fbm);
+        return -ERANGE;
+    }
+    if ((r = numafit_domconf_set_domain_type(c, type ? type : "kvm")) < 0)
+        return r;
+    /* "none": no mode attribute; unset: none written either (nova would
+     * pick host-model or host-passthrough by the host's architecture). */
+    return numafit_domconf_set_cpu_mode(c, mode && strcmp(mode, "none") ? mode : NULL);
+}
+
+NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, const char *text,
+                                                      size_t len, unsigned flags,
+                                                      numafit_error_t *err) {
+    struct numafit__ini ini;
+    numafit_domconf_t *c = NULL;
+    int r;
+    numafit__error_clear(err);
+    r = read_text(conf, text, len, flags, &ini, err);
+    if (r == 0 && (r = numafit_domconf_new(&c)) == 0 && (r = dom_cpu_options(c, &ini, err)) == 0)
+        r = dom_libvirt_options(c, &ini, err);
+    numafit__ini_clear(&ini);
+    if (r == 0)
+        numafit__domconf_take_nova(conf, c);
+    else if (r == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+    numafit_domconf_free(c);
+    return r;
 }

@@ -24,6 +24,12 @@ void numafit__error_set(numafit_error_t *err, int code, int cell, const char *wh
                         const char *exception, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* ------------------------------------------------------------ domain XML */
+/* Copy into dst the settings of src that come from nova.conf (cpu_shared_set,
+ * vcpu_pin_set, realtime priority, file-backed memory, domain type, CPU
+ * mode), keeping dst's others (domain.c). */
+void numafit__domconf_take_nova(struct numafit_domconf *dst, const struct numafit_domconf *src);
+
 /* Bounded string builder (strbuf.c). */
 struct numafit__sbuf {
     char *b;

@@ -53,13 +53,12 @@ static void ival_from_int(struct ival *v, json_int_t i) {
 
 enum { INT_OK = 0, INT_INVALID, INT_TOO_LONG };
 
-/* Python's int(s) for an ASCII string (Py_ISSPACE white space). On
- * INT_TOO_LONG *ndigits says how many digits were seen. */
+/* Python's int(s) (numafit__pyint_scan). On INT_TOO_LONG *ndigits says
+ * how many digits were seen. */
 static int ival_from_str(struct ival *v, const char *s, size_t n, size_t *ndigits) {
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] >= 0x80 || s[i] == '\0')
-            return INT_INVALID;
-    int r = numafit__pyint_scan(s, n, NUMAFIT__PYINT_CSPACE, &v->v);
+    if (memchr(s, '\0', n))
+        return INT_INVALID;
+    int r = numafit__pyint_scan(s, n, &v->v);
     if (r == NUMAFIT__PYINT_INVALID)
         return INT_INVALID;
     if (v->v.digits > PY_INT_MAX_STR_DIGITS) {

@@ -163,10 +163,11 @@ for t in $targets; do
     before=$(ls "$seeds" | wc -l)
     if [ "${FUZZ_MERGE:-1}" != 0 ] && [ "$before" -lt "$corpus_max" ]; then
         mkdir -p "$w/new"
-        for f in "$w"/corpus/*; do
-            [ -f "$f" ] && [ ! -e "$seeds/$(basename "$f")" ] &&
-                [ "$(stat -c %s "$f")" -le "$keep_max" ] && cp "$f" "$w/new/"
-        done
+        # the working corpus holds thousands of files: no process per file
+        find "$w/corpus" -maxdepth 1 -type f -size -$((keep_max + 1))c -printf '%f\n' |
+            sort >"$w/candidates.txt"
+        ls "$seeds" | sort >"$w/seeds.txt"
+        comm -23 "$w/candidates.txt" "$w/seeds.txt" | (cd "$w/corpus" && xargs -r cp -t "$w/new/")
         # edges only (no hit counters): a handful of inputs, not hundreds
         "$bin" -merge=1 -use_counters=0 -timeout=2 -rss_limit_mb=2048 "$seeds" "$w/new" \
             >"$w/merge.log" 2>&1

@@ -211,6 +211,63 @@ START_TEST(placement_reader_refuses_impossible) {
 }
 END_TEST
 
+/* nova's versioned-object envelope, read by one reader for hosts,
+ * placements and limits: the field at fault is named, and a version nova
+ * could not read ("1.3abc") is refused as nova refuses it. */
+#define ENV(name, ns, ver, data)                                                                   \
+    "{\"nova_object.name\":\"" name "\",\"nova_object.namespace\":\"" ns                           \
+    "\",\"nova_object.version\":\"" ver "\"" data "}"
+#define PDATA ",\"nova_object.data\":{\"cells\":[{\"id\":0,\"cpuset\":[0],\"memory\":64}]}"
+START_TEST(envelopes_one_reader) {
+    static const struct {
+        const char *json, *text, *where;
+        int code;
+    } bad[] = {
+        {ENV("InstanceNUMACell", "nova", "1.3", PDATA),
+         "an object of type InstanceNUMATopology is required", "/nova_object.name",
+         NUMAFIT_E_SCHEMA},
+        {ENV("InstanceNUMATopology", "neutron", "1.3", PDATA), "unsupported object namespace",
+         "/nova_object.namespace", NUMAFIT_E_SCHEMA},
+        {ENV("InstanceNUMATopology", "nova", "1.3abc", PDATA), "Invalid version: '1.3abc'",
+         "/nova_object.version", NUMAFIT_E_SCHEMA},
+        {ENV("InstanceNUMATopology", "nova", "1.9", PDATA),
+         "Version 1.9 of InstanceNUMATopology is not supported, supported version is 1.3",
+         "/nova_object.version", NUMAFIT_E_VERSION},
+        {ENV("InstanceNUMATopology", "nova", "1.3", ",\"nova_object.changes\":[1]" PDATA),
+         "must hold field names", "/nova_object.changes", NUMAFIT_E_SCHEMA},
+        {ENV("InstanceNUMATopology", "nova", "1.3", ""), "'nova_object.data' is missing",
+         "/nova_object.data", NUMAFIT_E_SCHEMA},
+        {"[" ENV("InstanceNUMACell", "nova", "2.0", ",\"nova_object.data\":{}") "]",
+         "Version 2.0 of InstanceNUMACell is not supported", "/cells/0/nova_object.version",
+         NUMAFIT_E_VERSION},
+    };
+    numafit_placement_t *p = NULL;
+    numafit_options_t *o = NULL;
+    numafit_error_t e;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int rc = numafit_placement_new_from_json(bad[i].json, strlen(bad[i].json), 0, &p, &e);
+        ck_assert_msg(rc == -EINVAL, "%zu: rc %d (%s)", i, rc, e.text);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(strstr(e.text, bad[i].text) != NULL, "%zu: %s", i, e.text);
+        ck_assert_str_eq(e.where, bad[i].where);
+        ck_assert_int_eq(e.code, bad[i].code);
+    }
+    const char *good = ENV("InstanceNUMATopology", "nova", "1.3", PDATA);
+    ck_assert_int_eq(numafit_placement_new_from_json(good, strlen(good), 0, &p, &e), 0);
+    numafit_placement_free(p);
+    /* limits: the name and the data are checked */
+    const char *lim = "{\"nova_object.name\":\"NUMATopologyLimits\",\"nova_object.data\":\"x\"}";
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.text, "'nova_object.data' must be an object, not a string"));
+    ck_assert_str_eq(e.where, "/nova_object.data");
+    const char *lim2 = "{\"nova_object.name\":\"NUMATopology\",\"nova_object.data\":{}}";
+    ck_assert_int_eq(numafit_options_set_limits_json(o, lim2, strlen(lim2), &e), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.text, "an object of type NUMATopologyLimits is required"));
+    numafit_options_free(o);
+}
+END_TEST
+
 START_TEST(unknown_pcpu_refused) {
     numafit_host_t *h = host("cells:1 cores:4 dedicated:2-3 shared:0-1"), *snap = NULL;
     const char *j = "[{\"id\":0,\"cpuset\":[],\"pcpuset\":[0],\"memory\":64,\"pagesize\":null,"
@@ -638,6 +695,7 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, nova_json_roundtrip_and_unknown_cell);
     tcase_add_test(tc, unknown_pcpu_refused);
     tcase_add_test(tc, placement_reader_refuses_impossible);
+    tcase_add_test(tc, envelopes_one_reader);
     tcase_add_test(tc, cell_queries_follow_claims);
     tcase_add_test(tc, fill_and_drain_keeps_derived_counts);
     tcase_add_test(tc, cpu_pools_what_if);

@@ -594,8 +594,10 @@ START_TEST(test_quota_values) {
 END_TEST
 
 /* ------------------------------------------------------------ nova's exceptions */
-static int render_err(const char *host, const char *flavor, numafit_domconf_t *conf, unsigned flags,
-                      numafit_error_t *e) {
+/* Fit flavor on host and write its XML: the return of numafit_domain_xml,
+ * with the XML in *ret_xml when ret_xml is not NULL (else freed). */
+static int render_xml(const char *host, const char *flavor, numafit_domconf_t *conf, unsigned flags,
+                      char **ret_xml, numafit_error_t *e) {
     numafit_host_t *h = make_host(host);
     numafit_request_t *r = NULL;
     numafit_placement_t *p = NULL;
@@ -605,11 +607,19 @@ static int render_err(const char *host, const char *flavor, numafit_domconf_t *c
     if (rc == 1)
         ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, e), 1);
     rc = numafit_domain_xml(h, r, p, flavor, strlen(flavor), NULL, 0, conf, flags, &xml, e);
-    numafit_free(xml);
+    if (ret_xml)
+        *ret_xml = xml;
+    else
+        numafit_free(xml);
     numafit_placement_free(p);
     numafit_request_free(r);
     numafit_host_free(h);
     return rc;
+}
+
+static int render_err(const char *host, const char *flavor, numafit_domconf_t *conf, unsigned flags,
+                      numafit_error_t *e) {
+    return render_xml(host, flavor, conf, flags, NULL, e);
 }
 
 START_TEST(test_nova_exceptions) {
@@ -727,6 +737,105 @@ START_TEST(test_arguments) {
     numafit_domconf_free(conf);
     numafit_request_free(r);
     numafit_host_free(h);
+}
+END_TEST
+
+/* A cpu_shared_set with offline CPUs: nova's message lists both sets, cut
+ * to fit. The fuzzer found the cut list one byte past its buffer (shared
+ * set 1-109, CPU 8 online); every length up to a cut list is tried here
+ * (the ASan build of CI catches a byte too many). */
+START_TEST(test_offline_list_cut) {
+    const char *fl = FL(2, 2048, "\"hw:numa_nodes\":\"1\"");
+    numafit_domconf_t *conf = NULL;
+    numafit_error_t e;
+    char spec[32];
+    ck_assert_int_eq(numafit_domconf_new(&conf), 0);
+    ck_assert_int_eq(numafit_domconf_set_online_cpus(conf, "8", &e), 0);
+    for (int last = 9; last <= 400; last++) {
+        snprintf(spec, sizeof(spec), "1-%d", last);
+        ck_assert_int_eq(numafit_domconf_set_cpu_shared_set(conf, spec, &e), 0);
+        ck_assert_int_eq(render_err(HOST_HT, fl, conf, 0, &e), -EINVAL);
+        ck_assert_str_eq(e.exception, "Invalid");
+        ck_assert_ptr_nonnull(
+            strstr(e.text, "Online cpuset(s): [8], configured cpuset(s): [1, 2, "));
+        if (last >= 40)
+            ck_assert_ptr_nonnull(strstr(e.text, ", ...]"));
+    }
+    numafit_domconf_free(conf);
+}
+END_TEST
+
+/* numafit_domconf_set_from_nova_conf: the nova.conf settings, nova's
+ * defaults for those it leaves out, the others kept, all or nothing. */
+START_TEST(test_nova_conf) {
+    const char *rt = FL(4, 2048,
+                        "\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_realtime\":\"yes\","
+                        "\"hw:cpu_realtime_mask\":\"^0\",\"hw:emulator_threads_policy\":\"share\"");
+    const char *text = "[DEFAULT]\n"
+                       "virt_type = xen\n" /* another section: ignored, as nova does */
+                       "[compute]\n"
+                       "cpu_shared_set = 4,12\n"
+                       "[libvirt]\n"
+                       "realtime_scheduler_priority =  +5_0 \n"
+                       "virt_type: qemu\n"
+                       "cpu_mode = \"host-passthrough\"\n";
+    static const char *const bad[] = {
+        "[libvirt]\nrealtime_scheduler_priority = 0x5\n",    /* ConfigFileValueError */
+        "[libvirt]\nrealtime_scheduler_priority = 100\n",    /* libvirt's 1..99 */
+        "[libvirt]\nvirt_type = xen\n",                      /* not one of nova's choices */
+        "[libvirt]\ncpu_mode = maximum\n",                   /* libvirt's, not nova's */
+        "[libvirt]\nfile_backed_memory = -1\n",              /* min=0 */
+        "[compute]\ncpu_shared_set = 1-\n",                  /* cpu spec syntax */
+        "[libvirt]\nvirt_type = qemu\nnot an option line\n", /* oslo syntax */
+    };
+    static const int bad_rc[] = {-EINVAL, -ERANGE, -EINVAL, -EINVAL, -ERANGE, -EBADMSG, -EBADMSG};
+    static const char *const bad_exc[] = {"ConfigFileValueError",
+                                          "",
+                                          "ConfigFileValueError",
+                                          "ConfigFileValueError",
+                                          "ConfigFileValueError",
+                                          "Invalid",
+                                          ""};
+    numafit_domconf_t *conf = NULL;
+    numafit_error_t e;
+    char *xml = NULL, *again = NULL;
+    ck_assert_int_eq(numafit_domconf_new(&conf), 0);
+    ck_assert_int_eq(numafit_domconf_set_name(conf, "kept"), 0);
+    ck_assert_int_eq(numafit_domconf_set_from_nova_conf(conf, text, strlen(text), 0, &e), 0);
+    ck_assert_int_eq(render_xml(HOST_HT, rt, conf, NUMAFIT_DOMAIN_FULL, &xml, &e), 0);
+    ck_assert_ptr_nonnull(strstr(xml, "<domain type='qemu'>\n  <name>kept</name>\n"));
+    ck_assert_ptr_nonnull(strstr(xml, "<emulatorpin cpuset='4,12'/>"));
+    ck_assert_ptr_nonnull(strstr(xml, "scheduler='fifo' priority='50'/>"));
+    ck_assert_ptr_nonnull(strstr(xml, "<cpu mode='host-passthrough'>"));
+    /* a refused text changes nothing */
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_int_eq(numafit_domconf_set_from_nova_conf(conf, bad[i], strlen(bad[i]), 0, &e),
+                         bad_rc[i]);
+        ck_assert_str_eq(e.exception, bad_exc[i]);
+        ck_assert_int_eq(render_xml(HOST_HT, rt, conf, NUMAFIT_DOMAIN_FULL, &again, &e), 0);
+        ck_assert_str_eq(again, xml);
+        numafit_free(again);
+    }
+    numafit_free(xml);
+    ck_assert_int_eq(numafit_domconf_set_from_nova_conf(conf, "x", 1, 1, &e), -EINVAL);
+    ck_assert_int_eq(numafit_domconf_set_from_nova_conf(NULL, "", 0, 0, &e), -EINVAL);
+    ck_assert_int_eq(numafit_domconf_set_from_nova_conf(conf, "a\0b", 3, 0, &e), -EBADMSG);
+    ck_assert_int_eq(
+        numafit_domconf_set_from_nova_conf(conf, "", NUMAFIT_NOVA_CONF_MAX + 1u, 0, &e), -ERANGE);
+    /* an empty text: nova's defaults (no shared set: the realtime share
+     * flavor is refused as nova refuses it; kvm; priority 1; no mode) */
+    ck_assert_int_eq(numafit_domconf_set_from_nova_conf(conf, NULL, 0, 0, &e), 0);
+    ck_assert_int_eq(render_xml(HOST_HT, rt, conf, NUMAFIT_DOMAIN_FULL, NULL, &e), -EINVAL);
+    ck_assert_str_eq(e.exception, "RealtimeMaskNotFoundOrInvalid");
+    const char *none = "[compute]\ncpu_shared_set=0\n[libvirt]\ncpu_mode=none\n"
+                       "realtime_scheduler_priority=\n";
+    ck_assert_int_eq(numafit_domconf_set_from_nova_conf(conf, none, strlen(none), 0, &e), 0);
+    ck_assert_int_eq(render_xml(HOST_HT, rt, conf, NUMAFIT_DOMAIN_FULL, &xml, &e), 0);
+    ck_assert_ptr_nonnull(strstr(xml, "<domain type='kvm'>\n  <name>kept</name>\n"));
+    ck_assert_ptr_nonnull(strstr(xml, "scheduler='fifo' priority='1'/>"));
+    ck_assert_ptr_nonnull(strstr(xml, "<cpu>"));
+    numafit_free(xml);
+    numafit_domconf_free(conf);
 }
 END_TEST
 
@@ -913,6 +1022,8 @@ static Suite *domain_suite(void) {
     tcase_add_loop_test(tc, test_quota_values, 0, (int)(sizeof(qcases) / sizeof(qcases[0])));
     tcase_add_test(tc, test_nova_exceptions);
     tcase_add_test(tc, test_arguments);
+    tcase_add_test(tc, test_nova_conf);
+    tcase_add_test(tc, test_offline_list_cut);
     suite_add_tcase(s, tc);
 #ifdef NUMAFIT_TEST_LIBVIRT
     tc = tcase_create("libvirt");

@@ -30,6 +30,8 @@ import sys
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from numafit_loader import import_numafit  # noqa: E402
 
 SKIP = 77
 
@@ -207,14 +209,6 @@ def nova_build(conf, xml, online_spec, opts):
 
 
 # ------------------------------------------------------------------ libnumafit side
-def import_numafit(library=None):
-    """The numafit package of bindings/python, loading `library` (default:
-    $NUMAFIT_LIBRARY, else the installed libnumafit.so.0)."""
-    if library:
-        os.environ["NUMAFIT_LIBRARY"] = library
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
-    import numafit
-    return numafit
 
 
 class Ours:

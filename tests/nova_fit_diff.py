@@ -78,6 +78,8 @@ import textwrap
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from numafit_loader import import_numafit  # noqa: E402
 
 try:
     import nova.conf
@@ -769,14 +771,6 @@ def host_from_json(text):
 # --------------------------------------------------------------------------
 # numafit side
 # --------------------------------------------------------------------------
-def import_numafit(library=None):
-    """The numafit package of bindings/python, loading `library` (default:
-    $NUMAFIT_LIBRARY, else the installed libnumafit.so.0)."""
-    if library:
-        os.environ["NUMAFIT_LIBRARY"] = library
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
-    import numafit
-    return numafit
 
 
 def error_dict(e):

@@ -26,21 +26,13 @@ import sys
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from numafit_loader import import_numafit  # noqa: E402
 
 E_PARSE, E_SCHEMA, E_VERSION, E_RANGE = 3, 4, 5, 6
 EINVAL, ERANGE, EBADMSG = 22, 34, 74
 
 SKIP = 77
-
-
-def import_numafit(library=None):
-    """The numafit package of bindings/python, loading `library` (default:
-    $NUMAFIT_LIBRARY, else the installed libnumafit.so.0)."""
-    if library:
-        os.environ["NUMAFIT_LIBRARY"] = library
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
-    import numafit
-    return numafit
 
 
 # ---------------------------------------------------------------- comparison

@@ -65,7 +65,8 @@ def numa_lists(r, vcpus, mem, prefix, sep, sane):
     elif mode < 0.45:  # memory sum mismatch
         mems[0] += r.choice([1, -1, 512])
     elif mode < 0.5:  # negative / nonsense memory
-        mems[0] = r.choice([-4096, 'abc', '1_024', ' 512 ', '1.5'])
+        mems[0] = r.choice([-4096, 'abc', '1_024', ' 512 ', '1.5', '\x1c512', '\x1f512',
+                            '\u00a0512', '512\u3000', '\u2009512\u0085'])
     elif mode < 0.55:  # gap
         n_keep = r.randrange(n)
         parts[n_keep] = None

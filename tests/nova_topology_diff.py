@@ -63,7 +63,8 @@ def gen_value(r, flavor):
         v = r.choice([" 2 ", "+3", "1_0", "007", "-0", "\t4\n"])
         return v if flavor or r.random() < 0.5 else int(v)
     elif flavor:
-        return r.choice(["x", "", "2.0", "1__0", "0x10", "2'", "_1", "1 2"])
+        return r.choice(["x", "", "2.0", "1__0", "0x10", "2'", "_1", "1 2", "\x1c2", "2\x1d",
+                         "\u00a02", "2\u3000", "\u20282\u205f"])
     else:
         v = r.choice([1, 2, 4])
     if flavor and r.random() < 0.9:

@@ -113,9 +113,6 @@ NUMAFIT_EXPORT int numafit_hostconf_set_tunnel_numa_nodes(numafit_hostconf_t *co
                                                           const char *numa_nodes,
                                                           numafit_error_t *reterr);
 
-/** The largest nova.conf text numafit_hostconf_set_from_nova_conf() accepts (bytes). */
-#define NUMAFIT_NOVA_CONF_MAX (1u << 20)
-
 /**
  * \brief Set conf from the text of a nova.conf, read as oslo.config reads it:
  * [section] lines, "key = value" or "key: value", '#' and ';' comment lines,

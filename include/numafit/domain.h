@@ -84,6 +84,34 @@ NUMAFIT_EXPORT int numafit_domconf_set_uuid(numafit_domconf_t *conf, const char 
 NUMAFIT_EXPORT int numafit_domconf_set_cpu_mode(numafit_domconf_t *conf, const char *mode);
 
 /**
+ * \brief Set the nova.conf settings of conf from the text of a nova.conf,
+ * read as numafit_hostconf_set_from_nova_conf() reads it (discover.h):
+ * [compute] cpu_shared_set, [DEFAULT] vcpu_pin_set, [libvirt]
+ * realtime_scheduler_priority (Python int(), 1..99), file_backed_memory
+ * (MiB), virt_type (kvm, lxc, qemu, parallels: the domain type) and
+ * cpu_mode (host-model, host-passthrough, custom, or none for no mode
+ * attribute). An option the text does not set, or sets to a blank integer,
+ * takes nova's default; an unset cpu_mode writes no mode attribute (nova
+ * chooses host-model, or host-passthrough on aarch64, by the host's
+ * architecture, which conf does not know: set it with
+ * numafit_domconf_set_cpu_mode() after this call). The settings that are
+ * not nova.conf options (online CPUs, cpu controller, name, uuid) are kept.
+ * All or nothing: on error conf is unchanged.
+ * \param text the text (no NUL byte), len bytes, at most NUMAFIT_NOVA_CONF_MAX;
+ * may be NULL when len is 0. \param flags 0.
+ * \return 0; -EBADMSG (a line that is not a section, an option, a comment or
+ * a continuation, reterr->where "nova.conf line N"; a NUL byte; a cpu spec's
+ * syntax); -ERANGE (text too large; a priority outside 1..99 or a
+ * file_backed_memory too large, reterr->where the option); -EINVAL (bad
+ * arguments or flags; a value that is not an integer or not one of nova's
+ * choices: exception "ConfigFileValueError", as oslo.config refuses it; a
+ * CPU set with no CPU: "Invalid"); -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, const char *text,
+                                                      size_t len, unsigned flags,
+                                                      numafit_error_t *reterr);
+
+/**
  * \brief The libvirt domain XML elements nova's libvirt driver writes for an
  * instance (_get_guest_numa_config, _get_guest_memory_backing_config,
  * _update_guest_cputune, the CPU topology of _get_guest_cpu_config), in

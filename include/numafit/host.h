@@ -43,6 +43,9 @@ enum numafit_host_to_json_flags {
 #define NUMAFIT_MEMORY_MB_MAX (1ull << 40)
 /** Largest JSON or XML input, in bytes. */
 #define NUMAFIT_INPUT_MAX (16u << 20)
+/** The largest nova.conf text numafit_hostconf_set_from_nova_conf() and
+ * numafit_domconf_set_from_nova_conf() accept (bytes). */
+#define NUMAFIT_NOVA_CONF_MAX (1u << 20)
 
 /**
  * \brief Load a host from nova's JSON: the NUMATopology versioned-object

@@ -11,7 +11,8 @@
  *   p NAME<TAB>NODES  a physnet      t NODES  tunnel numa_nodes
  *   o SPEC   the online CPUs (default: all)
  *   N        the rest of the input is a nova.conf text
- *            (numafit_hostconf_set_from_nova_conf: replaces the options)
+ *            (numafit_hostconf_set_from_nova_conf: replaces the options;
+ *            numafit_domconf_set_from_nova_conf reads the same text)
  * Each setter's refusal leaves the configuration usable (a text, a known
  * errno). The configuration then builds a host from a fixed capabilities
  * document (2 cells, 8 CPUs each, 2 MiB and 1 GiB pages), and re-splits a
@@ -73,6 +74,22 @@ static void check_set(int r, const numafit_error_t *err) {
     }
 }
 
+/* The same nova.conf text as domain XML settings: a known errno and a
+ * well-formed error; what it accepts once it accepts again. */
+static int nova_conf_domconf(const char *text, size_t n) {
+    numafit_domconf_t *dc = NULL;
+    numafit_error_t err;
+    int r;
+    FUZZ_ASSERT(numafit_domconf_new(&dc) == 0);
+    fuzz_error_prefill(&err);
+    r = numafit_domconf_set_from_nova_conf(dc, text, n, 0, &err);
+    check_set(r, &err);
+    if (r == 0)
+        FUZZ_ASSERT(numafit_domconf_set_from_nova_conf(dc, text, n, 0, &err) == 0);
+    numafit_domconf_free(dc);
+    return r;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     numafit_hostconf_t *conf = NULL;
     numafit_host_t *host = NULL, *work = NULL;
@@ -129,6 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 size_t n = next ? size - (size_t)(next - text) : 0;
                 r = numafit_hostconf_set_from_nova_conf(conf, next, n, 0, &err);
                 check_set(r, &err);
+                r = nova_conf_domconf(next, n);
                 next = NULL;
                 continue;
             }

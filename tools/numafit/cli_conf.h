@@ -2,6 +2,8 @@
 #ifndef NUMAFIT_CLI_CONF_H
 #define NUMAFIT_CLI_CONF_H
 
+#include <getopt.h>
+
 #include <numafit.h>
 
 /* In this order in each command's option enum, so that opt - first maps. */
@@ -14,6 +16,20 @@ enum cli_conf_option {
     CLI_CONF_TUNNEL,    /* --tunnel NODES */
     CLI_CONF_NOVA_CONF, /* --nova-conf FILE: replaces the options before it */
 };
+#define CLI_CONF_COUNT (CLI_CONF_NOVA_CONF + 1)
+
+/* The getopt_long rows of these options, for a command whose option values
+ * first .. first + CLI_CONF_COUNT - 1 are theirs (in the order above). */
+/* clang-format off */
+#define CLI_CONF_LONGOPTS(first)                                                        \
+    {"cpu-dedicated-set", required_argument, NULL, (first) + CLI_CONF_DEDICATED},       \
+    {"cpu-shared-set", required_argument, NULL, (first) + CLI_CONF_SHARED},             \
+    {"vcpu-pin-set", required_argument, NULL, (first) + CLI_CONF_PIN},                  \
+    {"reserved-huge-pages", required_argument, NULL, (first) + CLI_CONF_RESERVED},      \
+    {"physnet", required_argument, NULL, (first) + CLI_CONF_PHYSNET},                   \
+    {"tunnel", required_argument, NULL, (first) + CLI_CONF_TUNNEL},                     \
+    {"nova-conf", required_argument, NULL, (first) + CLI_CONF_NOVA_CONF}
+/* clang-format on */
 
 /* Apply one option to conf. Returns the library's result; a --physnet
  * without NAME:NODES is -EINVAL with err->text saying so; a --nova-conf

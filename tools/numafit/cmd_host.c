@@ -180,13 +180,8 @@ int cmd_host(int argc, char **argv) {
         O_LIBVIRT = 256,
         O_CAPS,
         O_SYSFS,
-        O_DED,
-        O_SHARED,
-        O_PIN,
-        O_RESV,
-        O_PHYSNET,
-        O_TUNNEL,
-        O_NOVA_CONF,
+        O_CONF, /* the nova.conf options of cli_conf.h */
+        O_CONF_LAST = O_CONF + CLI_CONF_COUNT - 1,
         O_ONLINE,
         O_ALL_ONLINE,
         O_ANY_ARCH,
@@ -196,13 +191,7 @@ int cmd_host(int argc, char **argv) {
         {"libvirt", required_argument, NULL, O_LIBVIRT},
         {"caps", required_argument, NULL, O_CAPS},
         {"sysfs", optional_argument, NULL, O_SYSFS},
-        {"cpu-dedicated-set", required_argument, NULL, O_DED},
-        {"cpu-shared-set", required_argument, NULL, O_SHARED},
-        {"vcpu-pin-set", required_argument, NULL, O_PIN},
-        {"reserved-huge-pages", required_argument, NULL, O_RESV},
-        {"physnet", required_argument, NULL, O_PHYSNET},
-        {"tunnel", required_argument, NULL, O_TUNNEL},
-        {"nova-conf", required_argument, NULL, O_NOVA_CONF},
+        CLI_CONF_LONGOPTS(O_CONF),
         {"online", required_argument, NULL, O_ONLINE},
         {"all-online", no_argument, NULL, O_ALL_ONLINE},
         {"any-arch", no_argument, NULL, O_ANY_ARCH},
@@ -244,14 +233,8 @@ int cmd_host(int argc, char **argv) {
                 if (!sysfs && optind < argc && argv[optind][0] != '-')
                     sysfs = argv[optind++];
                 break;
-            case O_DED:
-            case O_SHARED:
-            case O_PIN:
-            case O_RESV:
-            case O_PHYSNET:
-            case O_TUNNEL:
-            case O_NOVA_CONF:
-                rc = cli_conf_apply(conf, opt - O_DED, optarg, &err);
+            case O_CONF ... O_CONF_LAST:
+                rc = cli_conf_apply(conf, opt - O_CONF, optarg, &err);
                 break;
             case O_ONLINE:
                 online = optarg;

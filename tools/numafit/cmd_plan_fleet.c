@@ -288,13 +288,8 @@ int cmd_plan_fleet(int argc, char **argv) {
         O_URI,
         O_ADD_HOSTS,
         O_INSTANCES,
-        O_DED,
-        O_SHARED,
-        O_PIN,
-        O_RESV,
-        O_PHYSNET,
-        O_TUNNEL,
-        O_NOVA_CONF,
+        O_CONF, /* the nova.conf options of cli_conf.h */
+        O_CONF_LAST = O_CONF + CLI_CONF_COUNT - 1,
         O_ALL_ONLINE,
         O_ANY_ARCH,
         O_FLAVORS,
@@ -323,13 +318,7 @@ int cmd_plan_fleet(int argc, char **argv) {
         {"uri", required_argument, NULL, O_URI},
         {"add-hosts", required_argument, NULL, O_ADD_HOSTS},
         {"instances", required_argument, NULL, O_INSTANCES},
-        {"cpu-dedicated-set", required_argument, NULL, O_DED},
-        {"cpu-shared-set", required_argument, NULL, O_SHARED},
-        {"vcpu-pin-set", required_argument, NULL, O_PIN},
-        {"reserved-huge-pages", required_argument, NULL, O_RESV},
-        {"physnet", required_argument, NULL, O_PHYSNET},
-        {"tunnel", required_argument, NULL, O_TUNNEL},
-        {"nova-conf", required_argument, NULL, O_NOVA_CONF},
+        CLI_CONF_LONGOPTS(O_CONF),
         {"all-online", no_argument, NULL, O_ALL_ONLINE},
         {"any-arch", no_argument, NULL, O_ANY_ARCH},
         {"flavors", required_argument, NULL, O_FLAVORS},
@@ -425,17 +414,10 @@ int cmd_plan_fleet(int argc, char **argv) {
             case O_INSTANCES:
                 inst[ninst++] = optarg;
                 break;
-            case O_DED:
-            case O_SHARED:
-            case O_PIN:
-                cpu_opts = true;
-                rc = cli_conf_apply(conf, opt - O_DED, optarg, &e);
-                break;
-            case O_RESV:
-            case O_PHYSNET:
-            case O_TUNNEL:
-            case O_NOVA_CONF:
-                rc = cli_conf_apply(conf, opt - O_DED, optarg, &e);
+            case O_CONF ... O_CONF_LAST:
+                if (opt - O_CONF <= CLI_CONF_PIN)
+                    cpu_opts = true;
+                rc = cli_conf_apply(conf, opt - O_CONF, optarg, &e);
                 break;
             case O_ALL_ONLINE:
                 disc_flags |= NUMAFIT_DISCOVER_ALL_ONLINE;

@@ -19,28 +19,33 @@
 #define XML_EXIT_NOFIT CLI_EXIT_NOFIT
 
 static void xml_usage(FILE *o) {
-    fprintf(o, "usage: numafit xml --host H.json --flavor F.json [--image I.json]\n"
-               "                   [--limits L.json] [--cpu-shared-set SPEC] [--domain]\n"
-               "                   [OPTIONS]\n"
-               "\n"
-               "Fit the flavor on the host as nova does, then print the libvirt domain XML\n"
-               "elements nova's libvirt driver writes for the placement: <memoryBacking>,\n"
-               "<vcpu>, <cputune>, <numatune> and <cpu>; with --domain, a whole minimal\n"
-               "domain (with a disk and an interface carrying quota:disk_* and quota:vif_*).\n"
-               "\n"
-               "OPTIONS:\n"
-               "  --cpu-shared-set SPEC       [compute] cpu_shared_set of the host\n"
-               "  --vcpu-pin-set SPEC         legacy vcpu_pin_set\n"
-               "  --online-cpus SPEC          the host's online CPUs (default: all)\n"
-               "  --realtime-priority N       [libvirt] realtime_scheduler_priority (1)\n"
-               "  --file-backed-memory MIB    [libvirt] file_backed_memory (0)\n"
-               "  --no-cpu-control            the host has no cgroup cpu controller\n"
-               "  --domain-type TYPE          <domain type=...> with --domain (kvm)\n"
-               "  --name NAME, --uuid UUID    domain name and uuid with --domain\n"
-               "  --cpu-mode MODE             host-model, host-passthrough, custom, maximum\n"
-               "  --nova-exact                write what nova writes even if libvirt refuses it\n"
-               "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
-               "  --strategy spread|pack      host cell order (default spread)\n");
+    fprintf(o,
+            "usage: numafit xml --host H.json --flavor F.json [--image I.json]\n"
+            "                   [--limits L.json] [--cpu-shared-set SPEC] [--domain]\n"
+            "                   [OPTIONS]\n"
+            "\n"
+            "Fit the flavor on the host as nova does, then print the libvirt domain XML\n"
+            "elements nova's libvirt driver writes for the placement: <memoryBacking>,\n"
+            "<vcpu>, <cputune>, <numatune> and <cpu>; with --domain, a whole minimal\n"
+            "domain (with a disk and an interface carrying quota:disk_* and quota:vif_*).\n"
+            "\n"
+            "OPTIONS:\n"
+            "  --cpu-shared-set SPEC       [compute] cpu_shared_set of the host\n"
+            "  --vcpu-pin-set SPEC         legacy vcpu_pin_set\n"
+            "  --online-cpus SPEC          the host's online CPUs (default: all)\n"
+            "  --realtime-priority N       [libvirt] realtime_scheduler_priority (1)\n"
+            "  --file-backed-memory MIB    [libvirt] file_backed_memory (0)\n"
+            "  --no-cpu-control            the host has no cgroup cpu controller\n"
+            "  --domain-type TYPE          <domain type=...> with --domain (kvm)\n"
+            "  --name NAME, --uuid UUID    domain name and uuid with --domain\n"
+            "  --cpu-mode MODE             host-model, host-passthrough, custom, maximum\n"
+            "  --nova-conf FILE            these from a nova.conf ([compute] cpu_shared_set,\n"
+            "                              vcpu_pin_set, [libvirt] realtime_scheduler_priority,\n"
+            "                              file_backed_memory, virt_type, cpu_mode; - = stdin);\n"
+            "                              the options above, when given, win\n"
+            "  --nova-exact                write what nova writes even if libvirt refuses it\n"
+            "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
+            "  --strategy spread|pack      host cell order (default spread)\n");
     cli_budget_help(o, 2, 30);
     fprintf(o, "\n"
                "Exit status: 0 written, 1 error, 2 usage, 3 the flavor does not fit.\n");
@@ -57,11 +62,11 @@ static void report(const char *what, int rc, const numafit_error_t *e) {
 
 struct xml_args {
     const char *host, *flavor, *image, *limits;
-    const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode;
+    const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode, *nova_conf;
     long priority;
     unsigned long long filebacked;
     struct cli_fit_options fit; /* --nova-release, --strategy */
-    bool domain, no_cpu_control, exact;
+    bool domain, no_cpu_control, exact, filebacked_set, priority_set;
 };
 
 static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
@@ -110,6 +115,8 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
             dst = &a->uuid;
         else if (!strcmp(o, "--cpu-mode"))
             dst = &a->cpu_mode;
+        else if (!strcmp(o, "--nova-conf"))
+            dst = &a->nova_conf;
         if (dst) {
             *dst = argv[++i];
             continue;
@@ -123,10 +130,13 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
                 fprintf(stderr, "numafit xml: %s: not a number: '%s'\n", o, v);
                 return -1;
             }
-            if (o[2] == 'r')
+            if (o[2] == 'r') {
                 a->priority = n > 1000 ? 1000 : (long)n;
-            else
+                a->priority_set = true;
+            } else {
                 a->filebacked = n;
+                a->filebacked_set = true;
+            }
             continue;
         }
         if (!strcmp(o, "--nova-release")) {
@@ -158,6 +168,22 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
     return 1;
 }
 
+/* --nova-conf FILE: the nova.conf settings (numafit_domconf_set_from_nova_conf);
+ * -EIO when the file cannot be read (said here). */
+static int apply_nova_conf(numafit_domconf_t *c, const char *path, numafit_error_t *e) {
+    size_t len = 0;
+    char *text =
+        cli_read_input("numafit xml", "--nova-conf", path, NUMAFIT_NOVA_CONF_MAX, true, &len, NULL);
+    int rc;
+    if (!text)
+        return -EIO;
+    rc = numafit_domconf_set_from_nova_conf(c, text, len, 0, e);
+    free(text);
+    return rc;
+}
+
+/* The settings; -EIO when --nova-conf could not be used (said), another
+ * -errno for a bad option. */
 static int make_conf(const struct xml_args *a, numafit_domconf_t **ret) {
     numafit_domconf_t *c = NULL;
     numafit_error_t e;
@@ -167,17 +193,23 @@ static int make_conf(const struct xml_args *a, numafit_domconf_t **ret) {
         fprintf(stderr, "numafit: %s\n", numafit_strerror(rc));
         return rc;
     }
-    if ((rc = numafit_domconf_set_cpu_shared_set(c, a->shared, &e)) < 0 ||
-        (rc = numafit_domconf_set_vcpu_pin_set(c, a->pinset, &e)) < 0 ||
+    if (a->nova_conf && (rc = apply_nova_conf(c, a->nova_conf, &e)) < 0) {
+        if (rc != -EIO)
+            report(a->nova_conf, rc, &e);
+        numafit_domconf_free(c);
+        return -EIO; /* an input error, not a usage error */
+    }
+    if ((a->shared && (rc = numafit_domconf_set_cpu_shared_set(c, a->shared, &e)) < 0) ||
+        (a->pinset && (rc = numafit_domconf_set_vcpu_pin_set(c, a->pinset, &e)) < 0) ||
         (rc = numafit_domconf_set_online_cpus(c, a->online, &e)) < 0) {
         report("host settings", rc, &e);
         goto fail;
     }
-    if (a->priority && (rc = numafit_domconf_set_realtime_priority(c, (int)a->priority)) < 0) {
+    if (a->priority_set && (rc = numafit_domconf_set_realtime_priority(c, (int)a->priority)) < 0) {
         fprintf(stderr, "numafit xml: --realtime-priority: 1..99\n");
         goto fail;
     }
-    if ((rc = numafit_domconf_set_file_backed_memory(c, a->filebacked)) < 0) {
+    if (a->filebacked_set && (rc = numafit_domconf_set_file_backed_memory(c, a->filebacked)) < 0) {
         fprintf(stderr, "numafit xml: --file-backed-memory: out of range\n");
         goto fail;
     }
@@ -228,8 +260,8 @@ int cmd_xml(int argc, char **argv) {
             fprintf(stderr, "Try 'numafit xml --help'.\n");
         return rc < 0 ? XML_EXIT_USAGE : 0;
     }
-    if (make_conf(&a, &conf) < 0)
-        return XML_EXIT_USAGE;
+    if ((rc = make_conf(&a, &conf)) < 0)
+        return rc == -EIO ? XML_EXIT_ERROR : XML_EXIT_USAGE;
     if (!(host_s = read_all(a.host, &host_n)) || !(flavor_s = read_all(a.flavor, &flavor_n)) ||
         (a.image && !(image_s = read_all(a.image, &image_n))) ||
         (a.limits && !(limits_s = read_all(a.limits, &limits_n))))

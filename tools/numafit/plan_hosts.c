@@ -210,7 +210,7 @@ int plan_load_db(struct plan *pl, const char *path) {
         }
     }
     while ((rc = plan_rows_next(&r)) > 0) {
-        const char *name, *topo, *del;
+        const char *name, *topo, *del, *why;
         size_t nlen, tlen, dlen;
         char where[PATH_MAX + 32], hname[256];
         int k;
@@ -226,17 +226,13 @@ int plan_load_db(struct plan *pl, const char *path) {
         k = plan_rows_get(&r, "hypervisor_hostname", &name, &nlen);
         if (k < 0)
             goto nomem;
-        if (k != PLAN_COL_VALUE || nlen == 0 || nlen >= sizeof(hname) || memchr(name, '\0', nlen) ||
-            plan_rows_not_string(&r, "hypervisor_hostname")) {
-            plan_error(pl, "%s: hypervisor_hostname: %s", where,
-                       k == PLAN_COL_MISSING ? "missing"
-                       : k == PLAN_COL_NULL  ? "null"
-                                             : "must be a string of 1 to 255 bytes");
+        why = plan_row_host_name(k, name, nlen, plan_rows_not_string(&r, "hypervisor_hostname"),
+                                 hname, sizeof(hname));
+        if (why) {
+            plan_error(pl, "%s: hypervisor_hostname: %s", where, why);
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
-        memcpy(hname, name, nlen);
-        hname[nlen] = '\0';
         /* soft-deleted compute nodes (a "deleted" column as in nova's table) */
         k = plan_rows_get(&r, "deleted", &del, &dlen);
         if (k < 0)

@@ -54,7 +54,7 @@ int plan_load_instances(struct plan *pl, const char *path) {
         }
     }
     while ((rc = plan_rows_next(&r)) > 0) {
-        const char *name = NULL, *topo, *fl;
+        const char *name = NULL, *topo, *fl, *why;
         size_t nlen = 0, tlen, flen;
         char where[PATH_MAX + 32], hname[256], prefix[PATH_MAX + 400];
         numafit_placement_t *p = NULL;
@@ -69,18 +69,17 @@ int plan_load_instances(struct plan *pl, const char *path) {
             k = plan_rows_get(&r, host_cols[i], &name, &nlen);
         if (k < 0)
             goto nomem;
-        if (k != PLAN_COL_VALUE || nlen == 0 || nlen >= sizeof(hname) || memchr(name, '\0', nlen) ||
-            (plan_rows_not_string(&r, "host") || plan_rows_not_string(&r, "node") ||
-             plan_rows_not_string(&r, "hypervisor_hostname"))) {
-            plan_error(pl, "%s: host: %s", where,
-                       k == PLAN_COL_MISSING ? "missing (\"host\": the hypervisor_hostname)"
-                       : k == PLAN_COL_NULL  ? "null"
-                                             : "must be a string of 1 to 255 bytes");
+        why = plan_row_host_name(k, name, nlen,
+                                 plan_rows_not_string(&r, "host") ||
+                                     plan_rows_not_string(&r, "node") ||
+                                     plan_rows_not_string(&r, "hypervisor_hostname"),
+                                 hname, sizeof(hname));
+        if (why) {
+            plan_error(pl, "%s: host: %s%s", where, why,
+                       k == PLAN_COL_MISSING ? " (\"host\": the hypervisor_hostname)" : "");
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
-        memcpy(hname, name, nlen);
-        hname[nlen] = '\0';
         k = plan_rows_get_json(&r, "numa_topology", &topo, &tlen);
         if (k < 0)
             goto nomem;

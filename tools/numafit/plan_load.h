@@ -114,5 +114,11 @@ int plan_rows_get_json(struct plan_rows *r, const char *col, const char **ret, s
 int plan_rows_ratio(struct plan_rows *r, const char *col, double *ret);
 /* A "deleted" column's value says deleted. */
 bool plan_row_deleted(const char *s, size_t n);
+/* A host name from plan_rows_get()'s k and value (not_string: the column
+ * holds another JSON type) into out, NUL-terminated. NULL when it is one,
+ * else why not: "missing", "null" or "must be a string of 1 to 255 bytes"
+ * (out has 256 bytes or fewer). */
+const char *plan_row_host_name(int k, const char *v, size_t n, bool not_string, char *out,
+                               size_t cap);
 
 #endif

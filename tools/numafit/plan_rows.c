@@ -642,3 +642,16 @@ bool plan_row_deleted(const char *s, size_t n) {
     }
     return !(n == 5 && !strncmp(s, "false", 5));
 }
+
+const char *plan_row_host_name(int k, const char *v, size_t n, bool not_string, char *out,
+                               size_t cap) {
+    if (k == PLAN_COL_MISSING)
+        return "missing";
+    if (k == PLAN_COL_NULL)
+        return "null";
+    if (k != PLAN_COL_VALUE || n == 0 || n >= cap || memchr(v, '\0', n) || not_string)
+        return "must be a string of 1 to 255 bytes";
+    memcpy(out, v, n);
+    out[n] = '\0';
+    return NULL;
+}

@@ -260,6 +260,7 @@ _fn("domconf_set_domain_type", [DomconfP, cp], c_int, _N)
 _fn("domconf_set_name", [DomconfP, cp], c_int, _N)
 _fn("domconf_set_uuid", [DomconfP, cp], c_int, _N)
 _fn("domconf_set_cpu_mode", [DomconfP, cp], c_int, _N)
+_fn("domconf_set_from_nova_conf", [DomconfP, cp, sz, u, ErrorP], c_int, _E)
 _fn("domain_xml", [HostP, RequestP, PlacementP, cp, sz, cp, sz, DomconfP, u, StrP, ErrorP],
     c_int, _E)
 _fn("domain_disk_iotune_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)

@@ -119,6 +119,10 @@ class DomainConf(_ffi.Owned):
         h = _ffi.DomconfP()
         _ffi.domconf_new(byref(h))
         self._h = h  # not shared yet: set up without the lock
+        self._apply(kw)
+
+    def _apply(self, kw):
+        h = self._h
         err = _ffi.Error()
         for k, v in kw.items():
             if v is None:
@@ -135,6 +139,25 @@ class DomainConf(_ffi.Owned):
                 _ffi.domconf_set_file_backed_memory(h, _ffi.cint(v, k, c_uint64))
             else:
                 raise TypeError("DomainConf: unknown setting %r" % k)
+
+    @classmethod
+    def from_nova_conf(cls, text, **kw):
+        """The settings of a nova.conf's text (str or bytes), read as
+        oslo.config reads them: [compute] cpu_shared_set, [DEFAULT]
+        vcpu_pin_set, [libvirt] realtime_scheduler_priority,
+        file_backed_memory, virt_type (the domain type) and cpu_mode
+        (numafit_domconf_set_from_nova_conf); the keyword settings of
+        DomainConf() are applied after it and win.  Errors name the line or
+        the option (numafit.errors.ParseError; ConfigFileValueError, as
+        oslo.config names a value it refuses; RangeError, ...)."""
+        buf, n = _ffi.cbuf(text, "nova.conf")
+        conf = cls()
+        err = _ffi.Error()
+        with _ffi.hold(conf, write=conf) as (h,):
+            _ffi.domconf_set_from_nova_conf(h, buf, n, 0, byref(err))
+        if kw:
+            conf._apply(kw)
+        return conf
 
 def domain_xml(host, request, placement=None, flavor=None, image=None, conf=None, full=False,
                nova_exact=False):

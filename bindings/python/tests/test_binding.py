@@ -205,6 +205,31 @@ class FitTests(unittest.TestCase):
         full = p.to_libvirt_xml(self.host, r, full=True, conf={"name": "vm1"})
         self.assertIn("<name>vm1</name>", full)
 
+    def test_domain_conf_from_nova_conf(self):
+        specs = dict(DEDICATED, **{"hw:cpu_realtime": "yes", "hw:cpu_realtime_mask": "^0",
+                                   "hw:emulator_threads_policy": "share"})
+        r = numafit.Request.from_flavor(4, 2048, specs)
+        p = numafit.fit(self.host, r)
+        text = ("[compute]\ncpu_shared_set = 0,8\n[libvirt]\nvirt_type = qemu\n"
+                "realtime_scheduler_priority = 40\ncpu_mode = host-passthrough\n")
+        conf = numafit.DomainConf.from_nova_conf(text, name="vm2")
+        xml = p.to_libvirt_xml(self.host, r, conf=conf, full=True)
+        self.assertIn("<domain type='qemu'>\n  <name>vm2</name>", xml)
+        self.assertIn("<emulatorpin cpuset='0,8'/>", xml)
+        self.assertIn("priority='40'/>", xml)
+        self.assertIn("<cpu mode='host-passthrough'>", xml)
+        # keywords win over the file
+        conf = numafit.DomainConf.from_nova_conf(text.encode(), realtime_priority=9)
+        self.assertIn("priority='9'/>", p.to_libvirt_xml(self.host, r, conf=conf))
+        with self.assertRaises(errors.ConfigFileValueError) as cm:
+            numafit.DomainConf.from_nova_conf("[libvirt]\nvirt_type = xen\n")
+        self.assertIsInstance(cm.exception, ValueError)
+        self.assertEqual(cm.exception.where, "virt_type")
+        with self.assertRaisesRegex(errors.ParseError, "line 2"):
+            numafit.DomainConf.from_nova_conf("[libvirt]\nnot an option\n")
+        with self.assertRaises(errors.RangeError):
+            numafit.DomainConf.from_nova_conf("[libvirt]\nrealtime_scheduler_priority = 0\n")
+
     def test_device_xml(self):
         es = {"quota:disk_read_bytes_sec": "1000", "quota:vif_inbound_average": "100",
               "quota:vif_inbound_peak": "200"}
