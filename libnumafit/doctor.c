@@ -227,17 +227,8 @@ static int check_args(const char *root, const char *nova_conf, size_t nova_conf_
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument");
         return -EINVAL;
     }
-    if (nova_conf && nova_conf_len > NUMAFIT_DOCTOR_CONF_MAX) {
-        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "nova_conf", NULL,
-                           "nova.conf is larger than %u bytes", NUMAFIT_DOCTOR_CONF_MAX);
-        return -ERANGE;
-    }
-    if (nova_conf && memchr(nova_conf, '\0', nova_conf_len)) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "nova_conf", NULL,
-                           "nova.conf contains a NUL byte");
-        return -EBADMSG;
-    }
-    return 0;
+    return numafit__ini_check_text(nova_conf, nova_conf_len, NUMAFIT_DOCTOR_CONF_MAX, "nova_conf",
+                                   err);
 }
 
 static int doctor_init(struct numafit__doctor *x, const char *root, unsigned flags) {

@@ -123,3 +123,17 @@ const char *numafit__ini_get(const struct numafit__ini *ini, const char *section
             v = ini->ent[i].value; /* the last one wins, as in oslo.config */
     return v;
 }
+
+int numafit__ini_check_text(const char *text, size_t len, size_t max, const char *where,
+                            numafit_error_t *err) {
+    if (len > max) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, where, NULL,
+                           "nova.conf is larger than %zu bytes", max);
+        return -ERANGE;
+    }
+    if (len && memchr(text, '\0', len)) {
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, where, NULL, "nova.conf contains a NUL byte");
+        return -EBADMSG;
+    }
+    return 0;
+}

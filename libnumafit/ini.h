@@ -31,6 +31,12 @@ struct numafit__ini {
 int numafit__ini_parse(struct numafit__ini *ini, const char *text, size_t len);
 void numafit__ini_clear(struct numafit__ini *ini);
 
+/* A nova.conf text the library is given: at most max bytes, no NUL byte.
+ * Returns 0, or -ERANGE / -EBADMSG with err filled (err->where = where). */
+struct numafit_error;
+int numafit__ini_check_text(const char *text, size_t len, size_t max, const char *where,
+                            struct numafit_error *err);
+
 /* The value of section's key (the last one given), or NULL. */
 const char *numafit__ini_get(const struct numafit__ini *ini, const char *section, const char *key);
 

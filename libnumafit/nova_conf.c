@@ -96,17 +96,7 @@ static int check_text(const void *conf, const char *text, size_t len, unsigned f
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument");
         return -EINVAL;
     }
-    if (len > NUMAFIT_NOVA_CONF_MAX) {
-        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "nova.conf", NULL,
-                           "nova.conf is larger than %u bytes", NUMAFIT_NOVA_CONF_MAX);
-        return -ERANGE;
-    }
-    if (len && memchr(text, '\0', len)) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "nova.conf", NULL,
-                           "nova.conf contains a NUL byte");
-        return -EBADMSG;
-    }
-    return 0;
+    return numafit__ini_check_text(text, len, NUMAFIT_NOVA_CONF_MAX, "nova.conf", err);
 }
 
 /* The arguments checked and the text read into *ini (numafit__ini_clear()
