@@ -169,33 +169,36 @@ def _limits_key(limits):
     return (g("_obj_cpu_allocation_ratio", _U), g("_obj_ram_allocation_ratio", _U), nm)
 
 
-def _options_for(limits, profile_):
+def _cached_options(limits_key, make_limits, profile_):
+    """The Options of these limits (make_limits() gives their JSON form,
+    called only on a miss), profile and nova's packing strategy."""
     strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
         else "spread"
-    key = (_limits_key(limits), profile_, strategy)
+    key = (limits_key, profile_, strategy)
     hit = _optionses.get(key)
     if hit is None:
-        hit = _optionses.put(key, Options(limits_json(limits), profile_, strategy))
+        hit = _optionses.put(key, Options(make_limits(), profile_, strategy))
     return hit
+
+
+def _options_for(limits, profile_):
+    return _cached_options(_limits_key(limits), lambda: limits_json(limits), profile_)
 
 
 def _options_for_ratios(cpu_ratio, ram_ratio, network_metadata, profile_):
     """_options_for() of NUMATopologyLimits(cpu_allocation_ratio=cpu_ratio,
     ram_allocation_ratio=ram_ratio[, network_metadata=...]) without
     building that object: the same cache key, the same Options."""
-    strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
-        else "spread"
     nm = _U
     if network_metadata is not None:
         nd = network_metadata.__dict__
         nm = (_fs(nd.get("_obj_physnets", _U)), nd.get("_obj_tunneled", _U))
-    key = ((cpu_ratio, ram_ratio, nm), profile_, strategy)
-    hit = _optionses.get(key)
-    if hit is None:
+
+    def make_limits():
         limits = {"cpu_allocation_ratio": cpu_ratio, "ram_allocation_ratio": ram_ratio}
-        if network_metadata is not None:
+        if nm is not _U:
             limits["network_metadata"] = {
                 "physnets": sorted(nm[0]) if nm[0] is not _U else [],
                 "tunneled": bool(nm[1]) if nm[1] is not _U else False}
-        hit = _optionses.put(key, Options(limits, profile_, strategy))
-    return hit
+        return limits
+    return _cached_options((cpu_ratio, ram_ratio, nm), make_limits, profile_)
