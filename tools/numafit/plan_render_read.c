@@ -174,6 +174,16 @@ static int rd_ratio(struct rd *r, const json_t *o, const char *key) {
     return 0;
 }
 
+static bool rd_is_id(const json_t *v) {
+    return json_is_integer(v) && json_integer_value(v) >= 0;
+}
+
+/* Why v (at key) is not an id: negative, or not an integer. */
+static int rd_not_id(struct rd *r, const char *key, const json_t *v) {
+    return json_is_integer(v) ? rd_fail(r, key, "%lld is below 0", (long long)json_integer_value(v))
+                              : rd_fail(r, key, "%s, not an integer", type_name(v));
+}
+
 /* An array of integers >= 0 (CPU or vCPU ids); null too when nullable. */
 static int rd_ids(struct rd *r, const json_t *o, const char *key, bool nullable) {
     int rc = 0;
@@ -184,11 +194,9 @@ static int rd_ids(struct rd *r, const json_t *o, const char *key, bool nullable)
         return rc;
     old = rd_key(r, key);
     json_array_foreach(a, i, v) {
-        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        if (!rd_is_id(v)) {
             rd_push(r, "[%zu]", i);
-            rc = json_is_integer(v)
-                     ? rd_fail(r, NULL, "%lld is below 0", (long long)json_integer_value(v))
-                     : rd_fail(r, NULL, "%s, not an integer", type_name(v));
+            rc = rd_not_id(r, NULL, v);
             break;
         }
     }
@@ -207,10 +215,8 @@ static int rd_id_map(struct rd *r, const json_t *o, const char *key) {
         return rc;
     old = rd_key(r, key);
     json_object_foreach((json_t *)m, k, v) {
-        if (!json_is_integer(v) || json_integer_value(v) < 0) {
-            rc = json_is_integer(v)
-                     ? rd_fail(r, k, "%lld is below 0", (long long)json_integer_value(v))
-                     : rd_fail(r, k, "%s, not an integer", type_name(v));
+        if (!rd_is_id(v)) {
+            rc = rd_not_id(r, k, v);
             break;
         }
     }
