@@ -65,6 +65,45 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_from_json(const char *buf,
                                                                 numafit_error_t *reterr);
 
 /**
+ * \brief Build a host from integer records: the fields of nova's NUMACell
+ * objects in an int64 array, for bindings that hold the objects (nova's
+ * scheduler) and would otherwise write and parse JSON for every host.
+ *
+ * Layout (doc/host-records.md): 1 (the format), the number of cells, then
+ * per cell: id, socket (-1: none), memory (MiB), cpu_usage, memory_usage;
+ * cpuset, pcpuset and pinned_cpus, each as a count then the CPU ids (any
+ * order, duplicates allowed); siblings as the number of sets, each set's
+ * length, then the CPUs of every set in list order; mempages as a count then
+ * size_kb, total, used, reserved per entry; network_metadata as -1 (none),
+ * 0 or 1 (tunneled), then the number of physnets, whose names follow one
+ * after another in `names`, each NUL-terminated.
+ *
+ * The host is the one numafit_host_new_from_json() reads from the same
+ * fields, with the same checks (the error names the cell and field, e.g.
+ * "cells[1].pinned_cpus").
+ * \param flags 0 or NUMAFIT_HOST_ALLOW_OVERLAP.
+ * \return 0, -EINVAL (layout or schema), -ERANGE, -ENOMEM.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_host_new_from_records(const int64_t *rec, size_t n, const char *names, size_t names_len,
+                              unsigned flags, numafit_host_t **ret_host, numafit_error_t *reterr);
+
+/**
+ * \brief The usage of the cell at index as integer records: cpu_usage,
+ * memory_usage, the number of pinned CPUs then their ids (ascending), the
+ * number of mempages entries then size_kb, total, used, reserved of each
+ * (input order). For bindings that rebuild their objects after a claim.
+ * \param buf cap values; *ret_len is set to the length needed.
+ * \param flags 0.
+ * \return 0; -ENOSPC (buf too small, *ret_len says how many), -ENOENT (no
+ * such cell), -EINVAL.
+ */
+NUMAFIT_EXPORT int numafit_host_get_cell_usage(const numafit_host_t *host, unsigned index,
+                                               unsigned flags, int64_t *buf, size_t cap,
+                                               size_t *ret_len);
+
+/**
  * \brief Build a host from a one-line synthetic description (for tests and
  * what-if planning), e.g. "cells:2 cores:8 threads:2 mem:64G pages:1G=4,2M=512
  * dedicated:2-7,18-23 shared:0-1,16-17". Keys: cells (1), sockets (= cells),

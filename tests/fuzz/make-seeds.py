@@ -15,6 +15,8 @@
   plan_load   examples/fleet and tests/plan/data dumps, instances, flavors
   render      tests/data/plan/*.json
   batch       the input lines of tests/cases
+  host_records  tests/data/hosts/*.json (the versioned ones) as integer
+              records, 16-bit values where they fit, else 64-bit
 
 Run from anywhere: /usr/bin/python3 tests/fuzz/make-seeds.py
 Only seeds up to 16 KiB are written; see doc/fuzzing.md.
@@ -73,7 +75,44 @@ def cases():
         yield name, lines
 
 
+def host_records(prim):
+    """A NUMATopology primitive as the host_records target's input: mode,
+    names length, names, values (doc/host-records.md for the layout)."""
+    import struct
+    rec, names = [1, len(prim["nova_object.data"]["cells"])], b""
+    for c in prim["nova_object.data"]["cells"]:
+        d = c["nova_object.data"]
+        sock = d.get("socket")
+        rec += [d["id"], -1 if sock is None else sock, d["memory"], d.get("cpu_usage", 0),
+                d.get("memory_usage", 0)]
+        for k in ("cpuset", "pcpuset", "pinned_cpus"):
+            v = d.get(k) or []
+            rec += [len(v)] + list(v)
+        sib = d.get("siblings") or []
+        rec += [len(sib)] + [len(x) for x in sib] + [c for x in sib for c in x]
+        pages = d.get("mempages") or []
+        rec.append(len(pages))
+        for pg in pages:
+            pd = pg["nova_object.data"]
+            rec += [pd["size_kb"], pd["total"], pd.get("used", 0), pd.get("reserved", 0)]
+        nm = d.get("network_metadata")
+        if nm is None:
+            rec += [-1, 0]
+        else:
+            nd = nm["nova_object.data"]
+            phys = nd.get("physnets") or []
+            rec += [1 if nd.get("tunneled") else 0, len(phys)]
+            names += b"".join(x.encode() + b"\0" for x in phys)
+    small = all(-32768 <= v < 32768 for v in rec)
+    body = struct.pack("<%d%s" % (len(rec), "h" if small else "q"), *rec)
+    return bytes([0 if small else 1]) + struct.pack("<H", len(names)) + names + body
+
+
 def main():
+    for p in sorted(glob.glob(os.path.join(TOP, "tests", "data", "hosts", "*.json"))):
+        prim = loads(open(p, "rb").read())
+        if isinstance(prim, dict) and "nova_object.data" in prim:
+            put("host_records", os.path.basename(p)[:-5], host_records(prim))
     for p in sorted(glob.glob(os.path.join(TOP, "tests", "data", "caps", "*"))):
         put("caps_xml", os.path.basename(p).rsplit(".", 1)[0], open(p, "rb").read())
     put("caps_xml", "online", rd("tests", "data", "caps", "edge-offline.xml") + b"\0" + b"0-2,4-7")
