@@ -150,6 +150,8 @@ _fn("version_hex", [], c_uint)
 
 # host.h
 _fn("host_new_from_json", [cp, sz, u, POINTER(HostP), ErrorP], c_int, _E)
+_fn("host_new_from_records", [c_void_p, sz, cp, sz, u, POINTER(HostP), ErrorP], c_int, _E)
+_fn("host_get_cell_usage", [HostP, u, u, c_void_p, sz, POINTER(c_size_t)], c_int)
 _fn("host_new_synthetic", [cp, u, POINTER(HostP), ErrorP], c_int, _E)
 _fn("host_to_json", [HostP, u, StrP, ErrorP], c_int, _E)
 _fn("host_dup", [HostP, POINTER(HostP)], c_int, _N)
@@ -165,6 +167,33 @@ _fn("host_get_cell_pages", [HostP, u, u, u, POINTER(c_uint64), POINTER(c_uint64)
                             POINTER(c_uint64), POINTER(c_uint64)], c_int)
 _fn("host_get_cell_cpus", [HostP, u, c_int, u, POINTER(CpusetP)], c_int, _N)
 _fn("host_get_cell_siblings", [HostP, u, u, u, POINTER(CpusetP)], c_int, _N)
+
+# The same functions on raw addresses (ints), for handles only the nova
+# adapter holds (numafit.nova's host cache): no Python object per handle
+# besides the adapter's own, none of them locked (nothing else can reach
+# them).  CDLL's item access gives each prototype its own function object.
+def _fn_addr(name, argtypes, errcheck=None):
+    f = lib["numafit_" + name]
+    f.argtypes = argtypes
+    f.restype = c_int
+    if errcheck is not None:
+        f.errcheck = errcheck
+    globals()[name + "_addr"] = f
+    return f
+
+
+_fn_addr("host_new_from_records", [c_void_p, sz, cp, sz, u, POINTER(c_void_p), ErrorP], _E)
+_fn_addr("host_dup", [c_void_p, POINTER(HostP)], _N)
+_fn_addr("fit", [c_void_p, c_void_p, c_void_p, u, POINTER(PlacementP), ErrorP], _E)
+host_free_addr = lib["numafit_host_free"]
+host_free_addr.argtypes = [c_void_p]
+host_free_addr.restype = None
+
+
+def address(handle):
+    """The address a library handle (a ctypes pointer) points at, as an int."""
+    return ctypes.cast(handle, c_void_p).value
+
 
 # request.h
 _fn("request_new", [cp, sz, cp, sz, u, POINTER(RequestP), ErrorP], c_int, _E)

@@ -1,10 +1,11 @@
 """numafit.Host: a host NUMA topology (nova's NUMATopology) and its usage."""
+import array
 import collections
 import errno
 import json
 import os
 import stat
-from ctypes import byref, c_size_t, c_uint, c_uint64
+from ctypes import byref, c_int64, c_size_t, c_uint, c_uint64
 
 from . import _ffi, errors
 from .cpu import take_cpuset
@@ -126,6 +127,47 @@ class Host(_ffi.Owned):
         _ffi.host_new_from_json(b, n, ALLOW_OVERLAP if allow_overlap else 0, byref(h),
                                 byref(err))
         return cls(h)
+
+    @classmethod
+    def from_records(cls, records, names=b"", allow_overlap=False):
+        """The host of integer records (numafit_host_new_from_records(), the
+        layout in doc/host-records.md): records an array.array('q') or a
+        sequence of ints, names the physnets NUL-terminated one after
+        another (bytes) or a sequence of str."""
+        if not (isinstance(records, array.array) and records.typecode == "q"):
+            a = array.array("q")
+            try:
+                a.fromlist(list(records))
+            except OverflowError as e:
+                raise _ffi.out_of_range("records", str(e)) from None
+            records = a
+        if not isinstance(names, (bytes, bytearray)):
+            names = b"".join(_ffi.cstr(s, "physnet") + b"\0" for s in names)
+        addr, n = records.buffer_info()
+        h, err = _ffi.HostP(), _ffi.Error()
+        _ffi.host_new_from_records(addr, n, bytes(names), len(names),
+                                   ALLOW_OVERLAP if allow_overlap else 0, byref(h), byref(err))
+        return cls(h)
+
+    def cell_usage(self, index):
+        """(cpu_usage, memory_usage, pinned CPU ids ascending, [(size_kb,
+        total, used, reserved), ...]) of the cell at index
+        (numafit_host_get_cell_usage())."""
+        index = _ffi.cint(index, "index")
+        n = c_size_t()
+        buf = (c_int64 * 128)()
+        with _ffi.hold(self) as (h,):
+            rc = _ffi.host_get_cell_usage(h, index, 0, buf, 128, byref(n))
+            if rc == -errno.ENOSPC:
+                buf = (c_int64 * n.value)()
+                rc = _ffi.host_get_cell_usage(h, index, 0, buf, n.value, byref(n))
+        if rc < 0:
+            raise errors.from_rc(rc, None, "cell_usage")
+        v = buf[:n.value]
+        npin = v[2]
+        pages = v[4 + npin:]
+        return (v[0], v[1], v[3:3 + npin],
+                [tuple(pages[i:i + 4]) for i in range(0, len(pages), 4)])
 
     @classmethod
     def from_file(cls, path, allow_overlap=False):

@@ -47,9 +47,17 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
     def _requires_threads(extra_specs, image_props):
         """hw:cpu_policy=dedicated with hw:cpu_thread_policy=require (flavor
         or image) needs a host with hyperthreads."""
-        policies = {extra_specs.get("hw:cpu_policy"), image_props.get("hw_cpu_policy")}
-        threads = {extra_specs.get("hw:cpu_thread_policy"),
-                   image_props.get("hw_cpu_thread_policy")}
+        if isinstance(image_props, objects.ImageMetaProps):
+            # image_props.get(name) of a field: its value, or None when unset
+            # (read from the storage: ImageMetaProps.get lists all ~150
+            # field names on every call)
+            image_policy = getattr(image_props, "_obj_hw_cpu_policy", None)
+            image_threads = getattr(image_props, "_obj_hw_cpu_thread_policy", None)
+        else:
+            image_policy = image_props.get("hw_cpu_policy")
+            image_threads = image_props.get("hw_cpu_thread_policy")
+        policies = {extra_specs.get("hw:cpu_policy"), image_policy}
+        threads = {extra_specs.get("hw:cpu_thread_policy"), image_threads}
         return (fields.CPUAllocationPolicy.DEDICATED in policies and
                 fields.CPUThreadAllocationPolicy.REQUIRE in threads)
 

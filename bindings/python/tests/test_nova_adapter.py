@@ -146,7 +146,13 @@ class AdapterAgainstNova(unittest.TestCase):
                 numafit.Placement.from_json(got.obj_to_primitive()) as p:
             h.claim(p)
             afresh = self.objects.NUMATopology.obj_from_primitive(h.to_dict())
-        self.assertEqual(prim(afresh), prim(mine))
+        # equal values (sets as sets: the result keeps the host's set
+        # iteration order, a primitive lists sets in that order)
+        self.assertEqual(nn.convert._usage_values(afresh), nn.convert._usage_values(mine))
+        # the changed fields nova's own result has (the resource tracker
+        # stores them in the JSON)
+        self.assertEqual([c.obj_what_changed() for c in want.cells],
+                         [c.obj_what_changed() for c in mine.cells])
         back = nn.numa_usage_from_instance_numa(mine, got, free=True)
         self.assertEqual(usage(host), usage(back))
 
@@ -295,6 +301,81 @@ class Patching(unittest.TestCase):
         check({0: 0, 1: 2, 2: 3})  # nova's prefer: 3 vCPUs fit no core, one thread each
         self.assertEqual(nn.numa_fit_instance_to_host(host, inst).cells[0].cpu_pinning,
                          {0: 0, 1: 2, 2: 3})
+
+    def test_host_cache_never_stale(self):
+        """The host cache's three stages (first sight: records; second: the
+        records compared again and the storage copied; later: the storage
+        compared) each see every change nova or a test makes in place:
+        after each change, called 1, 2 or 3 times, the adapter answers as
+        on a deep copy (a new object, built afresh)."""
+        o = nfd.objects
+
+        def cell(i, cpus, physnets):
+            return o.NUMACell(
+                id=i, cpuset=set(), pcpuset=set(cpus), memory=4096, cpu_usage=0,
+                memory_usage=0, pinned_cpus=set(), socket=0,
+                siblings=[{c, c + 1} for c in cpus[::2]],
+                mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0),
+                          o.NUMAPagesTopology(size_kb=2048, total=512, used=0)],
+                network_metadata=o.NetworkMetadata(physnets=set(physnets), tunneled=False))
+        host = o.NUMATopology(cells=[cell(0, [0, 1, 2, 3], []), cell(1, [4, 5, 6, 7], ["foo"])])
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1}, memory=512, pagesize=2048,
+            cpu_policy="dedicated")])
+        limits = o.NUMATopologyLimits(
+            cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0,
+            network_metadata=o.NetworkMetadata(physnets={"foo"}, tunneled=False))
+
+        def answer(h):
+            got = nn.numa_fit_instance_to_host(h, inst, limits)
+            return None if got is None else [(c.id, dict(c.cpu_pinning)) for c in got.cells]
+
+        seen = []
+
+        def check(h, times):
+            for _ in range(times):
+                want = answer(copy.deepcopy(h))
+                self.assertEqual(answer(h), want)
+                self.assertEqual(nn.host_fits(h, inst, 1.0, 1.0, limits.network_metadata),
+                                 want is not None)
+            seen.append(want)
+
+        changes = [
+            lambda h: h.cells[1].pinned_cpus.add(4),
+            lambda h: h.cells[1].pinned_cpus.update({5, 6}),
+            lambda h: h.cells[1].pinned_cpus.clear(),
+            lambda h: setattr(h.cells[1].mempages[1], "used", 512),  # nested, in place
+            lambda h: setattr(h.cells[1].mempages[1], "used", 0),
+            lambda h: h.cells[1].network_metadata.physnets.discard("foo"),  # nested set
+            lambda h: h.cells[1].network_metadata.physnets.add("foo"),
+            lambda h: h.cells[1].siblings[0].discard(5),  # a set inside a list
+            lambda h: h.cells[1].siblings.append({5}),
+            lambda h: h.obj_reset_changes(recursive=True),
+            lambda h: setattr(h.cells[1], "memory_usage", 4000),
+            lambda h: setattr(h.cells[1], "memory_usage", 0),
+            lambda h: h.cells[1].mempages.__setitem__(
+                1, o.NUMAPagesTopology(size_kb=2048, total=1, used=0)),
+            lambda h: setattr(h, "cells", [h.cells[0], cell(1, [4, 5, 6, 7], ["foo"])]),
+            lambda h: h.cells.append(cell(2, [8, 9, 10, 11], ["foo"])),
+            lambda h: h.cells[0].pcpuset.discard(3),
+        ]
+        base = copy.deepcopy(host)
+        check(host, 1)
+        for i, change in enumerate(changes):
+            # one object through the stages: changed after 1, 2 or 3 calls
+            change(host)
+            with self.subTest(change=i):
+                check(host, 1 + i % 3)
+            # a new object changed after its first sight (the records stage)
+            fresh = copy.deepcopy(base)
+            for earlier in changes[:i]:
+                earlier(fresh)
+            answer(fresh)
+            change(fresh)
+            with self.subTest(change=i, first_sight=True):
+                check(fresh, 1)
+        distinct = {repr(a) for a in seen}
+        self.assertGreaterEqual(len(distinct), 4, "the changes must change the answers: %s" % seen)
 
     def hw_call(self, name, *a):
         return getattr(nfd.hardware, name)(*a)

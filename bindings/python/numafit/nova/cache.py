@@ -5,75 +5,129 @@ import collections
 import json
 import threading
 import weakref
+from ctypes import byref, c_void_p
 
+from .. import _ffi
 from ..fit import Options
 from ..host import Host
 from ..request import Request
 from . import runtime
-from .convert import (_U, _fs, _host_primitive, _host_snapshot, _host_view, _is_ovo,
+from .convert import (_U, _copy_storage, _fs, _host_records, _host_snapshot, _host_unchanged, _is_ovo,
                       limits_json, request_flavor)
 from .runtime import _nova, _Unsupported
 
 
-def _content_key(snapshot):
-    """_host_snapshot() made hashable (sibling lists as tuples)."""
-    topo_cls, cells = snapshot
-    return (topo_cls, tuple(c[:8] + (tuple(c[8]) if isinstance(c[8], list) else c[8],) + c[9:]
-                            for c in cells))
+class _CHost:
+    """A library host only the adapter holds, by its address (an int): no
+    lock and no Python objects besides this one, so a cache of thousands
+    does not feed the cyclic garbage collector (a numafit.Host carries a
+    lock, a condition and their dicts).  Freed when the last reference
+    goes; nothing claims on it (copy() gives a Host to claim on)."""
+    __slots__ = ("addr",)
+
+    def __init__(self, addr):
+        self.addr = addr
+
+    @classmethod
+    def from_records(cls, rec, names):
+        a, err = c_void_p(), _ffi.Error()
+        buf, n = rec.buffer_info()
+        _ffi.host_new_from_records_addr(buf, n, names, len(names), 0, byref(a), byref(err))
+        return cls(a.value)
+
+    @classmethod
+    def adopt(cls, host):
+        """The handle of a numafit.Host, taken over (the Host is closed)."""
+        with _ffi.hold(host, write=host) as (h,):
+            addr = _ffi.address(h)
+            host._h = None
+        return cls(addr)
+
+    def copy(self):
+        """A numafit.Host with the same content, the caller's own."""
+        h = _ffi.HostP()
+        _ffi.host_dup_addr(self.addr, byref(h))
+        return Host(h)
+
+    def __del__(self):
+        addr, self.addr = self.addr, None
+        if addr:
+            try:
+                _ffi.host_free_addr(addr)
+            except Exception:  # interpreter shutdown
+                pass
 
 
 class _HostCache:
     """numafit Hosts built from nova NUMATopology objects.  The scheduler
     asks about the same host_state.numa_topology for many requests, and
-    rebuilds it from the database with the same content; obj_to_primitive()
-    and parsing it again every time cost far more than the fit.
+    rebuilds it from the database with the same content; building a Host
+    every time would cost far more than the fit.
 
     An entry is found by the object's id and used only if it is the same
-    object (weak reference) with the same fingerprint: every field of every
-    cell, read afresh on each call (nova changes these objects in place).
-    Otherwise a Host of the same content is reused (another object, or this
-    one changed back), or one is built.  Fits only read these Hosts; nothing
-    claims on them."""
+    object (weak reference) whose content is still the entry's: on the
+    second call its records are written again and compared, and a copy of
+    the cells' storage and of their nested objects' is kept; from the third
+    call on that storage is compared with the copies (in C: dict and set
+    equality; nova changes these objects in place, and any change, even of
+    the changed-fields set, counts).  Otherwise the cells are written as
+    the library's integer records; a Host of the same records is reused
+    (another object of the same content, or this one changed back), or one
+    is built from them (numafit_host_new_from_records, no JSON).  Fits only
+    read these Hosts; nothing claims on them."""
 
     # Enough for a 10,000-host fleet: a smaller bound than the fleet thrashes
     # (the scheduler asks about every host for every request, so an LRU of
     # 2048 entries missed every time on 3000 hosts: the filter fell to
-    # nova's speed). An entry costs about 40 KB with the real-host fixtures
-    # (nova's own objects for the same host: about 90 KB); entries exist
-    # only for hosts the process has seen.
+    # nova's speed).  Entries exist only for hosts the process has seen.
     MAX = 16384
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._items = collections.OrderedDict()  # id -> (weakref, snapshot, Host)
-        self._content = collections.OrderedDict()  # _content_key -> Host
+        self._items = collections.OrderedDict()  # id -> (weakref, snapshot, Host, records)
+        self._content = collections.OrderedDict()  # (records, names) -> Host
 
     def get(self, topo):
-        try:
-            view = _host_view(topo) if _is_ovo(topo) else None
-        except Exception:  # an unusual object: no caching
-            view = None
-        if view is None:
-            return Host.from_json(topo.obj_to_primitive())
+        if not _is_ovo(topo):
+            return _CHost.adopt(Host.from_json(topo.obj_to_primitive()))
         k = id(topo)
-        with self._lock:
-            hit = self._items.get(k)
-            if hit is not None and hit[0]() is topo and view == hit[1]:
-                self._items.move_to_end(k)
-                return hit[2]
-        snap = _host_snapshot(view)
-        del view
-        ck = _content_key(snap)
-        ref = weakref.ref(topo)
+        hit = self._items.get(k)
+        if hit is not None and hit[0]() is topo:
+            ref, snap, host, ck = hit
+            if snap is not None:
+                if _host_unchanged(topo, snap):
+                    return host
+            else:
+                # seen once: its records then, compared with its records now
+                # (an object used once never pays for a snapshot)
+                try:
+                    rec, names = _host_records(topo)
+                except Exception:
+                    rec = None
+                if rec is not None and (rec.tobytes(), names) == ck:
+                    try:
+                        snap = _host_snapshot(topo)
+                    except Exception:
+                        return host
+                    with self._lock:
+                        if self._items.get(k) is hit:
+                            self._items[k] = (ref, snap, host, ck)
+                    return host
+        try:
+            rec, names = _host_records(topo)
+            ref = weakref.ref(topo)
+        except Exception:  # an unusual object: nova's primitive, not cached
+            return _CHost.adopt(Host.from_json(topo.obj_to_primitive()))
+        ck = (rec.tobytes(), names)
         with self._lock:
             host = self._content.get(ck)
         if host is None:
-            host = Host.from_json(json.dumps(_host_primitive(snap), separators=(",", ":")))
+            host = _CHost.from_records(rec, names)
             if runtime._VERIFY:
-                with Host.from_json(topo.obj_to_primitive()) as slow:
-                    assert host.to_dict() == slow.to_dict(), "host JSON differs"
+                with Host.from_json(topo.obj_to_primitive()) as slow, host.copy() as fast:
+                    assert fast.to_dict() == slow.to_dict(), "host records differ"
         with self._lock:
-            self._items[k] = (ref, snap, host)
+            self._items[k] = (ref, None, host, ck)
             self._items.move_to_end(k)
             self._content[ck] = host
             self._content.move_to_end(ck)
@@ -92,7 +146,8 @@ _hosts = _HostCache()
 
 
 def _cells_host(host_topology):
-    """A numafit Host for a nova NUMATopology (cached; fits only read it)."""
+    """The library host (_CHost) of a nova NUMATopology (cached; fits only
+    read it)."""
     return _hosts.get(host_topology)
 
 
@@ -141,19 +196,52 @@ def _request_key(instance_topology, profile_):
     return tuple(key)
 
 
+# id(InstanceNUMATopology) -> (weakref, profile, storage copies, value of
+# _requests): the scheduler asks about one request spec's topology for
+# every host
+_request_ids = _SmallCache(1024)
+
+
+def _topology_snapshot(topo):
+    """Copies of the storage of an InstanceNUMATopology and of its cells."""
+    return (_copy_storage(topo.__dict__), [_copy_storage(c.__dict__) for c in topo._obj_cells])
+
+
+def _topology_unchanged(topo, snap):
+    try:
+        return topo.__dict__ == snap[0] and [c.__dict__ for c in topo._obj_cells] == snap[1]
+    except Exception:  # an unusual object: not the snapshot's
+        return False
+
+
 def _request_for(instance_topology, profile_):
     """(numafit Request, {flavor vCPU: instance vCPU}) for an
-    InstanceNUMATopology; raises _Unsupported."""
+    InstanceNUMATopology; raises _Unsupported.  Found by the object when
+    its storage and its cells' still equal the copies taken (nova changes
+    these objects in place), else by the content (_request_key)."""
+    k = id(instance_topology)
+    hit = _request_ids.get(k)
+    if hit is not None and hit[0]() is instance_topology and hit[1] == profile_ and \
+            _topology_unchanged(instance_topology, hit[2]):
+        return hit[3]
     key = _request_key(instance_topology, profile_)
-    hit = _requests.get(key) if key is not None else None
-    if hit is not None:
-        return hit
-    flavor, vmap = request_flavor(instance_topology)
-    req = Request.from_json(json.dumps(flavor), None, profile_)
-    if not req.has_numa:
-        req.close()
-        raise _Unsupported("the flavor gives no NUMA topology")
-    return _requests.put(key, (req, vmap)) if key is not None else (req, vmap)
+    value = _requests.get(key) if key is not None else None
+    if value is None:
+        flavor, vmap = request_flavor(instance_topology)
+        req = Request.from_json(json.dumps(flavor), None, profile_)
+        if not req.has_numa:
+            req.close()
+            raise _Unsupported("the flavor gives no NUMA topology")
+        value = (req, vmap)
+        if key is None:
+            return value
+        _requests.put(key, value)
+    try:
+        _request_ids.put(k, (weakref.ref(instance_topology), profile_,
+                             _topology_snapshot(instance_topology), value))
+    except Exception:  # no weak reference, no storage: found by content only
+        pass
+    return value
 
 
 def _limits_key(limits):

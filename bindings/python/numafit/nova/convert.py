@@ -3,9 +3,11 @@ images and limits to JSON; host topologies read through the objects'
 storage (the fingerprints the cache compares, and the primitive written from
 them); an InstanceNUMATopology back to the flavor that gives it; and the
 fitted InstanceNUMACells built from a placement."""
+import array
 import copy
 import functools
 import logging
+from itertools import chain
 
 from . import runtime
 from .runtime import _nova, _Unsupported
@@ -116,88 +118,109 @@ def _is_ovo(obj):
     return isinstance(obj, _ovo_class)
 
 
-def _host_view(topo):
-    """Every NUMACell field the fit reads (all of them), as they are now:
-    the live values, not copies (cheap; never stored).  Raises (KeyError,
-    AttributeError...) for unusual objects."""
-    view = []
-    for c in topo.__dict__["_obj_cells"]:
+def _host_records(topo):
+    """The host's cells as the library's integer records
+    (numafit_host_new_from_records, doc/host-records.md), read through the
+    objects' storage (attribute _obj_NAME; not __dict__, which Python would
+    then make for every object): (array('q'), physnet names
+    NUL-terminated).  Raises (AttributeError, TypeError, OverflowError...)
+    for what the records do not express: an unset id, memory, page size_kb
+    or total, a None where a value belongs; the caller then goes through
+    nova's primitive, whose reader names the fault."""
+    cells = topo._obj_cells
+    rec = [1, len(cells)]
+    names = []
+    ap, ex = rec.append, rec.extend
+    for c in cells:
+        sock = getattr(c, "_obj_socket", None)
+        ex((c._obj_id, -1 if sock is None else sock, c._obj_memory,
+            getattr(c, "_obj_cpu_usage", 0), getattr(c, "_obj_memory_usage", 0)))
+        v = getattr(c, "_obj_cpuset", ())
+        ap(len(v))
+        ex(v)
+        v = getattr(c, "_obj_pcpuset", ())
+        ap(len(v))
+        ex(v)
+        v = getattr(c, "_obj_pinned_cpus", ())
+        ap(len(v))
+        ex(v)
+        sib = getattr(c, "_obj_siblings", ())
+        ap(len(sib))
+        ex(map(len, sib))
+        ex(chain.from_iterable(sib))
+        pages = getattr(c, "_obj_mempages", ())
+        ap(len(pages))
+        for pg in pages:
+            ex((pg._obj_size_kb, pg._obj_total, getattr(pg, "_obj_used", 0),
+                getattr(pg, "_obj_reserved", 0)))
+        nm = getattr(c, "_obj_network_metadata", None)
+        if nm is None:
+            ex((-1, 0))
+        else:
+            phys = getattr(nm, "_obj_physnets", ())
+            ex((1 if getattr(nm, "_obj_tunneled", False) else 0, len(phys)))
+            names.extend(phys)
+    out = array.array("q")
+    out.fromlist(rec)  # TypeError for a value that is not an int
+    return out, b"".join(n.encode() + b"\0" for n in names)
+
+
+# stored values that later changes in place cannot reach
+_IMMUTABLE = frozenset((int, float, str, bool, type(None), frozenset))
+
+
+def _copy_storage(d):
+    """A copy of an object's storage (its __dict__) that changes made in
+    place to the object cannot reach: sets, dicts and lists copied (a list's
+    sets too); nested objects as they are (_host_snapshot copies their own
+    storage)."""
+    out = dict(d)
+    for k, v in out.items():
+        t = type(v)
+        if t in _IMMUTABLE:
+            continue
+        if isinstance(v, set):
+            out[k] = set(v)
+        elif isinstance(v, dict):
+            out[k] = dict(v)
+        elif isinstance(v, list):
+            out[k] = [set(x) if isinstance(x, set) else x for x in v]
+    return out
+
+
+def _nested(cells):
+    """The objects inside the cells (mempages entries, network metadata),
+    in order."""
+    out = []
+    for c in cells:
         g = c.__dict__.get
-        pages = g("_obj_mempages", _U)
-        if pages is not _U and pages is not None:
-            pages = tuple([(pd.get("_obj_size_kb", _U), pd.get("_obj_total", _U),
-                            pd.get("_obj_used", _U), pd.get("_obj_reserved", _U))
-                           for pd in [p.__dict__ for p in pages]])
-        nm = g("_obj_network_metadata", _U)
-        if nm is not _U and nm is not None:
-            nd = nm.__dict__
-            nm = (nd.get("_obj_physnets", _U), nd.get("_obj_tunneled", _U))
-        view.append((type(c), g("_obj_id", _U), g("_obj_cpuset", _U), g("_obj_pcpuset", _U),
-                     g("_obj_memory", _U), g("_obj_cpu_usage", _U), g("_obj_memory_usage", _U),
-                     g("_obj_pinned_cpus", _U), g("_obj_siblings", _U), pages, nm,
-                     g("_obj_socket", _U)))
-    return (type(topo), tuple(view))
+        out += g("_obj_mempages") or ()
+        nm = g("_obj_network_metadata")
+        if nm is not None:
+            out.append(nm)
+    return out
 
 
-def _host_snapshot(view):
-    """An immutable copy of _host_view(): the cache's fingerprint, compared
-    with == against the next call's view (sets against frozensets, lists
-    of sets against lists of frozensets, all in C)."""
-    topo_cls, cells = view
-    out = []
-    for (cls, id_, cpuset, pcpuset, memory, cpu_usage, memory_usage, pinned, sib, pages, nm,
-         socket) in cells:
-        if sib is not _U and sib is not None:
-            sib = [frozenset(x) for x in sib]
-        if nm is not _U and nm is not None:
-            nm = (_fs(nm[0]), nm[1])
-        out.append((cls, id_, _fs(cpuset), _fs(pcpuset), memory, cpu_usage, memory_usage,
-                    _fs(pinned), sib, pages, nm, socket))
-    return (topo_cls, tuple(out))
+def _host_snapshot(topo):
+    """What _host_unchanged() compares: copies of every cell's storage and
+    of every nested object's storage."""
+    cells = topo.__dict__["_obj_cells"]
+    return ([_copy_storage(c.__dict__) for c in cells],
+            [_copy_storage(o.__dict__) for o in _nested(cells)])
 
 
-def _envelope(cls, data):
-    return {"nova_object.name": cls.obj_name(), "nova_object.namespace": "nova",
-            "nova_object.version": cls.VERSION, "nova_object.data": data}
-
-
-def _host_primitive(snapshot):
-    """The NUMATopology primitive (as obj_to_primitive() gives it, without
-    "nova_object.changes") written from _host_snapshot()'s copy."""
-    objects = _nova()[1]
-    topo_cls, cells = snapshot
-    out = []
-    for (cls, id_, cpuset, pcpuset, memory, cpu_usage, memory_usage, pinned, sib, pages, nm,
-         socket) in cells:
-        d = {}
-        for name, v in (("id", id_), ("cpuset", cpuset), ("pcpuset", pcpuset),
-                        ("memory", memory), ("cpu_usage", cpu_usage),
-                        ("memory_usage", memory_usage), ("pinned_cpus", pinned),
-                        ("siblings", sib), ("mempages", pages), ("network_metadata", nm),
-                        ("socket", socket)):
-            if v is _U:
-                continue
-            if isinstance(v, frozenset):
-                v = sorted(v)
-            elif name == "siblings" and v is not None:
-                v = [sorted(s) for s in v]
-            elif name == "mempages" and v is not None:
-                v = [_envelope(objects.NUMAPagesTopology,
-                               {k: x for k, x in zip(("size_kb", "total", "used", "reserved"), p)
-                                if x is not _U})
-                     for p in v]
-            elif name == "network_metadata" and v is not None:
-                phys, tun = v
-                ncls = objects.NetworkMetadata
-                nd = {}
-                if phys is not _U:
-                    nd["physnets"] = sorted(phys) if phys is not None else None
-                if tun is not _U:
-                    nd["tunneled"] = tun
-                v = _envelope(ncls, nd)
-            d[name] = v
-        out.append(_envelope(cls, d))
-    return _envelope(topo_cls, {"cells": out})
+def _host_unchanged(topo, snap):
+    """Is every cell's storage, and every nested object's, equal to the
+    snapshot's copies?  (nova changes these objects in place: pinned_cpus,
+    usage, pages, siblings, network metadata; any change, even of the
+    changed-fields set, is a difference.)  Compared in C by dict and set
+    equality."""
+    try:
+        cells = topo.__dict__["_obj_cells"]
+        return ([c.__dict__ for c in cells] == snap[0] and
+                [o.__dict__ for o in _nested(cells)] == snap[1])
+    except Exception:  # an unusual object: not the snapshot's
+        return False
 
 
 def _attr(obj, name, default=None):
@@ -359,6 +382,151 @@ def _build_cell_fast(rc, pc, vmap):
         put("cpuset_reserved", set(pc["cpuset_reserved"]))
     d["_changed_fields"] = {k[5:] for k in d if k.startswith("_obj_") and k[5:] in fields}
     return c
+
+
+def _clone_storage(src):
+    """A new object of src's class with a copy of src's storage: sets, dicts
+    and lists copied (a list's sets too) and bound to the new object, as
+    oslo's Coerced* collections are to their owner; nested objects shared
+    (nova's numa_usage_from_instance_numa shares the page and network
+    metadata objects of the cells it copies); no context."""
+    cls = type(src)
+    c = cls.__new__(cls)
+    d = c.__dict__
+
+    def own(v):
+        # the same class without its constructor (oslo's coerces every
+        # element again): the base type's C copy of the items, then the
+        # collection's attributes (element type, field, owner)
+        t = type(v)
+        for base in (set, list, dict):
+            if isinstance(v, base):
+                break
+        w = t.__new__(t) if t is not base else base()
+        if base is set:
+            set.update(w, v)
+        elif base is list:
+            list.extend(w, v)
+        else:
+            dict.update(w, v)
+        attrs = getattr(v, "__dict__", None)
+        if attrs:
+            w.__dict__.update(attrs)
+            if "_obj" in attrs:
+                w._obj = c
+        return w
+    for k, v in src.__dict__.items():
+        if k.startswith("_obj_") and isinstance(v, (set, dict, list)):
+            v = own(v)
+            if isinstance(v, list):
+                for i, x in enumerate(v):
+                    if isinstance(x, (set, dict, list)):
+                        list.__setitem__(v, i, own(x))
+        elif k == "_context":
+            v = None
+        d[k] = v
+    return c
+
+
+# the fields nova's numa_usage_from_instance_numa gives NUMACell() (and
+# network_metadata when the host cell has it): the new cells' changed fields
+_USAGE_FIELDS = ("id", "cpuset", "pcpuset", "memory", "socket", "cpu_usage", "memory_usage",
+                 "mempages", "pinned_cpus", "siblings")
+
+
+def _usage_topology_fast(host_topology, host, claimed_ids):
+    """numa_usage_from_instance_numa's NUMATopology built through the
+    storage: each host cell copied (_clone_storage), and in the cells whose
+    id is in claimed_ids the usage of the claimed numafit Host (cpu_usage,
+    memory_usage, pinned_cpus, and new NUMAPagesTopology objects for the
+    entries whose used count changed).  Raises for a cell without one of
+    the fields nova reads (then the caller builds it through the primitive)."""
+    objects = _nova()[1]
+    out = []
+    for i, hc in enumerate(host_topology._obj_cells):
+        hd = hc.__dict__
+        for name in _USAGE_FIELDS:
+            if "_obj_" + name not in hd:
+                raise _Unsupported("host cell without %s" % name)
+        c = _clone_storage(hc)
+        d = c.__dict__
+        fields = type(c).fields
+        if hd["_obj_id"] in claimed_ids:
+            cpu_usage, memory_usage, pinned, pages = host.cell_usage(i)
+            old = hd["_obj_mempages"]
+            if len(old) != len(pages):
+                raise _Unsupported("page entries differ")
+            new = []
+            for pg, (size_kb, total, used, reserved) in zip(old, pages):
+                if pg.__dict__.get("_obj_used") != used or pg.__dict__.get("_obj_size_kb") != size_kb:
+                    pg = objects.NUMAPagesTopology(size_kb=size_kb, total=total, used=used,
+                                                   reserved=reserved)
+                new.append(pg)
+            for name, value in (("cpu_usage", cpu_usage), ("memory_usage", memory_usage),
+                                ("pinned_cpus", set(pinned)), ("mempages", new)):
+                d["_obj_" + name] = fields[name].coerce(c, name, value)
+        changed = set(_USAGE_FIELDS)
+        if "_obj_network_metadata" in hd:
+            changed.add("network_metadata")
+        d["_changed_fields"] = changed
+        out.append(c)
+    return objects.NUMATopology(cells=out)
+
+
+def _usage_values(topo):
+    """A NUMATopology's cells as comparable values: every set field (page
+    entries as tuples)."""
+    out = []
+    for c in topo.cells:
+        v = {}
+        for name in c.obj_fields:
+            if c.obj_attr_is_set(name):
+                x = getattr(c, name)
+                if name == "mempages":
+                    # an unset reserved count is 0 (nova reads it so)
+                    x = [(p.size_kb, p.total, p.used, _attr(p, "reserved", 0)) for p in x]
+                elif name == "network_metadata":
+                    x = (set(x.physnets), x.tunneled)
+                elif name == "siblings":
+                    x = [set(s) for s in x]
+                v[name] = x
+        out.append(v)
+    return out
+
+
+_fast_usage = None  # None: not checked yet; then whether _usage_topology_fast is right
+
+
+def _usage_topology(host_topology, instance_topology, host):
+    """numa_usage_from_instance_numa's result from the claimed numafit Host:
+    built through the storage (_usage_topology_fast), checked once per
+    process (and on every call under _VERIFY) against the one nova's API
+    builds from the host's primitive; if they ever differ, nova's API is
+    used from then on."""
+    global _fast_usage
+    objects = _nova()[1]
+    if _fast_usage is not False:
+        try:
+            ids = {c.id for c in instance_topology.cells}
+            fast = _usage_topology_fast(host_topology, host, ids)
+        except _Unsupported:
+            fast = None
+        if fast is not None:
+            if _fast_usage is None or runtime._VERIFY:
+                slow = objects.NUMATopology.obj_from_primitive(host.to_dict())
+                same = _usage_values(fast) == _usage_values(slow)
+                if runtime._VERIFY:
+                    assert same, "fast usage build differs: %s != %s" % (
+                        _usage_values(fast), _usage_values(slow))
+                if not same:
+                    LOG.warning("numafit.nova: building NUMATopology through its storage "
+                                "differs from its primitive with this oslo.versionedobjects; "
+                                "using the primitive")
+                    _fast_usage = False
+                    return slow
+                _fast_usage = True
+            return fast
+    return objects.NUMATopology.obj_from_primitive(host.to_dict())
 
 
 def _state(obj):

@@ -1,6 +1,5 @@
 """nova.virt.hardware's NUMA functions (same names and signatures), on
 nova objects, computed by libnumafit."""
-import copy
 import json
 from ctypes import byref, c_void_p
 
@@ -9,7 +8,8 @@ from ..host import Host
 from ..placement import Placement
 from ..request import Request
 from .cache import _cells_host, _options_for, _options_for_ratios, _request_for
-from .convert import _attr, _build_cells, flavor_json, image_json, request_flavor
+from .convert import (_attr, _build_cells, _usage_topology, flavor_json, image_json,
+                      request_flavor)
 from .runtime import _count, _nova, _original, _translating, _Unsupported, profile
 
 FUNCTIONS = ("numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_instance_cell",
@@ -42,11 +42,19 @@ def _fit_cells(host, req, opt):
     return _placed_cells(rc, p, err)
 
 
-def _fits(host, req, opt):
-    """numafit_fit's answer alone: True or False, no placement built."""
-    err = _ffi.Error()
-    with _ffi.hold(host, req, opt) as (h, r, o):
-        return _ffi.fit(h, r, o, 0, None, byref(err)) == 1
+def _fits(chost, req, opt):
+    """numafit_fit's answer alone: True or False, no placement built.  The
+    three are the adapter's own cached objects (chost a _CHost), which
+    nothing closes or changes (the caches drop them; references keep them
+    alive while in use): their handles are used without locks."""
+    return _ffi.fit_addr(chost.addr, req._h, opt._h, 0, None, byref(_ffi.Error())) == 1
+
+
+def _fit_cached(chost, req, opt):
+    """_fit_cells() on the adapter's cached objects (_fits())."""
+    p, err = _ffi.PlacementP(), _ffi.Error()
+    rc = _ffi.fit_addr(chost.addr, req._h, opt._h, 0, byref(p), byref(err))
+    return _placed_cells(rc, p, err)
 
 
 def _fit_cell(host, req, opt, nreserved):
@@ -97,7 +105,7 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
             host_topology, instance_topology, limits, pci_requests, pci_stats, *args, **kwargs)
     objects = _nova()[1]
     _count("library")
-    pcells = _fit_cells(_cells_host(host_topology), req, _options_for(limits, prof))
+    pcells = _fit_cached(_cells_host(host_topology), req, _options_for(limits, prof))
     if pcells is None:
         return None
     cells = _build_cells(instance_topology.cells, pcells, vmap)
@@ -115,9 +123,12 @@ def host_fits(host_topology, instance_topology, cpu_allocation_ratio, ram_alloca
     instance_topology, NUMATopologyLimits(...))); None when the library
     cannot answer it (PCI device pools, a ratio of None, an instance
     topology no flavor gives): ask numa_fit_instance_to_host then."""
-    if not (host_topology and instance_topology):
-        return False
-    if len(host_topology) < len(instance_topology):
+    try:  # the cell counts from the storage (len() goes through 2 getters)
+        nh, ni = len(host_topology._obj_cells), len(instance_topology._obj_cells)
+    except (AttributeError, TypeError):
+        nh = len(host_topology) if host_topology else 0
+        ni = len(instance_topology) if instance_topology else 0
+    if not nh or not ni or nh < ni:
         return False
     if cpu_allocation_ratio is None or ram_allocation_ratio is None or \
             (pci_stats is not None and getattr(pci_stats, "pools", None)):
@@ -175,10 +186,10 @@ def numa_usage_from_instance_numa(host_topology, instance_topology, free=False):
     _count("library")
     # the host model the filter cached for this object (its content checked
     # afresh), copied: the cached model is never claimed on
-    with copy.copy(_cells_host(host_topology)) as host, \
+    with _cells_host(host_topology).copy() as host, \
             Placement.from_json(instance_topology.obj_to_primitive()) as p:
         (host.release if free else host.claim)(p)
-        return objects.NUMATopology.obj_from_primitive(host.to_dict())
+        return _usage_topology(host_topology, instance_topology, host)
 
 
 def _topo_args(flavor, image_meta):
