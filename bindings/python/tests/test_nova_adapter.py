@@ -303,11 +303,11 @@ class Patching(unittest.TestCase):
                          {0: 0, 1: 2, 2: 3})
 
     def test_host_cache_never_stale(self):
-        """The host cache's three stages (first sight: records; second: the
-        records compared again and the storage copied; later: the storage
-        compared) each see every change nova or a test makes in place:
-        after each change, called 1, 2 or 3 times, the adapter answers as
-        on a deep copy (a new object, built afresh)."""
+        """The host cache's stages (first sight: records; second and third:
+        the records compared again, and on the third the storage copied;
+        later: the storage compared) each see every change nova or a test
+        makes in place: after each change, called 1, 2 or 3 times, the
+        adapter answers as on a deep copy (a new object, built afresh)."""
         o = nfd.objects
 
         def cell(i, cpus, physnets):
@@ -366,16 +366,43 @@ class Patching(unittest.TestCase):
             change(host)
             with self.subTest(change=i):
                 check(host, 1 + i % 3)
-            # a new object changed after its first sight (the records stage)
-            fresh = copy.deepcopy(base)
-            for earlier in changes[:i]:
-                earlier(fresh)
-            answer(fresh)
-            change(fresh)
-            with self.subTest(change=i, first_sight=True):
-                check(fresh, 1)
+            # a new object changed after its first or second sight (the
+            # records stages)
+            for sights in (1, 2):
+                fresh = copy.deepcopy(base)
+                for earlier in changes[:i]:
+                    earlier(fresh)
+                for _ in range(sights):
+                    answer(fresh)
+                change(fresh)
+                with self.subTest(change=i, sights=sights):
+                    check(fresh, 1)
         distinct = {repr(a) for a in seen}
         self.assertGreaterEqual(len(distinct), 4, "the changes must change the answers: %s" % seen)
+
+    def test_host_cache_holds_live_objects_only(self):
+        """nova replaces a host's NUMATopology object on every update: the
+        cache entries (and the library hosts) of objects that are gone go
+        with them."""
+        import gc
+        o = nfd.objects
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset={0}, pcpuset=set(), memory=512)])
+        gc.collect()
+        before_items, before_content = len(nn._hosts._items), len(nn._hosts._content)
+        hosts = []
+        for i in range(50):
+            hosts.append(o.NUMATopology(cells=[o.NUMACell(
+                id=0, cpuset={0, 1}, pcpuset=set(), memory=4096 + i, cpu_usage=0,
+                memory_usage=0, pinned_cpus=set(), siblings=[{0}, {1}], socket=0,
+                mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])]))
+            self.assertTrue(nn.host_fits(hosts[-1], inst, 1.0, 1.0))
+        self.assertEqual(len(nn._hosts._items), before_items + 50)
+        self.assertEqual(len(nn._hosts._content), before_content + 50)
+        del hosts
+        gc.collect()
+        self.assertEqual(len(nn._hosts._items), before_items)
+        self.assertEqual(len(nn._hosts._content), before_content)
 
     def hw_call(self, name, *a):
         return getattr(nfd.hardware, name)(*a)

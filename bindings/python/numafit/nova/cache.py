@@ -23,7 +23,7 @@ class _CHost:
     does not feed the cyclic garbage collector (a numafit.Host carries a
     lock, a condition and their dicts).  Freed when the last reference
     goes; nothing claims on it (copy() gives a Host to claim on)."""
-    __slots__ = ("addr",)
+    __slots__ = ("addr", "__weakref__")
 
     def __init__(self, addr):
         self.addr = addr
@@ -66,9 +66,10 @@ class _HostCache:
 
     An entry is found by the object's id and used only if it is the same
     object (weak reference) whose content is still the entry's: on the
-    second call its records are written again and compared, and a copy of
-    the cells' storage and of their nested objects' is kept; from the third
-    call on that storage is compared with the copies (in C: dict and set
+    second and third calls its records are written again and compared (and
+    on the third a copy of the cells' storage and of their nested objects'
+    is kept); from the fourth call on that storage is compared with the
+    copies (in C: dict and set
     equality; nova changes these objects in place, and any change, even of
     the changed-fields set, counts).  Otherwise the cells are written as
     the library's integer records; a Host of the same records is reused
@@ -79,13 +80,19 @@ class _HostCache:
     # Enough for a 10,000-host fleet: a smaller bound than the fleet thrashes
     # (the scheduler asks about every host for every request, so an LRU of
     # 2048 entries missed every time on 3000 hosts: the filter fell to
-    # nova's speed).  Entries exist only for hosts the process has seen.
+    # nova's speed).  Entries exist only for live objects: an entry goes when
+    # its object goes (a weak reference's callback), so objects replaced on
+    # every update hold no memory here.
     MAX = 16384
 
     def __init__(self):
-        self._lock = threading.Lock()
-        self._items = collections.OrderedDict()  # id -> (weakref, snapshot, Host, records)
-        self._content = collections.OrderedDict()  # (records, names) -> Host
+        # reentrant: a weak reference callback (_forget) may run inside a
+        # locked section when the collector frees a topology there
+        self._lock = threading.RLock()
+        # id -> (weakref, snapshot (None, 2: the sights before it), _CHost, records)
+        self._items = collections.OrderedDict()
+        # (records, names) -> _CHost, while an entry above holds it
+        self._content = weakref.WeakValueDictionary()
 
     def get(self, topo):
         if not _is_ovo(topo):
@@ -94,28 +101,32 @@ class _HostCache:
         hit = self._items.get(k)
         if hit is not None and hit[0]() is topo:
             ref, snap, host, ck = hit
-            if snap is not None:
+            if snap is not None and not isinstance(snap, int):
                 if _host_unchanged(topo, snap):
                     return host
             else:
-                # seen once: its records then, compared with its records now
-                # (an object used once never pays for a snapshot)
+                # seen once or twice: its records then, compared with its
+                # records now (an object used once or twice, as a claim's
+                # fit and usage, never pays for a snapshot)
                 try:
                     rec, names = _host_records(topo)
                 except Exception:
                     rec = None
                 if rec is not None and (rec.tobytes(), names) == ck:
-                    try:
-                        snap = _host_snapshot(topo)
-                    except Exception:
-                        return host
+                    if snap is None:
+                        snap = 2  # the sights so far
+                    else:
+                        try:
+                            snap = _host_snapshot(topo)
+                        except Exception:
+                            return host
                     with self._lock:
                         if self._items.get(k) is hit:
                             self._items[k] = (ref, snap, host, ck)
                     return host
         try:
             rec, names = _host_records(topo)
-            ref = weakref.ref(topo)
+            ref = weakref.ref(topo, self._forget(k))
         except Exception:  # an unusual object: nova's primitive, not cached
             return _CHost.adopt(Host.from_json(topo.obj_to_primitive()))
         ck = (rec.tobytes(), names)
@@ -130,11 +141,20 @@ class _HostCache:
             self._items[k] = (ref, None, host, ck)
             self._items.move_to_end(k)
             self._content[ck] = host
-            self._content.move_to_end(ck)
-            for d in (self._items, self._content):
-                while len(d) > self.MAX:
-                    d.popitem(last=False)
+            while len(self._items) > self.MAX:
+                self._items.popitem(last=False)
         return host
+
+    def _forget(self, k):
+        """The weak reference's callback: the entry of a topology that is
+        gone (nova replaces a host's object on every update) goes with it,
+        and its _CHost with the last entry holding it."""
+        def forget(ref):
+            with self._lock:
+                hit = self._items.get(k)
+                if hit is not None and hit[0] is ref:
+                    del self._items[k]
+        return forget
 
     def clear(self):
         with self._lock:
@@ -242,6 +262,30 @@ def _request_for(instance_topology, profile_):
     except Exception:  # no weak reference, no storage: found by content only
         pass
     return value
+
+
+# id(InstanceNUMATopology made by numa_fit_instance_to_host) -> (weakref,
+# storage copies, the fit's Placement): nova's scheduler claims the topology
+# its filter's fit returned (HostState.consume_from_request), and the claim
+# then needs no primitive of it
+_fitted = _SmallCache(1024)
+
+
+def _remember_fit(topology, placement):
+    try:
+        _fitted.put(id(topology), (weakref.ref(topology), _topology_snapshot(topology),
+                                   placement))
+    except Exception:  # no weak reference, no storage: claimed through its primitive
+        pass
+
+
+def _fitted_placement(topology):
+    """The Placement of the fit that returned this InstanceNUMATopology,
+    while its storage and its cells' equal the copies taken then; or None."""
+    hit = _fitted.get(id(topology))
+    if hit is not None and hit[0]() is topology and _topology_unchanged(topology, hit[1]):
+        return hit[2]
+    return None
 
 
 def _limits_key(limits):

@@ -7,7 +7,9 @@ from .. import _ffi, cpu as _cpu, errors
 from ..host import Host
 from ..placement import Placement
 from ..request import Request
-from .cache import _cells_host, _options_for, _options_for_ratios, _request_for
+from . import runtime
+from .cache import (_cells_host, _fitted_placement, _options_for, _options_for_ratios,
+                    _remember_fit, _request_for)
 from .convert import (_attr, _build_cells, _usage_topology, flavor_json, image_json,
                       request_flavor)
 from .runtime import _count, _nova, _original, _translating, _Unsupported, profile
@@ -51,10 +53,19 @@ def _fits(chost, req, opt):
 
 
 def _fit_cached(chost, req, opt):
-    """_fit_cells() on the adapter's cached objects (_fits())."""
+    """numafit_fit on the adapter's cached objects (_fits()): (the
+    placement's cells as _fit_cells gives them, the Placement), or (None,
+    None)."""
     p, err = _ffi.PlacementP(), _ffi.Error()
     rc = _ffi.fit_addr(chost.addr, req._h, opt._h, 0, byref(p), byref(err))
-    return _placed_cells(rc, p, err)
+    if rc != 1:
+        if p:
+            _ffi.placement_free(p)
+        return None, None
+    placement = Placement(p)
+    out = c_void_p()
+    _ffi.placement_to_json(p, 0, byref(out), byref(err))
+    return json.loads(_ffi.take_string(out)), placement
 
 
 def _fit_cell(host, req, opt, nreserved):
@@ -105,12 +116,14 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
             host_topology, instance_topology, limits, pci_requests, pci_stats, *args, **kwargs)
     objects = _nova()[1]
     _count("library")
-    pcells = _fit_cached(_cells_host(host_topology), req, _options_for(limits, prof))
+    pcells, placement = _fit_cached(_cells_host(host_topology), req, _options_for(limits, prof))
     if pcells is None:
         return None
     cells = _build_cells(instance_topology.cells, pcells, vmap)
     etp = _attr(instance_topology, "emulator_threads_policy")
-    return objects.InstanceNUMATopology(cells=cells, emulator_threads_policy=etp)
+    fitted = objects.InstanceNUMATopology(cells=cells, emulator_threads_policy=etp)
+    _remember_fit(fitted, placement)
+    return fitted
 
 
 @_translating
@@ -186,9 +199,22 @@ def numa_usage_from_instance_numa(host_topology, instance_topology, free=False):
     _count("library")
     # the host model the filter cached for this object (its content checked
     # afresh), copied: the cached model is never claimed on
-    with _cells_host(host_topology).copy() as host, \
-            Placement.from_json(instance_topology.obj_to_primitive()) as p:
-        (host.release if free else host.claim)(p)
+    with _cells_host(host_topology).copy() as host:
+        # the placement of the fit that made this topology (nova's scheduler
+        # claims what the filter's fit returned), if it is still unchanged;
+        # else the topology's primitive
+        placement = _fitted_placement(instance_topology)
+        if placement is not None and runtime._VERIFY:
+            with Placement.from_json(instance_topology.obj_to_primitive()) as slow, \
+                    host.copy() as a, host.copy() as b:
+                (a.release if free else a.claim)(slow)
+                (b.release if free else b.claim)(placement)
+                assert a.to_dict() == b.to_dict(), "the fit's placement claims otherwise"
+        if placement is None:
+            with Placement.from_json(instance_topology.obj_to_primitive()) as p:
+                (host.release if free else host.claim)(p)
+        else:
+            (host.release if free else host.claim)(placement)
         return _usage_topology(host_topology, instance_topology, host)
 
 
