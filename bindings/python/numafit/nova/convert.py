@@ -188,25 +188,15 @@ def _copy_storage(d):
     return out
 
 
-def _nested(cells):
-    """The objects inside the cells (mempages entries, network metadata),
-    in order."""
-    out = []
-    for c in cells:
-        g = c.__dict__.get
-        out += g("_obj_mempages") or ()
-        nm = g("_obj_network_metadata")
-        if nm is not None:
-            out.append(nm)
-    return out
-
-
 def _host_snapshot(topo):
-    """What _host_unchanged() compares: copies of every cell's storage and
-    of every nested object's storage."""
-    cells = topo.__dict__["_obj_cells"]
+    """What _host_unchanged() compares: copies of every cell's storage, of
+    every page entry's (all cells, in order) and of every cell's network
+    metadata's (None without)."""
+    cells = topo._obj_cells
     return ([_copy_storage(c.__dict__) for c in cells],
-            [_copy_storage(o.__dict__) for o in _nested(cells)])
+            [_copy_storage(p.__dict__) for c in cells for p in getattr(c, "_obj_mempages", ())],
+            [None if nm is None else _copy_storage(nm.__dict__)
+             for nm in [getattr(c, "_obj_network_metadata", None) for c in cells]])
 
 
 def _host_unchanged(topo, snap):
@@ -216,9 +206,12 @@ def _host_unchanged(topo, snap):
     changed-fields set, is a difference.)  Compared in C by dict and set
     equality."""
     try:
-        cells = topo.__dict__["_obj_cells"]
+        cells = topo._obj_cells
         return ([c.__dict__ for c in cells] == snap[0] and
-                [o.__dict__ for o in _nested(cells)] == snap[1])
+                [p.__dict__ for c in cells for p in getattr(c, "_obj_mempages", ())] == snap[1]
+                and [None if nm is None else nm.__dict__
+                     for nm in [getattr(c, "_obj_network_metadata", None) for c in cells]]
+                == snap[2])
     except Exception:  # an unusual object: not the snapshot's
         return False
 
