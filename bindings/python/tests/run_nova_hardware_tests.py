@@ -4,7 +4,7 @@ numafit.nova.patch() applied.
 
     NUMAFIT_LIBRARY=.../libnumafit.so.0 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bindings/python/tests/run_nova_hardware_tests.py [-v] [--unpatched]
-        [--allowed FILE] [--list-failures]
+        [--allowed FILE] [--list-failures] [--module nova.tests.unit...]
 
 Counts ran/passed/failed/skipped, compares the failures with
 bindings/python/tests/nova_hardware_allowed_failures.txt (one line per test: the test
@@ -46,13 +46,17 @@ def test_id(test):
 
 
 def main():
+    global MODULE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--allowed", default=os.path.join(HERE, "nova_hardware_allowed_failures.txt"))
     ap.add_argument("--unpatched", action="store_true", help="run against nova itself")
     ap.add_argument("--list-failures", action="store_true",
                     help="print every failure's traceback")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--module", default=MODULE,
+                    help="another of nova's test modules (default %(default)s)")
     args = ap.parse_args()
+    MODULE = args.module
 
     try:
         import numafit.nova as nn

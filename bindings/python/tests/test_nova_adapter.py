@@ -404,6 +404,30 @@ class Patching(unittest.TestCase):
         self.assertEqual(len(nn._hosts._items), before_items)
         self.assertEqual(len(nn._hosts._content), before_content)
 
+    def test_fast_builds_on_objects_from_primitives(self):
+        """Objects nova reads from the database (obj_from_primitive) carry
+        their own VERSION attribute; the fast builds of the result cells
+        and of the claimed topology must still match nova's constructors,
+        or the once-per-process check would switch them off for good."""
+        o = nfd.objects
+        host = o.NUMATopology.obj_from_primitive(o.NUMATopology(cells=[o.NUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1, 2, 3}, memory=4096, cpu_usage=0,
+            memory_usage=0, pinned_cpus=set(), siblings=[{0, 1}, {2, 3}], socket=0,
+            mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])]).obj_to_primitive())
+        inst = o.InstanceNUMATopology.obj_from_primitive(o.InstanceNUMATopology(cells=[
+            o.InstanceNUMACell(id=0, cpuset=set(), pcpuset={0, 1}, memory=1024,
+                               cpu_policy="dedicated")]).obj_to_primitive())
+        saved = (nn.convert._fast_cells, nn.convert._fast_usage, nn._VERIFY)
+        try:
+            nn.convert._fast_cells = nn.convert._fast_usage = None
+            nn._VERIFY = False
+            got = nn.numa_fit_instance_to_host(host, inst)
+            self.assertIs(nn.convert._fast_cells, True)
+            nn.numa_usage_from_instance_numa(host, got)
+            self.assertIs(nn.convert._fast_usage, True)
+        finally:
+            nn.convert._fast_cells, nn.convert._fast_usage, nn._VERIFY = saved
+
     def hw_call(self, name, *a):
         return getattr(nfd.hardware, name)(*a)
 

@@ -337,6 +337,10 @@ def _build_cell_fast(rc, pc, vmap):
     c = cls.__new__(cls)
     d = c.__dict__
     for k, v in rc.__dict__.items():
+        if k == "VERSION":
+            # an instance's own version (obj_from_primitive sets it): the
+            # constructor's copy has the class's
+            continue
         if k.startswith("_obj_"):
             if isinstance(v, (set, dict, list)):
                 w = type(v)(v)
@@ -417,6 +421,8 @@ def _clone_storage(src):
                         list.__setitem__(v, i, own(x))
         elif k == "_context":
             v = None
+        elif k == "VERSION":
+            continue  # an instance's own version: a constructed object has the class's
         d[k] = v
     return c
 
