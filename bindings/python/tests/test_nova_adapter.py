@@ -389,6 +389,7 @@ class Patching(unittest.TestCase):
         inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
             id=0, cpuset={0}, pcpuset=set(), memory=512)])
         gc.collect()
+        nn._hosts.purge()
         before_items, before_content = len(nn._hosts._items), len(nn._hosts._content)
         hosts = []
         for i in range(50):
@@ -401,6 +402,8 @@ class Patching(unittest.TestCase):
         self.assertEqual(len(nn._hosts._content), before_content + 50)
         del hosts
         gc.collect()
+        self.assertEqual(len(nn._hosts._dead), 50)
+        nn._hosts.purge()  # also done by the next miss
         self.assertEqual(len(nn._hosts._items), before_items)
         self.assertEqual(len(nn._hosts._content), before_content)
 

@@ -86,11 +86,10 @@ class _HostCache:
     MAX = 16384
 
     def __init__(self):
-        # reentrant: a weak reference callback (_forget) may run inside a
-        # locked section when the collector frees a topology there
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
         # id -> (weakref, snapshot (None, 2: the sights before it), _CHost, records)
         self._items = collections.OrderedDict()
+        self._dead = []  # (id, weakref) of topologies that are gone
         # (records, names) -> _CHost, while an entry above holds it
         self._content = weakref.WeakValueDictionary()
 
@@ -130,6 +129,8 @@ class _HostCache:
         except Exception:  # an unusual object: nova's primitive, not cached
             return _CHost.adopt(Host.from_json(topo.obj_to_primitive()))
         ck = (rec.tobytes(), names)
+        if self._dead:
+            self.purge()
         with self._lock:
             host = self._content.get(ck)
         if host is None:
@@ -146,20 +147,31 @@ class _HostCache:
         return host
 
     def _forget(self, k):
-        """The weak reference's callback: the entry of a topology that is
-        gone (nova replaces a host's object on every update) goes with it,
-        and its _CHost with the last entry holding it."""
+        """The weak reference's callback for the topology whose id is k: it
+        is gone (nova replaces a host's object on every update), so its
+        entry goes at the next purge(), and its _CHost with the last entry
+        holding it.  The callback only appends: it may run inside any
+        allocation, even one in the middle of an OrderedDict operation."""
+        dead = self._dead
+
         def forget(ref):
-            with self._lock:
+            dead.append((k, ref))
+        return forget
+
+    def purge(self):
+        """Drop the entries of topologies that are gone."""
+        with self._lock:
+            while self._dead:
+                k, ref = self._dead.pop()
                 hit = self._items.get(k)
                 if hit is not None and hit[0] is ref:
                     del self._items[k]
-        return forget
 
     def clear(self):
         with self._lock:
             self._items.clear()
             self._content.clear()
+            del self._dead[:]
 
 
 _hosts = _HostCache()
