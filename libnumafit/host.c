@@ -1,6 +1,7 @@
 /* The host model: allocation, copies, comparison, accessors. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "private.h"
@@ -453,4 +454,38 @@ int numafit__host_finish(numafit_host_t *h, unsigned flags, numafit_error_t *err
     if (rc == 0)
         numafit__host_derive(h);
     return rc;
+}
+
+/* ------------------------------------------------------------ set rules */
+
+static int cmp_u16(const void *a, const void *b) {
+    uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+uint32_t numafit__sib_set_normalize(uint16_t *cpus, uint32_t start, uint32_t end) {
+    uint32_t w = start;
+    if (end - start > 1)
+        qsort(cpus + start, end - start, sizeof(uint16_t), cmp_u16);
+    for (uint32_t k = start; k < end; k++)
+        if (k == start || cpus[k] != cpus[w - 1])
+            cpus[w++] = cpus[k];
+    return w;
+}
+
+uint32_t numafit__names_normalize(char **names, uint32_t n) {
+    uint32_t w = 0;
+    if (n > 1)
+        qsort(names, n, sizeof(char *), cmp_str);
+    for (uint32_t k = 0; k < n; k++) {
+        if (w && !strcmp(names[k], names[w - 1]))
+            numafit__free(names[k]);
+        else
+            names[w++] = names[k];
+    }
+    return w;
 }

@@ -125,15 +125,6 @@ out:
     return r;
 }
 
-static int cmp_u16(const void *a, const void *b) {
-    uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* siblings: a list of sets of CPU ids; list order kept, each set sorted and
  * deduplicated. */
 static int read_siblings(struct ctx *c, const json_t *obj, struct numafit__cell *cell) {
@@ -192,13 +183,7 @@ static int read_siblings(struct ctx *c, const json_t *obj, struct numafit__cell 
             cell->sib_cpu[pos++] = (uint16_t)cpu;
         }
         numafit__jp_pop(&c->jp, o2);
-        /* sort and drop duplicates inside the set */
-        qsort(cell->sib_cpu + start, pos - start, sizeof(uint16_t), cmp_u16);
-        uint32_t w = start;
-        for (uint32_t k = start; k < pos; k++)
-            if (k == start || cell->sib_cpu[k] != cell->sib_cpu[w - 1])
-                cell->sib_cpu[w++] = cell->sib_cpu[k];
-        pos = w;
+        pos = numafit__sib_set_normalize(cell->sib_cpu, start, pos);
     }
     cell->sib_off[n] = pos;
 out:
@@ -346,16 +331,7 @@ static int read_netmeta(struct ctx *c, const json_t *data, struct numafit__cell 
         }
         cell->nphysnets = (uint32_t)i + 1;
     }
-    /* a set of strings: sort, drop duplicates */
-    qsort(cell->physnets, n, sizeof(char *), cmp_str);
-    uint32_t w = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        if (w && !strcmp(cell->physnets[k], cell->physnets[w - 1]))
-            numafit__free(cell->physnets[k]);
-        else
-            cell->physnets[w++] = cell->physnets[k];
-    }
-    cell->nphysnets = w;
+    cell->nphysnets = numafit__names_normalize(cell->physnets, (uint32_t)n);
 out:
     numafit__jp_pop(&c->jp, old);
     return r;

@@ -96,16 +96,7 @@ static int take_cpu(struct rd *r, long cell, const char *field, unsigned *out) {
 
 static const char *const SET_FIELDS[3] = {"cpuset", "pcpuset", "pinned_cpus"};
 
-static int cmp_u16(const void *a, const void *b) {
-    uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The three CPU sets of a cell; with h NULL only checked (the first pass,
+/* The three CPU sets of a cell; with cell NULL only checked (the first pass,
  * which finds the highest CPU id). */
 static int read_sets(struct rd *r, long ci, struct numafit__cell *cell) {
     for (int s = 0; s < 3; s++) {
@@ -169,12 +160,7 @@ static int read_siblings(struct rd *r, long ci, struct numafit__cell *cell) {
         if (!cell)
             continue;
         cell->sib_off[i] = start;
-        qsort(cell->sib_cpu + start, pos - start, sizeof(uint16_t), cmp_u16);
-        uint32_t w = start;
-        for (uint32_t k = start; k < pos; k++)
-            if (k == start || cell->sib_cpu[k] != cell->sib_cpu[w - 1])
-                cell->sib_cpu[w++] = cell->sib_cpu[k];
-        pos = w;
+        pos = numafit__sib_set_normalize(cell->sib_cpu, start, pos);
     }
     if (cell && nsib)
         cell->sib_off[nsib] = pos;
@@ -257,18 +243,8 @@ static int read_netmeta(struct rd *r, long ci, struct numafit__cell *cell) {
             cell->nphysnets = i + 1;
         }
     }
-    if (cell && n) {
-        /* a set of strings: sorted, duplicates dropped */
-        qsort(cell->physnets, n, sizeof(char *), cmp_str);
-        uint32_t w = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            if (w && !strcmp(cell->physnets[k], cell->physnets[w - 1]))
-                numafit__free(cell->physnets[k]);
-            else
-                cell->physnets[w++] = cell->physnets[k];
-        }
-        cell->nphysnets = w;
-    }
+    if (cell)
+        cell->nphysnets = numafit__names_normalize(cell->physnets, n);
     return 0;
 }
 

@@ -179,6 +179,12 @@ int numafit__host_finish(numafit_host_t *h, unsigned flags, numafit_error_t *err
 /* s[0..n) is valid UTF-8 (no overlongs, surrogates or code points above
  * U+10FFFF) without NUL: what jansson reads and writes. */
 bool numafit__utf8_ok(const char *s, size_t n);
+/* The host readers' set rules. Sort cpus[start..end) ascending and drop
+ * repeated CPUs (one thread-sibling set); return the new end. */
+uint32_t numafit__sib_set_normalize(uint16_t *cpus, uint32_t start, uint32_t end);
+/* Sort names[0..n) and free the repeated ones (a set of physnets); return
+ * how many are kept, at the front. */
+uint32_t numafit__names_normalize(char **names, uint32_t n);
 void numafit__cell_derive(numafit_host_t *h, uint32_t index);
 /* Are the derived fields up to date? (tests) */
 bool numafit__host_derived_ok(const numafit_host_t *h);
