@@ -58,6 +58,9 @@ class _CHost:
                 pass
 
 
+_TWICE = object()  # a host cache entry's object seen twice: no snapshot yet
+
+
 class _HostCache:
     """numafit Hosts built from nova NUMATopology objects.  The scheduler
     asks about the same host_state.numa_topology for many requests, and
@@ -87,7 +90,8 @@ class _HostCache:
 
     def __init__(self):
         self._lock = threading.Lock()
-        # id -> (weakref, snapshot (None, 2: the sights before it), _CHost, records)
+        # id -> (weakref, snapshot (or None, _TWICE: seen once, twice), _CHost,
+        # records)
         self._items = collections.OrderedDict()
         self._dead = []  # (id, weakref) of topologies that are gone
         # (records, names) -> _CHost, while an entry above holds it
@@ -100,7 +104,7 @@ class _HostCache:
         hit = self._items.get(k)
         if hit is not None and hit[0]() is topo:
             ref, snap, host, ck = hit
-            if snap is not None and not isinstance(snap, int):
+            if snap is not None and snap is not _TWICE:
                 if _host_unchanged(topo, snap):
                     return host
             else:
@@ -113,7 +117,7 @@ class _HostCache:
                     rec = None
                 if rec is not None and (rec.tobytes(), names) == ck:
                     if snap is None:
-                        snap = 2  # the sights so far
+                        snap = _TWICE
                     else:
                         try:
                             snap = _host_snapshot(topo)

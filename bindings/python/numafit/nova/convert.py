@@ -334,25 +334,8 @@ def _build_cell_fast(rc, pc, vmap):
     changed."""
     cls = type(rc)
     fields = cls.fields
-    c = cls.__new__(cls)
+    c = _clone_storage(rc, clone_nested=True)
     d = c.__dict__
-    for k, v in rc.__dict__.items():
-        if k == "VERSION":
-            # an instance's own version (obj_from_primitive sets it): the
-            # constructor's copy has the class's
-            continue
-        if k.startswith("_obj_"):
-            if isinstance(v, (set, dict, list)):
-                w = type(v)(v)
-                attrs = getattr(v, "__dict__", None)
-                if attrs:
-                    w.__dict__.update(attrs)
-                    if "_obj" in attrs:
-                        w._obj = c
-                v = w
-            elif hasattr(v, "obj_clone"):
-                v = v.obj_clone()
-        d[k] = v
     d["_changed_fields"] = set()
     for name, default in _defaults(cls):
         if "_obj_" + name not in d:
@@ -381,12 +364,15 @@ def _build_cell_fast(rc, pc, vmap):
     return c
 
 
-def _clone_storage(src):
-    """A new object of src's class with a copy of src's storage: sets, dicts
-    and lists copied (a list's sets too) and bound to the new object, as
-    oslo's Coerced* collections are to their owner; nested objects shared
-    (nova's numa_usage_from_instance_numa shares the page and network
-    metadata objects of the cells it copies); no context."""
+def _clone_storage(src, clone_nested=False):
+    """A new object of src's class with a copy of src's storage, as a
+    constructor given src's values would make it: sets, dicts and lists
+    copied (a list's sets too) and bound to the new object, as oslo's
+    Coerced* collections are to their owner; no context, no instance
+    VERSION (obj_from_primitive gives objects their own).  Nested objects
+    are shared (nova's numa_usage_from_instance_numa shares the page and
+    network metadata objects of the cells it copies), or cloned with
+    clone_nested."""
     cls = type(src)
     c = cls.__new__(cls)
     d = c.__dict__
@@ -413,16 +399,19 @@ def _clone_storage(src):
                 w._obj = c
         return w
     for k, v in src.__dict__.items():
-        if k.startswith("_obj_") and isinstance(v, (set, dict, list)):
-            v = own(v)
-            if isinstance(v, list):
-                for i, x in enumerate(v):
-                    if isinstance(x, (set, dict, list)):
-                        list.__setitem__(v, i, own(x))
+        if k.startswith("_obj_"):
+            if isinstance(v, (set, dict, list)):
+                v = own(v)
+                if isinstance(v, list):
+                    for i, x in enumerate(v):
+                        if isinstance(x, (set, dict, list)):
+                            list.__setitem__(v, i, own(x))
+            elif clone_nested and hasattr(v, "obj_clone"):
+                v = v.obj_clone()
         elif k == "_context":
             v = None
         elif k == "VERSION":
-            continue  # an instance's own version: a constructed object has the class's
+            continue
         d[k] = v
     return c
 

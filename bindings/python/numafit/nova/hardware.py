@@ -20,15 +20,18 @@ FUNCTIONS = ("numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_ins
              "parse_cpu_spec", "format_cpu_spec")
 
 
+def _cells_of(p, err):
+    """The cells of placement handle p (plain JSON form, pinning keys as
+    text)."""
+    out = c_void_p()
+    _ffi.placement_to_json(p, 0, byref(out), byref(err))
+    return json.loads(_ffi.take_string(out))
+
+
 def _placed_cells(rc, p, err):
-    """The cells of placement p (plain JSON form, pinning keys as text) when
-    rc says it fits, else None; p is freed."""
+    """_cells_of(p) when rc says it fits, else None; p is freed."""
     try:
-        if rc != 1:
-            return None
-        out = c_void_p()
-        _ffi.placement_to_json(p, 0, byref(out), byref(err))
-        return json.loads(_ffi.take_string(out))
+        return _cells_of(p, err) if rc == 1 else None
     finally:
         if p:
             _ffi.placement_free(p)
@@ -63,9 +66,7 @@ def _fit_cached(chost, req, opt):
             _ffi.placement_free(p)
         return None, None
     placement = Placement(p)
-    out = c_void_p()
-    _ffi.placement_to_json(p, 0, byref(out), byref(err))
-    return json.loads(_ffi.take_string(out)), placement
+    return _cells_of(p, err), placement
 
 
 def _fit_cell(host, req, opt, nreserved):
@@ -77,6 +78,18 @@ def _fit_cell(host, req, opt, nreserved):
     with _ffi.hold(host, req, opt) as (h, r, o):
         rc = _ffi.fit_cell(h, 0, r, 0, nreserved, o, 0, byref(p), byref(err))
     return _placed_cells(rc, p, err)
+
+
+def _enough_cells(host_topology, instance_topology):
+    """Both topologies given, with cells, and the host with at least as many
+    cells as the instance (nova's first checks).  The counts come from the
+    storage: len() of nova's objects goes through two getters."""
+    try:
+        nh, ni = len(host_topology._obj_cells), len(instance_topology._obj_cells)
+    except (AttributeError, TypeError):
+        nh = len(host_topology) if host_topology else 0
+        ni = len(instance_topology) if instance_topology else 0
+    return bool(nh and ni and nh >= ni)
 
 
 # ------------------------------------------------------------ nova's API
@@ -100,9 +113,7 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
     # provider_mapping only matters to nova's PCI check (pci_stats.
     # support_requests, with PCI requests), which falls back to nova below;
     # nova's scheduler passes it on every call
-    if not (host_topology and instance_topology):
-        return None
-    if len(host_topology) < len(instance_topology):
+    if not _enough_cells(host_topology, instance_topology):
         return None
     pci_pools = bool(pci_stats is not None and getattr(pci_stats, "pools", None))
     prof = profile()
@@ -136,12 +147,7 @@ def host_fits(host_topology, instance_topology, cpu_allocation_ratio, ram_alloca
     instance_topology, NUMATopologyLimits(...))); None when the library
     cannot answer it (PCI device pools, a ratio of None, an instance
     topology no flavor gives): ask numa_fit_instance_to_host then."""
-    try:  # the cell counts from the storage (len() goes through 2 getters)
-        nh, ni = len(host_topology._obj_cells), len(instance_topology._obj_cells)
-    except (AttributeError, TypeError):
-        nh = len(host_topology) if host_topology else 0
-        ni = len(instance_topology) if instance_topology else 0
-    if not nh or not ni or nh < ni:
+    if not _enough_cells(host_topology, instance_topology):
         return False
     if cpu_allocation_ratio is None or ram_allocation_ratio is None or \
             (pci_stats is not None and getattr(pci_stats, "pools", None)):
