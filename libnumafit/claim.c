@@ -96,14 +96,21 @@ static void pages_usage(struct scratch *s, const struct numafit__cell *c, uint32
             if (c->pages[k].size_kb < size)
                 size = c->pages[k].size_kb;
     }
+    /* whole pages: a part of a page counts as a page, on the claim and on
+     * the release alike, so that a release gives back what the claim took.
+     * nova adds memory / size and truncates the sum; the two agree whenever
+     * the memory is a whole number of pages, which placements with a page
+     * size always are (placement.c) and the smallest page (4 KiB, or any
+     * base page up to 1 MiB) always is. */
+    uint64_t pages = (pc->memory * 1024 + size - 1) / size;
     for (uint32_t k = 0; k < c->npages; k++) {
         uint64_t *used = &s->pages_used[s->page_off[ci] + k];
-        __int128 num;
         if (c->pages[k].size_kb != size)
             continue;
-        /* used + sign * memory_KiB / size, floored at 0 and truncated */
-        num = (__int128)*used * size + (__int128)sign * (__int128)pc->memory * 1024;
-        *used = num <= 0 ? 0 : (uint64_t)(num / size);
+        if (sign > 0)
+            *used = *used > UINT64_MAX - pages ? UINT64_MAX : *used + pages;
+        else
+            *used = *used > pages ? *used - pages : 0; /* floored at 0 as nova */
     }
 }
 

@@ -315,6 +315,14 @@ static int read_numbers(rd_t *r, size_t base, json_t *d, numafit_placement_t *p,
         return fail(r, -EINVAL, NUMAFIT_E_SCHEMA,
                     "pagesize must be null or a power of two >= 4 (KiB)");
     c->pagesize = (int64_t)x;
+    if ((c->memory * 1024) % x) {
+        /* nova's fit never gives such a cell (its page check wants whole
+         * pages); its claim would count a part of a page, and claim then
+         * release would not give the host back */
+        at(r, base, "memory");
+        return fail(r, -EINVAL, NUMAFIT_E_SCHEMA,
+                    "memory is not a whole number of the cell's pages (pagesize)");
+    }
     return 0;
 }
 

@@ -22,6 +22,8 @@ static numafit_host_t *host(const char *spec) {
     return h;
 }
 
+static numafit_request_t *req(const char *json);
+
 static numafit_placement_t *fit(const numafit_host_t *h, int vcpus, int mem, const char *specs) {
     char buf[1024];
     numafit_request_t *r = NULL;
@@ -133,6 +135,44 @@ START_TEST(hugepage_accounting) {
 }
 END_TEST
 
+/* A host whose smallest pages are 2 MiB and a guest cell of 9 MiB without
+ * a page size: the claim counts 5 pages (a part of a page is a page), so the
+ * release gives back the 4 used before (nova's arithmetic: 8, then 3). */
+START_TEST(part_page_claim_release_roundtrip) {
+    static const char hj[] =
+        "{\"nova_object.name\":\"NUMATopology\",\"nova_object.namespace\":\"nova\","
+        "\"nova_object.version\":\"1.2\",\"nova_object.data\":{\"cells\":[{\"nova_object.name\":"
+        "\"NUMACell\",\"nova_object.namespace\":\"nova\",\"nova_object.version\":\"1.5\","
+        "\"nova_object.data\":{\"id\":0,\"cpuset\":[0,1],\"pcpuset\":[],\"memory\":64,"
+        "\"cpu_usage\":0,\"memory_usage\":0,\"pinned_cpus\":[],\"siblings\":[[0],[1]],"
+        "\"mempages\":[{\"nova_object.name\":\"NUMAPagesTopology\",\"nova_object.namespace\":"
+        "\"nova\",\"nova_object.version\":\"1.1\",\"nova_object.data\":{\"size_kb\":2048,"
+        "\"total\":16,\"used\":4,\"reserved\":0}}]}}]}}";
+    numafit_host_t *h = NULL, *orig = NULL;
+    numafit_error_t e;
+    ck_assert_msg(numafit_host_new_from_json(hj, strlen(hj), 0, &h, &e) == 0, "%s", e.text);
+    ck_assert_int_eq(numafit_host_dup(h, &orig), 0);
+    /* nova's fit (and ours) refuses it: 9 MiB is not a whole number of the
+     * smallest pages; a placement read from JSON can still say so */
+    numafit_request_t *r = req("{\"vcpus\":1,\"memory_mb\":9,\"extra_specs\":"
+                               "{\"hw:numa_nodes\":\"1\"}}");
+    numafit_placement_t *p = NULL;
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_MEM);
+    numafit_request_free(r);
+    static const char pj[] = "[{\"id\":0,\"cpuset\":[0],\"memory\":9,\"pagesize\":null}]";
+    ck_assert_int_eq(numafit_placement_new_from_json(pj, strlen(pj), 0, &p, &e), 0);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    ck_assert_uint_eq(h->cells[0].pages[0].used, 9);
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_uint_eq(h->cells[0].pages[0].used, 4);
+    ck_assert_int_eq(numafit_host_equal(h, orig), 1);
+    numafit_placement_free(p);
+    numafit_host_free(orig);
+    numafit_host_free(h);
+}
+END_TEST
+
 START_TEST(nova_json_roundtrip_and_unknown_cell) {
     numafit_host_t *h = host(HT2), *one = NULL;
     numafit_placement_t *p = fit(h, 2, 1024,
@@ -185,6 +225,10 @@ START_TEST(placement_reader_refuses_impossible) {
          "/cells/0/pagesize"},
         {"[{\"id\":0,\"cpuset\":[0],\"memory\":64,\"pagesize\":2}]", "power of two",
          "/cells/0/pagesize"},
+        /* tests/fuzz/known-bugs/placement-half-page-release: 4.5 pages of
+         * 2 MiB; claimed on 4 used pages gave 8, released then 3 */
+        {"[{\"id\":1,\"memory\":9,\"pagesize\":2048}]", "whole number of the cell's pages",
+         "/cells/0/memory"},
         {"[{\"id\":0,\"pcpuset\":[0],\"memory\":64,\"cpu_policy\":\"dedicated\","
          "\"cpu_pinning\":{\"0\":3},\"cpuset_reserved\":[3]}]",
          "also a vCPU's pinned CPU", "/cells/0/cpuset_reserved"},
@@ -201,7 +245,7 @@ START_TEST(placement_reader_refuses_impossible) {
         ck_assert_msg(strstr(e.text, bad[i].text) != NULL, "%zu: %s", i, e.text);
         ck_assert_str_eq(e.where, bad[i].where);
     }
-    const char *ok = "[{\"id\":0,\"pcpuset\":[0,1],\"memory\":64,\"pagesize\":1048576,"
+    const char *ok = "[{\"id\":0,\"pcpuset\":[0,1],\"memory\":1024,\"pagesize\":1048576,"
                      "\"cpu_policy\":\"dedicated\",\"cpu_pinning\":{\"0\":3,\"1\":4},"
                      "\"cpuset_reserved\":[5,6]}]";
     numafit_placement_t *p = NULL;
@@ -692,6 +736,7 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, double_claim_refused_unchanged);
     tcase_add_test(tc, multi_cell_claim_is_atomic);
     tcase_add_test(tc, hugepage_accounting);
+    tcase_add_test(tc, part_page_claim_release_roundtrip);
     tcase_add_test(tc, nova_json_roundtrip_and_unknown_cell);
     tcase_add_test(tc, unknown_pcpu_refused);
     tcase_add_test(tc, placement_reader_refuses_impossible);
