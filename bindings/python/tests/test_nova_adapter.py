@@ -358,6 +358,42 @@ class Patching(unittest.TestCase):
             lambda h: setattr(h, "cells", [h.cells[0], cell(1, [4, 5, 6, 7], ["foo"])]),
             lambda h: h.cells.append(cell(2, [8, 9, 10, 11], ["foo"])),
             lambda h: h.cells[0].pcpuset.discard(3),
+            # every other way to change a set or a list in place (each goes
+            # through a different method of oslo's coerced collections)
+            lambda h: h.cells[1].pinned_cpus.__ior__({4, 5}),
+            lambda h: h.cells[1].pinned_cpus.__isub__({5}),
+            lambda h: h.cells[1].pinned_cpus.__iand__({6, 7}),
+            lambda h: h.cells[1].pinned_cpus.__ixor__({6, 7}),
+            lambda h: h.cells[1].pinned_cpus.symmetric_difference_update({4}),
+            lambda h: h.cells[1].pinned_cpus.difference_update({7}),
+            lambda h: h.cells[1].pinned_cpus.intersection_update(set()),
+            lambda h: h.cells[0].pcpuset.add(3),
+            lambda h: h.cells[0].pcpuset.remove(0),
+            lambda h: h.cells[0].pcpuset.pop(),
+            lambda h: h.cells[0].pcpuset.update({0, 1, 3}),
+            lambda h: h.cells[1].siblings.__delitem__(-1),
+            lambda h: h.cells[1].siblings.insert(0, {4}),
+            lambda h: h.cells[1].siblings.pop(0),
+            lambda h: h.cells[1].siblings.extend([{5}]),
+            lambda h: h.cells[1].siblings.remove({5}),
+            lambda h: h.cells[1].siblings.sort(key=min),
+            lambda h: h.cells[1].siblings.reverse(),
+            lambda h: h.cells[1].siblings.__iadd__([{4, 5}]),
+            lambda h: h.cells[1].siblings.__setitem__(slice(0, 1), [{4}, {5}]),
+            lambda h: h.cells[1].siblings.clear(),
+            lambda h: h.cells[1].siblings.__imul__(1),
+            lambda h: h.cells[1].mempages.pop(),
+            lambda h: h.cells[1].mempages.append(o.NUMAPagesTopology(size_kb=2048, total=512,
+                                                                     used=0)),
+            lambda h: h.cells[1].network_metadata.physnets.clear(),
+            lambda h: setattr(h.cells[1].network_metadata, "physnets", {"foo"}),
+            lambda h: delattr(h.cells[1], "network_metadata"),
+            lambda h: setattr(h.cells[1], "siblings", [{4, 5}, {6, 7}]),
+            lambda h: h.cells.reverse(),
+            lambda h: h.cells.sort(key=lambda c: c.id),
+            lambda h: h.cells.__delitem__(2),
+            lambda h: setattr(h.cells[1].mempages[0], "reserved", 1048000),
+            lambda h: delattr(h.cells[1].mempages[0], "reserved"),
         ]
         base = copy.deepcopy(host)
         check(host, 1)
@@ -379,6 +415,85 @@ class Patching(unittest.TestCase):
                     check(fresh, 1)
         distinct = {repr(a) for a in seen}
         self.assertGreaterEqual(len(distinct), 4, "the changes must change the answers: %s" % seen)
+
+    def test_host_cache_never_stale_without_watches(self):
+        """The same changes where a watch cannot cover the objects (the
+        cache then compares their storage with a copy)."""
+        import numafit.nova.cache as nc
+        saved = nc.watch
+        nc.watch = lambda topo: None
+        try:
+            nn._hosts.clear()
+            self.test_host_cache_never_stale()
+        finally:
+            nc.watch = saved
+            nn._hosts.clear()
+
+    def test_watches_stay_with_the_watched(self):
+        """A watched host's copies, clones, primitives and claimed
+        topologies carry no watch, compare equal to unwatched ones, and its
+        objects keep their types."""
+        import pickle
+        from numafit.nova import watch as nw
+        from oslo_versionedobjects import fields as ofields
+        o = nfd.objects
+        host = o.NUMATopology(cells=[o.NUMACell(
+            id=0, cpuset={0, 1}, pcpuset={2, 3}, memory=4096, cpu_usage=0, memory_usage=0,
+            pinned_cpus=set(), siblings=[{0, 1}, {2, 3}], socket=0,
+            mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)],
+            network_metadata=o.NetworkMetadata(physnets={"foo"}, tunneled=False))])
+        plain = copy.deepcopy(host)
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0}, memory=512, cpu_policy="dedicated")])
+        for _ in range(4):
+            self.assertIsNotNone(nn.numa_fit_instance_to_host(host, inst))
+        cell = host.cells[0]
+        self.assertIn(nw.WATCHES, cell.__dict__, "the fourth sight watches the host")
+        self.assertIs(type(cell._obj_pinned_cpus), ofields.CoercedSet)
+        self.assertIs(type(cell._obj_siblings), ofields.CoercedList)
+
+        def watched(obj):
+            """obj or something in it holds a live (clean) watch"""
+            if isinstance(obj, (set, list)) or hasattr(obj, "obj_fields"):
+                d = getattr(obj, "__dict__", {})
+                if any(not w.dirty for w in d.get(nw.WATCHES, ())):
+                    return True
+                if hasattr(obj, "obj_fields"):
+                    return any(watched(v) for k, v in d.items() if k.startswith("_obj_"))
+                if isinstance(obj, list):
+                    return any(watched(x) for x in obj)
+            return False
+        self.assertTrue(watched(host))
+
+        def norm(p):
+            """a primitive with its changed-field lists sorted"""
+            if isinstance(p, dict):
+                return {k: sorted(v) if k == "nova_object.changes" else norm(v)
+                        for k, v in p.items()}
+            if isinstance(p, list):
+                return [norm(x) for x in p]
+            return p
+        for how, other in (("deepcopy", copy.deepcopy(host)), ("obj_clone", host.obj_clone()),
+                           ("pickle", pickle.loads(pickle.dumps(host))),
+                           ("primitive",
+                            o.NUMATopology.obj_from_primitive(host.obj_to_primitive()))):
+            self.assertFalse(watched(other), how)
+            self.assertEqual(norm(other.obj_to_primitive()), norm(plain.obj_to_primitive()))
+        self.assertEqual(norm(host.obj_to_primitive()), norm(plain.obj_to_primitive()))
+        fitted = nn.numa_fit_instance_to_host(host, inst)
+        used = nn.numa_usage_from_instance_numa(host, fitted)
+        self.assertTrue(all(nw.WATCHES not in c.__dict__ for c in used.cells))
+        self.assertEqual(used.cells[0].pinned_cpus, {2})
+        # the watched host changed in place: the watch is dirty, the next
+        # fit sees the change (and watches anew)
+        old = cell._obj_pinned_cpus.__dict__[nw.WATCHES][0]
+        cell.pinned_cpus.add(2)
+        self.assertTrue(old.dirty)
+        self.assertNotIn(nw.WATCHES, cell._obj_pinned_cpus.__dict__)
+        cell.pinned_cpus.add(3)
+        self.assertIsNone(nn.numa_fit_instance_to_host(host, inst))
+        cell.pinned_cpus.discard(3)
+        self.assertIsNotNone(nn.numa_fit_instance_to_host(host, inst))
 
     def test_host_cache_holds_live_objects_only(self):
         """nova replaces a host's NUMATopology object on every update: the

@@ -15,6 +15,17 @@ from . import runtime
 from .convert import (_U, _copy_storage, _fs, _host_records, _host_snapshot, _host_unchanged, _is_ovo,
                       limits_json, request_flavor)
 from .runtime import _nova, _Unsupported
+from .watch import Watch, install as _install_watches, watch as _watch
+
+
+def watch(topo):
+    """A Watch on a host NUMATopology (numafit.nova.watch), or None."""
+    try:
+        if _install_watches(_nova()[1]):
+            return _watch(topo)
+    except Exception:
+        pass
+    return None
 
 
 class _CHost:
@@ -104,13 +115,20 @@ class _HostCache:
         hit = self._items.get(k)
         if hit is not None and hit[0]() is topo:
             ref, snap, host, ck = hit
-            if snap is not None and snap is not _TWICE:
-                if _host_unchanged(topo, snap):
+            if type(snap) is Watch:
+                if not snap.dirty:
                     return host
-            else:
-                # seen once or twice: its records then, compared with its
-                # records now (an object used once or twice, as a claim's
-                # fit and usage, never pays for a snapshot)
+                snap = _TWICE  # changed since: its records again, a new watch
+            if snap is None or snap is _TWICE:
+                # seen once or twice (or changed under a watch): its records
+                # then, compared with its records now (an object used once
+                # or twice, as a claim's fit and usage, never pays for a
+                # watch or a snapshot); from the third sight on, watched
+                # (numafit.nova.watch), or, where a watch cannot cover it,
+                # its storage copied. The watch begins before the records
+                # are read: a change after it is marked, one before it is
+                # in the records.
+                w = watch(topo) if snap is _TWICE else None
                 try:
                     rec, names = _host_records(topo)
                 except Exception:
@@ -118,6 +136,8 @@ class _HostCache:
                 if rec is not None and (rec.tobytes(), names) == ck:
                     if snap is None:
                         snap = _TWICE
+                    elif w is not None:
+                        snap = w
                     else:
                         try:
                             snap = _host_snapshot(topo)
@@ -127,6 +147,10 @@ class _HostCache:
                         if self._items.get(k) is hit:
                             self._items[k] = (ref, snap, host, ck)
                     return host
+                if w is not None:
+                    w.dirty = True  # not used: let the objects drop it
+            elif _host_unchanged(topo, snap):
+                return host
         try:
             rec, names = _host_records(topo)
             ref = weakref.ref(topo, self._forget(k))
@@ -317,11 +341,13 @@ def _limits_key(limits):
     return (g("_obj_cpu_allocation_ratio", _U), g("_obj_ram_allocation_ratio", _U), nm)
 
 
-def _cached_options(limits_key, make_limits, profile_):
+def _cached_options(limits_key, make_limits, profile_, strategy=None):
     """The Options of these limits (make_limits() gives their JSON form,
-    called only on a miss), profile and nova's packing strategy."""
-    strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
-        else "spread"
+    called only on a miss), profile and nova's packing strategy (read from
+    nova's options when not given)."""
+    if strategy is None:
+        strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
+            else "spread"
     key = (limits_key, profile_, strategy)
     hit = _optionses.get(key)
     if hit is None:
@@ -333,7 +359,7 @@ def _options_for(limits, profile_):
     return _cached_options(_limits_key(limits), lambda: limits_json(limits), profile_)
 
 
-def _options_for_ratios(cpu_ratio, ram_ratio, network_metadata, profile_):
+def _options_for_ratios(cpu_ratio, ram_ratio, network_metadata, profile_, strategy=None):
     """_options_for() of NUMATopologyLimits(cpu_allocation_ratio=cpu_ratio,
     ram_allocation_ratio=ram_ratio[, network_metadata=...]) without
     building that object: the same cache key, the same Options."""
@@ -349,4 +375,4 @@ def _options_for_ratios(cpu_ratio, ram_ratio, network_metadata, profile_):
                 "physnets": sorted(nm[0]) if nm[0] is not _U else [],
                 "tunneled": bool(nm[1]) if nm[1] is not _U else False}
         return limits
-    return _cached_options((cpu_ratio, ram_ratio, nm), make_limits, profile_)
+    return _cached_options((cpu_ratio, ram_ratio, nm), make_limits, profile_, strategy)

@@ -11,6 +11,7 @@ from itertools import chain
 
 from . import runtime
 from .runtime import _nova, _Unsupported
+from .watch import WATCHES, unwatched
 
 LOG = logging.getLogger(__package__)
 
@@ -174,7 +175,9 @@ def _copy_storage(d):
     place to the object cannot reach: sets, dicts and lists copied (a list's
     sets too); nested objects as they are (_host_snapshot copies their own
     storage)."""
-    out = dict(d)
+    out = unwatched(d)
+    if out is d:
+        out = dict(d)
     for k, v in out.items():
         t = type(v)
         if t in _IMMUTABLE:
@@ -207,9 +210,9 @@ def _host_unchanged(topo, snap):
     equality."""
     try:
         cells = topo._obj_cells
-        return ([c.__dict__ for c in cells] == snap[0] and
-                [p.__dict__ for c in cells for p in getattr(c, "_obj_mempages", ())] == snap[1]
-                and [None if nm is None else nm.__dict__
+        return ([unwatched(c.__dict__) for c in cells] == snap[0] and
+                [unwatched(p.__dict__) for c in cells for p in getattr(c, "_obj_mempages", ())]
+                == snap[1] and [None if nm is None else unwatched(nm.__dict__)
                      for nm in [getattr(c, "_obj_network_metadata", None) for c in cells]]
                 == snap[2])
     except Exception:  # an unusual object: not the snapshot's
@@ -394,7 +397,7 @@ def _clone_storage(src, clone_nested=False):
             dict.update(w, v)
         attrs = getattr(v, "__dict__", None)
         if attrs:
-            w.__dict__.update(attrs)
+            w.__dict__.update(unwatched(attrs))
             if "_obj" in attrs:
                 w._obj = c
         return w
@@ -410,7 +413,7 @@ def _clone_storage(src, clone_nested=False):
                 v = v.obj_clone()
         elif k == "_context":
             v = None
-        elif k == "VERSION":
+        elif k == "VERSION" or k == WATCHES:
             continue
         d[k] = v
     return c
@@ -522,6 +525,8 @@ def _state(obj):
     owner and field, nested objects, changed fields."""
     out = {}
     for k, v in obj.__dict__.items():
+        if k == WATCHES:
+            continue
         if hasattr(v, "obj_fields"):
             v = ("object", type(v), _state(v))
         elif isinstance(v, (set, dict, list)):
