@@ -72,58 +72,103 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
         return limits
 
     def host_passes(self, host_state, spec_obj):
-        host_topology = host_state.numa_topology
+        check = self._checker(spec_obj)
+        try:
+            return check(host_state)
+        finally:
+            check.done()
+
+    def filter_all(self, filter_obj_list, spec_obj):
+        """The hosts that pass, as nova's BaseFilter.filter_all yields them
+        (nova's filter handler calls this once per request with every
+        host): the request's part of the check done once, then each host's
+        (its cached library host and the fit)."""
+        if not self.RUN_ON_REBUILD and _is_rebuild(spec_obj):
+            # nova's BaseHostFilter._filter_one: a rebuild passes every host
+            yield from filter_obj_list
+            return
+        check = self._checker(spec_obj)
+        try:
+            for host_state in filter_obj_list:
+                if check(host_state):
+                    yield host_state
+        finally:
+            check.done()
+
+    def _checker(self, spec_obj):
+        """check(host_state) -> bool for one request: nova's filter's
+        checks, in its order, with the request read once."""
         requested = spec_obj.numa_topology
-        extra_specs = spec_obj.flavor.extra_specs
-        image_props = spec_obj.image.properties
-
-        if host_topology and self._requires_threads(extra_specs, image_props) \
-                and not host_topology.has_threads:
-            LOG.debug("%s fails CPU policy requirements: no hyperthreads on the "
-                      "host, but the 'require' thread policy was requested", host_state)
-            return False
-        if not requested:
-            return True
-        if not host_topology:
-            LOG.debug("%s, %s fails NUMA topology requirements: no host NUMA "
-                      "topology while the instance specified one",
-                      host_state.host, host_state.nodename)
-            return False
-
+        requires_threads = self._requires_threads(spec_obj.flavor.extra_specs,
+                                                  spec_obj.image.properties)
         network_metadata = spec_obj.network_metadata \
             if "network_metadata" in spec_obj and spec_obj.network_metadata else None
         pci_requests = spec_obj.pci_requests.requests if spec_obj.pci_requests else None
-        if not pci_requests:
-            # the answer alone: no instance topology is built, and the
-            # limits only for a host that passes
-            fits = _adapter.host_fits(host_topology, requested, host_state.cpu_allocation_ratio,
-                                      host_state.ram_allocation_ratio, network_metadata,
-                                      pci_stats=host_state.pci_stats)
+        debug = LOG.isEnabledFor(logging.DEBUG)
+        fits = _adapter.host_fitter(requested, network_metadata) \
+            if requested and not pci_requests else None
+        limits_of = self._limits
+
+        def check(host_state):
+            host_topology = host_state.numa_topology
+            if host_topology and requires_threads and not host_topology.has_threads:
+                if debug:
+                    LOG.debug("%s fails CPU policy requirements: no hyperthreads on the "
+                              "host, but the 'require' thread policy was requested",
+                              host_state)
+                return False
+            if not requested:
+                return True
+            if not host_topology:
+                if debug:
+                    LOG.debug("%s, %s fails NUMA topology requirements: no host NUMA "
+                              "topology while the instance specified one",
+                              host_state.host, host_state.nodename)
+                return False
+            ok = None
             if fits is not None:
-                if not fits:
+                # the answer alone: no instance topology is built, and the
+                # limits only for a host that passes
+                ok = fits(host_topology, host_state.cpu_allocation_ratio,
+                          host_state.ram_allocation_ratio, host_state.pci_stats)
+            if ok is None:
+                ok = self._fit_with_nova_rules(host_state, host_topology, requested,
+                                               network_metadata, pci_requests, spec_obj)
+            if not ok:
+                if debug:
                     LOG.debug("%s, %s fails NUMA topology requirements: the instance "
                               "does not fit on this host", host_state.host,
                               host_state.nodename)
-                    return False
-                host_state.limits["numa_topology"] = self._limits(host_state,
-                                                                  network_metadata)
-                return True
-        limits = self._limits(host_state, network_metadata)
+                return False
+            host_state.limits["numa_topology"] = limits_of(host_state, network_metadata)
+            return True
+
+        def done():
+            if fits is not None:
+                fits.flush()
+        check.done = done
+        return check
+
+    @staticmethod
+    def _fit_with_nova_rules(host_state, host_topology, requested, network_metadata,
+                             pci_requests, spec_obj):
+        """numafit.nova.numa_fit_instance_to_host (which hands PCI requests
+        and pools to nova's own function): does the instance fit?"""
+        limits = NumafitNUMATopologyFilter._limits(host_state, network_metadata)
         kwargs = {}
         if pci_requests and _adapter.profile() == "latest" and \
                 hasattr(spec_obj, "get_request_group_mapping"):
             kwargs["provider_mapping"] = spec_obj.get_request_group_mapping()
         # the adapter never modifies `requested` (nova's filter has to clone
         # the request spec for that)
-        fitted = _adapter.numa_fit_instance_to_host(
+        return bool(_adapter.numa_fit_instance_to_host(
             host_topology, requested, limits=limits, pci_requests=pci_requests,
-            pci_stats=host_state.pci_stats, **kwargs)
-        if not fitted:
-            LOG.debug("%s, %s fails NUMA topology requirements: the instance "
-                      "does not fit on this host", host_state.host, host_state.nodename)
-            return False
-        host_state.limits["numa_topology"] = limits
-        return True
+            pci_stats=host_state.pci_stats, **kwargs))
+
+
+def _is_rebuild(spec_obj):
+    from nova.scheduler import utils
+    return utils.request_is_rebuild(spec_obj)
 
 
 # the drop-in name: numafit.scheduler.NUMATopologyFilter

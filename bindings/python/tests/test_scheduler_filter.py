@@ -89,6 +89,52 @@ class FilterAgainstNova(unittest.TestCase):
         self.assertGreater(_adapter.stats["library"], before["library"] + 150)
         self.assertEqual(_adapter.stats["fallback"], before["fallback"])
 
+    def test_filter_all_as_nova_handler_calls_it(self):
+        """filter_all (the request read once, every host checked) passes
+        the hosts host_passes passes, in order, stores the same limits, and
+        lets every host through for a rebuild as nova's _filter_one does;
+        nova's own filter agrees where its fit cache does not get in the
+        way (reference_fit)."""
+        rng = random.Random(11)
+        st = nfd.Stats()
+        ours, novas = scheduler.NUMATopologyFilter(), numa_topology_filter.NUMATopologyFilter()
+        scen = list(nfd.gen_scenarios(rng, 120, st))
+        total = 0
+        for flavor_of in scen[:12]:
+            spec = nfd.objects.RequestSpec(
+                numa_topology=flavor_of["req"], pci_requests=None,
+                instance_uuid="6b4ba31a-3f03-4d3f-a1c0-27f4d9e6a7c2",
+                flavor=nfd.objects.Flavor(extra_specs=dict(flavor_of["flavor"]["extra_specs"])),
+                image=nfd.objects.ImageMeta.from_dict(copy.deepcopy(flavor_of["image"])))
+            ratios = {"cpu_allocation_ratio": 4.0, "ram_allocation_ratio": 1.0}
+
+            def hosts():
+                return [fakes.FakeHostState("h%d" % i, "n", dict(
+                    numa_topology=s["host"], pci_stats=None, limits={}, **ratios))
+                    for i, s in enumerate(scen)]
+            batch, single = hosts(), hosts()
+            got = list(ours.filter_all(batch, spec))
+            want = [h for h in single if ours.host_passes(h, spec)]
+            self.assertEqual([h.host for h in got], [h.host for h in want])
+            for a, b in zip(got, want):
+                self.assertEqual(a.limits["numa_topology"].obj_to_primitive(),
+                                 b.limits["numa_topology"].obj_to_primitive())
+            self.assertTrue(all("numa_topology" not in h.limits
+                                for h in batch if h not in got))
+            limits = nfd.objects.NUMATopologyLimits(**ratios)
+            ref = [h.host for h, s in zip(hosts(), scen)
+                   if nfd.reference_fit(s["host"], spec.numa_topology, limits) is not None
+                   and not (ours._requires_threads(spec.flavor.extra_specs,
+                                                   spec.image.properties)
+                            and not s["host"].has_threads)]
+            self.assertEqual([h.host for h in got], ref)
+            total += len(got)
+            # a rebuild: every host passes, nothing is checked
+            spec.scheduler_hints = {"_nova_check_type": ["rebuild"]}
+            self.assertEqual(len(list(ours.filter_all(hosts(), spec))), len(scen))
+            self.assertEqual(len(list(novas.filter_all(hosts(), spec))), len(scen))
+        self.assertGreater(total, 50)
+
 
 if __name__ == "__main__":
     unittest.main()

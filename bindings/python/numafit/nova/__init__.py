@@ -49,7 +49,7 @@ from .cache import _hosts, _optionses, _requests
 from .convert import flavor_json, image_json, limits_json, request_flavor
 from .hardware import (FUNCTIONS, _get_desirable_cpu_topologies, _numa_fit_instance_cell,
                        format_cpu_spec, get_best_cpu_topology, get_cpu_topology_constraints,
-                       host_fits,
+                       host_fits, host_fitter,
                        numa_fit_instance_to_host, numa_get_constraints,
                        numa_usage_from_instance_numa, parse_cpu_spec)
 from .patching import patch, patched, unpatch
@@ -60,7 +60,8 @@ __all__ = ["FUNCTIONS", "patch", "unpatch", "patched", "profile", "set_profile",
            "numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_instance_cell",
            "numa_usage_from_instance_numa", "get_best_cpu_topology",
            "_get_desirable_cpu_topologies", "get_cpu_topology_constraints", "parse_cpu_spec",
-           "format_cpu_spec", "host_fits", "_original", "_hosts", "_requests", "_optionses"]
+           "format_cpu_spec", "host_fits", "host_fitter", "_original", "_hosts", "_requests",
+           "_optionses"]
 
 
 class _Package(types.ModuleType):

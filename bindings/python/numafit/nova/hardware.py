@@ -8,8 +8,8 @@ from ..host import Host
 from ..placement import Placement
 from ..request import Request
 from . import runtime
-from .cache import (_cells_host, _fitted_placement, _options_for, _options_for_ratios,
-                    _remember_fit, _request_for)
+from .cache import (_cells_host, _fitted_placement, _hosts, _options_for,
+                    _options_for_ratios, _remember_fit, _request_for)
 from .convert import (_attr, _build_cells, _usage_topology, flavor_json, image_json,
                       request_flavor)
 from .runtime import _count, _nova, _original, _translating, _Unsupported, profile
@@ -160,6 +160,61 @@ def host_fits(host_topology, instance_topology, cpu_allocation_ratio, ram_alloca
     _count("library")
     opt = _options_for_ratios(cpu_allocation_ratio, ram_allocation_ratio, network_metadata, prof)
     return _fits(_cells_host(host_topology), req, opt)
+
+
+def host_fitter(instance_topology, network_metadata=None):
+    """host_fits() for one request and many hosts, as the scheduler asks:
+    a function fits(host_topology, cpu_allocation_ratio,
+    ram_allocation_ratio, pci_stats=None) with host_fits()'s answers (True,
+    False, or None: ask numa_fit_instance_to_host), the work that depends
+    on the request alone (the library request, the profile, nova's packing
+    option, the options per pair of ratios) done once.  Use it for one
+    request: nova's options and the request object are read when it is
+    made."""
+    prof = profile()
+    try:
+        req, _vmap = _request_for(instance_topology, prof)
+    except _Unsupported:
+        req = None
+    try:
+        ni = len(instance_topology._obj_cells)
+    except (AttributeError, TypeError):
+        ni = len(instance_topology) if instance_topology else 0
+    strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
+        else "spread"
+    optionses = {}
+    fit, get, rh = _ffi.fit_addr, _hosts.get, req._h if req is not None else None
+    err = byref(_ffi.Error())
+
+    def fits(host_topology, cpu_allocation_ratio, ram_allocation_ratio, pci_stats=None):
+        try:
+            nh = len(host_topology._obj_cells)
+        except (AttributeError, TypeError):
+            nh = len(host_topology) if host_topology else 0
+        if not (nh and ni and nh >= ni):
+            return False
+        if req is None or cpu_allocation_ratio is None or ram_allocation_ratio is None or \
+                (pci_stats is not None and getattr(pci_stats, "pools", None)):
+            return None
+        k = (cpu_allocation_ratio, ram_allocation_ratio)
+        opt = optionses.get(k)
+        if opt is None:
+            opt = optionses[k] = _options_for_ratios(cpu_allocation_ratio,
+                                                     ram_allocation_ratio, network_metadata,
+                                                     prof, strategy)
+        # the host cache's _CHost stays alive while `chost` holds it
+        chost = get(host_topology)
+        calls[0] += 1
+        return fit(chost.addr, rh, opt._h, 0, None, err) == 1
+
+    def flush():
+        """Add the fits so far to numafit.nova.stats."""
+        n, calls[0] = calls[0], 0
+        if n:
+            _count("library", n=n)
+    calls = [0]
+    fits.flush = flush
+    return fits
 
 
 @_translating

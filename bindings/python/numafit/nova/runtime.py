@@ -16,9 +16,9 @@ _profile = None
 _VERIFY = False  # tests: check every fast conversion against the slow one
 
 
-def _count(key, why=None):
+def _count(key, why=None, n=1):
     with _stats_lock:
-        stats[key] = stats.get(key, 0) + 1
+        stats[key] = stats.get(key, 0) + n
         if why:
             fallbacks[why] += 1
 
