@@ -482,8 +482,24 @@ class Patching(unittest.TestCase):
         self.assertEqual(norm(host.obj_to_primitive()), norm(plain.obj_to_primitive()))
         fitted = nn.numa_fit_instance_to_host(host, inst)
         used = nn.numa_usage_from_instance_numa(host, fitted)
-        self.assertTrue(all(nw.WATCHES not in c.__dict__ for c in used.cells))
         self.assertEqual(used.cells[0].pinned_cpus, {2})
+        # the claimed topology has its own watch, none of the host's, and
+        # is in the host cache with the claimed library host: a fit on it
+        # reads no records, and sees a change made to it
+        host_ws = set(map(id, cell.__dict__[nw.WATCHES]))
+        used_ws = used.cells[0].__dict__[nw.WATCHES]
+        self.assertEqual(len(used_ws), 1)
+        self.assertNotIn(id(used_ws[0]), host_ws)
+        self.assertIs(used.cells[0]._obj_pinned_cpus.__dict__[nw.WATCHES][0], used_ws[0])
+        entry = nn._hosts._items[id(used)]
+        self.assertIs(entry[1], used_ws[0])
+        self.assertIsNone(entry[3])
+        inst3 = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1}, memory=512, cpu_policy="dedicated")])
+        self.assertIsNone(nn.numa_fit_instance_to_host(used, inst3))  # 2 and 3 of 2,3
+        used.cells[0].pinned_cpus.clear()
+        self.assertTrue(used_ws[0].dirty)
+        self.assertIsNotNone(nn.numa_fit_instance_to_host(used, inst3))
         # the watched host changed in place: the watch is dirty, the next
         # fit sees the change (and watches anew)
         old = cell._obj_pinned_cpus.__dict__[nw.WATCHES][0]

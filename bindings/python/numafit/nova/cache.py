@@ -18,6 +18,16 @@ from .runtime import _nova, _Unsupported
 from .watch import Watch, install as _install_watches, watch as _watch
 
 
+def new_watch():
+    """A Watch not yet on anything, or None without watches."""
+    try:
+        if _install_watches(_nova()[1]):
+            return Watch()
+    except Exception:
+        pass
+    return None
+
+
 def watch(topo):
     """A Watch on a host NUMATopology (numafit.nova.watch), or None."""
     try:
@@ -72,6 +82,15 @@ class _CHost:
 _TWICE = object()  # a host cache entry's object seen twice: no snapshot yet
 
 
+def _retire(entry):
+    """An entry leaves the cache: its watch (if any) is marked dirty, so
+    that the objects it is on drop it (nested objects a claimed topology
+    shares with its predecessor would otherwise gather the watches of
+    every generation)."""
+    if entry is not None and type(entry[1]) is Watch:
+        entry[1].dirty = True
+
+
 class _HostCache:
     """numafit Hosts built from nova NUMATopology objects.  The scheduler
     asks about the same host_state.numa_topology for many requests, and
@@ -108,7 +127,11 @@ class _HostCache:
         # (records, names) -> _CHost, while an entry above holds it
         self._content = weakref.WeakValueDictionary()
 
-    def get(self, topo):
+    def get(self, topo, settle=True):
+        """The _CHost of topo's content.  settle=False: this sight does not
+        move the object on to the next stage (a claim's usage, which comes
+        right after the claim's fit and before nova replaces the object,
+        would pay for a watch nothing uses)."""
         if not _is_ovo(topo):
             return _CHost.adopt(Host.from_json(topo.obj_to_primitive()))
         k = id(topo)
@@ -128,12 +151,14 @@ class _HostCache:
                 # its storage copied. The watch begins before the records
                 # are read: a change after it is marked, one before it is
                 # in the records.
-                w = watch(topo) if snap is _TWICE else None
+                w = watch(topo) if snap is _TWICE and settle else None
                 try:
                     rec, names = _host_records(topo)
                 except Exception:
                     rec = None
                 if rec is not None and (rec.tobytes(), names) == ck:
+                    if not settle:
+                        return host
                     if snap is None:
                         snap = _TWICE
                     elif w is not None:
@@ -167,12 +192,40 @@ class _HostCache:
                 with Host.from_json(topo.obj_to_primitive()) as slow, host.copy() as fast:
                     assert fast.to_dict() == slow.to_dict(), "host records differ"
         with self._lock:
+            _retire(self._items.get(k))
             self._items[k] = (ref, None, host, ck)
             self._items.move_to_end(k)
             self._content[ck] = host
             while len(self._items) > self.MAX:
-                self._items.popitem(last=False)
+                _retire(self._items.popitem(last=False)[1])
         return host
+
+    def put_claimed(self, topo, host, w):
+        """Enter a NUMATopology the adapter built from a claimed numafit
+        Host (numa_usage_from_instance_numa), watched by w since it was
+        built: nova's scheduler puts it in place of the host's old object,
+        and the filter then checks it for every request.  Its sights cost
+        a watch check from the first on, with no records and no library
+        host to build.  host (a numafit.Host) is taken over.  The entry has
+        no records: once the object changes, it is built afresh."""
+        k = id(topo)
+        try:
+            ref = weakref.ref(topo, self._forget(k))
+        except TypeError:
+            return
+        if runtime._VERIFY:
+            rec, names = _host_records(topo)
+            with _CHost.from_records(rec, names).copy() as slow:
+                assert slow.to_dict() == host.to_dict(), "claimed host differs"
+        chost = _CHost.adopt(host)
+        if self._dead:
+            self.purge()
+        with self._lock:
+            _retire(self._items.get(k))
+            self._items[k] = (ref, w, chost, None)
+            self._items.move_to_end(k)
+            while len(self._items) > self.MAX:
+                _retire(self._items.popitem(last=False)[1])
 
     def _forget(self, k):
         """The weak reference's callback for the topology whose id is k: it
@@ -193,10 +246,13 @@ class _HostCache:
                 k, ref = self._dead.pop()
                 hit = self._items.get(k)
                 if hit is not None and hit[0] is ref:
+                    _retire(hit)
                     del self._items[k]
 
     def clear(self):
         with self._lock:
+            for hit in self._items.values():
+                _retire(hit)
             self._items.clear()
             self._content.clear()
             del self._dead[:]
@@ -205,10 +261,10 @@ class _HostCache:
 _hosts = _HostCache()
 
 
-def _cells_host(host_topology):
+def _cells_host(host_topology, settle=True):
     """The library host (_CHost) of a nova NUMATopology (cached; fits only
     read it)."""
-    return _hosts.get(host_topology)
+    return _hosts.get(host_topology, settle)
 
 
 class _SmallCache:

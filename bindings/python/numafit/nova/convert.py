@@ -11,7 +11,7 @@ from itertools import chain
 
 from . import runtime
 from .runtime import _nova, _Unsupported
-from .watch import WATCHES, unwatched
+from .watch import WATCHES, attach, collections as watch_collections, unwatched
 
 LOG = logging.getLogger(__package__)
 
@@ -425,21 +425,87 @@ _USAGE_FIELDS = ("id", "cpuset", "pcpuset", "memory", "socket", "cpu_usage", "me
                  "mempages", "pinned_cpus", "siblings")
 
 
-def _usage_topology_fast(host_topology, host, claimed_ids):
+def _copy_coerced(v, owner, wl, colls):
+    """A copy of oslo's coerced set or list v bound to owner (as oslo's
+    collections keep their owner), watched by the watches of list wl (or
+    None; one list for the whole topology: a change pops it from the
+    changed thing and marks its watches); None for any other collection
+    (the caller copies it the generic way)."""
+    t = type(v)
+    if t is colls[0]:
+        n = set.__new__(t)
+        set.update(n, v)
+    elif t is colls[1]:
+        n = list.__new__(t)
+        list.extend(n, v)
+    else:
+        return None
+    a = v.__dict__
+    d = {"_element_type": a.get("_element_type"), "_obj": owner, "_field": a.get("_field")}
+    if wl is not None:
+        d[WATCHES] = wl
+    n.__dict__ = d
+    return n
+
+
+def _clone_cell(src, wl, colls):
+    """_clone_storage(src) for a host NUMACell, quicker (its sets and
+    lists are oslo's coerced ones, the sibling sets inside their list too),
+    the new cell and its new collections watched by the watches of list wl
+    (or None); None when a collection is of another kind."""
+    cls = type(src)
+    c = cls.__new__(cls)
+    d = c.__dict__
+    for k, v in src.__dict__.items():
+        if k.startswith("_obj_"):
+            t = type(v)
+            if t is colls[0]:
+                v = _copy_coerced(v, c, wl, colls)
+            elif t is colls[1]:
+                v = _copy_coerced(v, c, wl, colls)
+                for i, x in enumerate(v):
+                    if isinstance(x, (set, dict, list)):
+                        x = _copy_coerced(x, c, wl, colls)
+                        if x is None:
+                            return None
+                        list.__setitem__(v, i, x)
+            elif isinstance(v, (set, dict, list)):
+                return None
+        elif k == "_context":
+            v = None
+        elif k == "VERSION" or k == WATCHES:
+            continue
+        d[k] = v
+    if wl is not None:
+        d[WATCHES] = wl
+    return c
+
+
+def _usage_topology_fast(host_topology, host, claimed_ids, w=None):
     """numa_usage_from_instance_numa's NUMATopology built through the
     storage: each host cell copied (_clone_storage), and in the cells whose
     id is in claimed_ids the usage of the claimed numafit Host (cpu_usage,
     memory_usage, pinned_cpus, and new NUMAPagesTopology objects for the
     entries whose used count changed).  Raises for a cell without one of
-    the fields nova reads (then the caller builds it through the primitive)."""
+    the fields nova reads (then the caller builds it through the primitive).
+    With a Watch w, the new topology and everything in it is watched by w
+    (the host cache's entry for it, numafit.nova.watch), the nested objects
+    it shares with host_topology too."""
     objects = _nova()[1]
+    colls = watch_collections()
+    wl = [w] if w is not None else None
     out = []
+    shared = []  # nested objects the new cells share with the old ones
     for i, hc in enumerate(host_topology._obj_cells):
         hd = hc.__dict__
         for name in _USAGE_FIELDS:
             if "_obj_" + name not in hd:
                 raise _Unsupported("host cell without %s" % name)
-        c = _clone_storage(hc)
+        c = _clone_cell(hc, wl, colls) if colls else None
+        if c is None:
+            if w is not None:
+                raise _Unsupported("a collection of another kind")
+            c = _clone_storage(hc)
         d = c.__dict__
         fields = type(c).fields
         if hd["_obj_id"] in claimed_ids:
@@ -455,13 +521,24 @@ def _usage_topology_fast(host_topology, host, claimed_ids):
                 new.append(pg)
             for name, value in (("cpu_usage", cpu_usage), ("memory_usage", memory_usage),
                                 ("pinned_cpus", set(pinned)), ("mempages", new)):
-                d["_obj_" + name] = fields[name].coerce(c, name, value)
+                d["_obj_" + name] = v = fields[name].coerce(c, name, value)
+                if wl is not None and isinstance(v, (set, list)):
+                    v.__dict__[WATCHES] = wl
         changed = set(_USAGE_FIELDS)
-        if "_obj_network_metadata" in hd:
+        nm = hd.get("_obj_network_metadata")
+        if nm is not None:
             changed.add("network_metadata")
+            shared.append(nm)
+            ph = nm.__dict__.get("_obj_physnets")
+            if ph is not None:
+                shared.append(ph)
+        shared.extend(d["_obj_mempages"])
         d["_changed_fields"] = changed
         out.append(c)
-    return objects.NUMATopology(cells=out)
+    topo = objects.NUMATopology(cells=out)
+    if w is not None:
+        attach([topo, topo._obj_cells] + shared, w)
+    return topo
 
 
 def _usage_values(topo):
@@ -488,7 +565,7 @@ def _usage_values(topo):
 _fast_usage = None  # None: not checked yet; then whether _usage_topology_fast is right
 
 
-def _usage_topology(host_topology, instance_topology, host):
+def _usage_topology(host_topology, instance_topology, host, w=None):
     """numa_usage_from_instance_numa's result from the claimed numafit Host:
     built through the storage (_usage_topology_fast), checked once per
     process (and on every call under _VERIFY) against the one nova's API
@@ -499,7 +576,7 @@ def _usage_topology(host_topology, instance_topology, host):
     if _fast_usage is not False:
         try:
             ids = {c.id for c in instance_topology.cells}
-            fast = _usage_topology_fast(host_topology, host, ids)
+            fast = _usage_topology_fast(host_topology, host, ids, w)
         except _Unsupported:
             fast = None
         if fast is not None:

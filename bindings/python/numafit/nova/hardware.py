@@ -9,10 +9,11 @@ from ..placement import Placement
 from ..request import Request
 from . import runtime
 from .cache import (_cells_host, _fitted_placement, _hosts, _options_for,
-                    _options_for_ratios, _remember_fit, _request_for)
+                    _options_for_ratios, _remember_fit, _request_for, new_watch)
 from .convert import (_attr, _build_cells, _usage_topology, flavor_json, image_json,
                       request_flavor)
 from .runtime import _count, _nova, _original, _translating, _Unsupported, profile
+from .watch import WATCHES
 
 FUNCTIONS = ("numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_instance_cell",
              "numa_usage_from_instance_numa", "get_best_cpu_topology",
@@ -256,11 +257,10 @@ def numa_usage_from_instance_numa(host_topology, instance_topology, free=False):
     with the instance's usage added (or removed with free=True)."""
     if not host_topology or not instance_topology:
         return host_topology
-    objects = _nova()[1]
     _count("library")
     # the host model the filter cached for this object (its content checked
     # afresh), copied: the cached model is never claimed on
-    with _cells_host(host_topology).copy() as host:
+    with _cells_host(host_topology, settle=False).copy() as host:
         # the placement of the fit that made this topology (nova's scheduler
         # claims what the filter's fit returned), if it is still unchanged;
         # else the topology's primitive
@@ -276,7 +276,14 @@ def numa_usage_from_instance_numa(host_topology, instance_topology, free=False):
                 (host.release if free else host.claim)(p)
         else:
             (host.release if free else host.claim)(placement)
-        return _usage_topology(host_topology, instance_topology, host)
+        # the new topology is watched from its making, and entered in the
+        # host cache with the claimed host: nova's scheduler replaces the
+        # host's object by it, and its filter asks about it next
+        w = new_watch()
+        topo = _usage_topology(host_topology, instance_topology, host, w)
+        if w is not None and WATCHES in topo.__dict__:
+            _hosts.put_claimed(topo, host, w)
+        return topo
 
 
 def _topo_args(flavor, image_meta):

@@ -156,13 +156,25 @@ def install(objects):
         return True
 
 
+def collections():
+    """oslo's (CoercedSet, CoercedList) once watches are installed, else
+    None."""
+    return _state["collections"] if _state["installed"] else None
+
+
+def attach(things, w):
+    """Watch each of things (objects of the watched classes, oslo's coerced
+    collections) with w."""
+    _attach(things, w)
+
+
 def _attach(things, w):
     for t in things:
         d = t.__dict__
         ws = d.get(WATCHES)
         if ws is None:
             d[WATCHES] = [w]
-        else:
+        elif ws[-1] is not w:  # (things of one claimed topology share a list)
             ws[:] = [x for x in ws if not x.dirty]
             ws.append(w)
 
