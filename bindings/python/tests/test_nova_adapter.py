@@ -429,6 +429,65 @@ class Patching(unittest.TestCase):
             nc.watch = saved
             nn._hosts.clear()
 
+    def test_watches_under_threads(self):
+        """Threads change a watched host in place while others fit on it:
+        once they stop, the cache answers as a deep copy does (no change
+        lost between a watch being attached and marked)."""
+        import threading
+        o = nfd.objects
+
+        def cell(i):
+            cpus = list(range(8 * i, 8 * i + 8))
+            return o.NUMACell(
+                id=i, cpuset=set(), pcpuset=set(cpus), memory=8192, cpu_usage=0,
+                memory_usage=0, pinned_cpus=set(), socket=0,
+                siblings=[{c, c + 1} for c in cpus[::2]],
+                mempages=[o.NUMAPagesTopology(size_kb=4, total=2097152, used=0)])
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset=set(range(6)), memory=512, cpu_policy="dedicated")])
+
+        def answer(h):
+            got = nn.numa_fit_instance_to_host(h, inst)
+            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
+                                             for c in got.cells]
+        for rnd in range(6):
+            host = o.NUMATopology(cells=[cell(0), cell(1)])
+            stop = threading.Event()
+            errors = []
+
+            def mutate(seed):
+                rng = random.Random(seed)
+                try:
+                    while not stop.is_set():
+                        c = host.cells[rng.randint(0, 1)]
+                        cpu = rng.choice(sorted(c.pcpuset))
+                        if rng.random() < 0.5:
+                            c.pinned_cpus.add(cpu)
+                        else:
+                            c.pinned_cpus.discard(cpu)
+                        if rng.random() < 0.1:
+                            c.siblings = [set(x) for x in c.siblings]
+                except Exception as e:  # pragma: no cover
+                    errors.append(e)
+
+            def fit():
+                try:
+                    while not stop.is_set():
+                        answer(host)
+                except Exception as e:  # pragma: no cover
+                    errors.append(e)
+            ts = [threading.Thread(target=mutate, args=(rnd * 10 + k,)) for k in range(2)]
+            ts += [threading.Thread(target=fit) for _ in range(2)]
+            for t in ts:
+                t.start()
+            stop.wait(0.4)
+            stop.set()
+            for t in ts:
+                t.join()
+            self.assertEqual(errors, [])
+            for _ in range(4):  # every stage of the cache
+                self.assertEqual(answer(host), answer(copy.deepcopy(host)))
+
     def test_watches_stay_with_the_watched(self):
         """A watched host's copies, clones, primitives and claimed
         topologies carry no watch, compare equal to unwatched ones, and its

@@ -20,8 +20,8 @@ fit reads goes through Python code that can tell the watch:
     set's and list's others: discard, pop, clear, sort, del ...).
 The objects and collections of a watched topology keep their watches in
 their instance dict, under WATCHES; a wrapped method or setter marks them
-changed (dirty) and drops them before it changes anything.  Everything
-else pays one dict lookup per change.
+changed (dirty) and drops them once it has changed the thing (also when it
+raised half-way).  Everything else pays one dict lookup per change.
 
 This is the approach of ORMs that instrument their collections; it
 changes no type, no value and no behaviour of nova's objects (their
@@ -57,12 +57,16 @@ def _dead():
 
 
 def _mark(d):
-    """A watched thing in d (an instance dict) changes: its watches are
-    dirty, and it holds them no longer."""
-    ws = d.pop(WATCHES, None)
-    if ws:
-        for w in ws:
-            w.dirty = True
+    """A watched thing in d (an instance dict) has changed: its watches are
+    dirty, and it holds them no longer.  Called after the change (also when
+    it raised half-way), under the lock that _attach takes: a watch being
+    attached meanwhile is either marked here or attached after the change,
+    and then whoever attached it reads the changed content."""
+    with _lock:
+        ws = d.pop(WATCHES, None)
+        if ws:
+            for w in ws:
+                w.dirty = True
 
 
 # methods that change a set or a list; wrapped where the class has them
@@ -80,10 +84,12 @@ def _wrap_method(cls, name):
     orig = getattr(cls, name)
 
     def method(self, *args, **kwargs):
-        d = getattr(self, "__dict__", None)
-        if d is not None and WATCHES in d:
-            _mark(d)
-        return orig(self, *args, **kwargs)
+        try:
+            return orig(self, *args, **kwargs)
+        finally:
+            d = getattr(self, "__dict__", None)
+            if d is not None and WATCHES in d:
+                _mark(d)
     method.__name__ = name
     method.__qualname__ = "%s.%s" % (cls.__name__, name)
     method.__doc__ = getattr(orig, "__doc__", None)
@@ -99,16 +105,20 @@ def _wrap_property(cls, name, prop):
     fset, fdel = prop.fset, prop.fdel
 
     def setter(self, value):
-        d = self.__dict__
-        if WATCHES in d:
-            _mark(d)
-        fset(self, value)
+        try:
+            fset(self, value)
+        finally:
+            d = self.__dict__
+            if WATCHES in d:
+                _mark(d)
 
     def deleter(self):
-        d = self.__dict__
-        if WATCHES in d:
-            _mark(d)
-        fdel(self)
+        try:
+            fdel(self)
+        finally:
+            d = self.__dict__
+            if WATCHES in d:
+                _mark(d)
     setattr(cls, name, _WatchedField(prop.fget, setter if fset else None,
                                      deleter if fdel else None, prop.__doc__))
 
@@ -169,6 +179,11 @@ def attach(things, w):
 
 
 def _attach(things, w):
+    with _lock:
+        _attach_locked(things, w)
+
+
+def _attach_locked(things, w):
     for t in things:
         d = t.__dict__
         ws = d.get(WATCHES)
@@ -179,64 +194,86 @@ def _attach(things, w):
             ws.append(w)
 
 
-def watch(topo):
-    """A new Watch on a host NUMATopology: the topology, its cells list,
-    each cell, its sets and lists (the sibling sets too), its page entries
-    and its network metadata with its physnets.  None when something in it
-    cannot be watched (install() failed, a plain collection, an object of
-    another class): the caller compares storage instead.  Attach first,
-    then read what the watch covers: a change after this call marks it."""
-    if not _state["installed"]:
-        return None
+def _things(topo):
+    """The topology, its cells list, each cell, its sets and lists (the
+    sibling sets too), its page entries, its network metadata and its
+    physnets; None when one of them cannot be watched."""
     colls, classes = _state["collections"], _state["classes"]
     topo_cls, cell_cls, page_cls, nm_cls = classes
     things = []
-    try:
-        if type(topo) is not topo_cls:
+    if type(topo) is not topo_cls:
+        return None
+    things.append(topo)
+    cells = topo.__dict__.get("_obj_cells")
+    if cells is None:
+        return things
+    if not isinstance(cells, colls[1]):
+        return None
+    things.append(cells)
+    for c in cells:
+        if type(c) is not cell_cls:
             return None
-        things.append(topo)
-        cells = topo.__dict__.get("_obj_cells")
-        if cells is not None:
-            if not isinstance(cells, colls[1]):
-                return None
-            things.append(cells)
-            for c in cells:
-                if type(c) is not cell_cls:
+        things.append(c)
+        d = c.__dict__
+        for k in ("_obj_cpuset", "_obj_pcpuset", "_obj_pinned_cpus"):
+            v = d.get(k)
+            if v is not None:
+                if not isinstance(v, colls[0]):
                     return None
-                things.append(c)
-                d = c.__dict__
-                for k in ("_obj_cpuset", "_obj_pcpuset", "_obj_pinned_cpus"):
-                    v = d.get(k)
-                    if v is not None:
-                        if not isinstance(v, colls[0]):
-                            return None
-                        things.append(v)
-                for k, member in (("_obj_siblings", colls[0]), ("_obj_mempages", page_cls)):
-                    v = d.get(k)
-                    if v is None:
-                        continue
-                    if not isinstance(v, colls[1]):
-                        return None
-                    things.append(v)
-                    for x in v:
-                        if member is page_cls and type(x) is not page_cls or \
-                                member is not page_cls and not isinstance(x, member):
-                            return None
-                        things.append(x)
-                nm = d.get("_obj_network_metadata")
-                if nm is not None:
-                    if type(nm) is not nm_cls:
-                        return None
-                    things.append(nm)
-                    ph = nm.__dict__.get("_obj_physnets")
-                    if ph is not None:
-                        if not isinstance(ph, colls[0]):
-                            return None
-                        things.append(ph)
+                things.append(v)
+        v = d.get("_obj_siblings")
+        if v is not None:
+            if not isinstance(v, colls[1]):
+                return None
+            things.append(v)
+            for x in v:
+                if not isinstance(x, colls[0]):
+                    return None
+                things.append(x)
+        v = d.get("_obj_mempages")
+        if v is not None:
+            if not isinstance(v, colls[1]):
+                return None
+            things.append(v)
+            for x in v:
+                if type(x) is not page_cls:
+                    return None
+                things.append(x)
+        nm = d.get("_obj_network_metadata")
+        if nm is not None:
+            if type(nm) is not nm_cls:
+                return None
+            things.append(nm)
+            ph = nm.__dict__.get("_obj_physnets")
+            if ph is not None:
+                if not isinstance(ph, colls[0]):
+                    return None
+                things.append(ph)
+    return things
+
+
+def watch(topo):
+    """A new Watch on a host NUMATopology and everything in it a fit reads
+    (_things).  None when something in it cannot be watched (install()
+    failed, a plain collection, an object of another class): the caller
+    compares storage instead.  Read what the watch covers only after this
+    call: a change after it marks the watch.  (If the topology's make-up
+    changed while the watch was being attached, by another thread, the
+    watch comes back dirty.)"""
+    if not _state["installed"]:
+        return None
+    try:
+        things = _things(topo)
+        if things is None:
+            return None
+        w = Watch()
+        _attach(things, w)
+        again = _things(topo)
+        if again is None or len(again) != len(things) or \
+                any(a is not b for a, b in zip(again, things)):
+            w.dirty = True
     except Exception:
         return None
-    w = Watch()
-    _attach(things, w)
     return w
 
 
