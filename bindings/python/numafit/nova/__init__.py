@@ -38,6 +38,7 @@ The package's modules, by concept (numafit.nova is the API; they are not):
   convert   nova objects <-> the library's JSON (flavors, images, limits,
             host topologies, instance topologies, fitted cells)
   cache     Hosts, Requests and Options reused across calls
+  watch     change watches on nova's host NUMA objects (for the host cache)
   runtime   the installed nova: its modules and own functions, the release
             rules, nova's exceptions for the library's errors, the counters
 """
