@@ -21,6 +21,7 @@ import copy
 import os
 import random
 import sys
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -455,10 +456,16 @@ class Patching(unittest.TestCase):
             stop = threading.Event()
             errors = []
 
+            # a bounded number of steps, and time.sleep(0) in each: under
+            # eventlet (another test monkey-patches threading) the threads
+            # are green and switch only there
             def mutate(seed):
                 rng = random.Random(seed)
                 try:
-                    while not stop.is_set():
+                    for _ in range(3000):
+                        if stop.is_set():
+                            break
+                        time.sleep(0)
                         c = host.cells[rng.randint(0, 1)]
                         cpu = rng.choice(sorted(c.pcpuset))
                         if rng.random() < 0.5:
@@ -472,7 +479,10 @@ class Patching(unittest.TestCase):
 
             def fit():
                 try:
-                    while not stop.is_set():
+                    for _ in range(600):
+                        if stop.is_set():
+                            break
+                        time.sleep(0)
                         answer(host)
                 except Exception as e:  # pragma: no cover
                     errors.append(e)
