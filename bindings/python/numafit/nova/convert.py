@@ -458,19 +458,17 @@ def _clone_cell(src, wl, colls):
     d = c.__dict__
     for k, v in src.__dict__.items():
         if k.startswith("_obj_"):
-            t = type(v)
-            if t is colls[0]:
+            if isinstance(v, (set, dict, list)):
                 v = _copy_coerced(v, c, wl, colls)
-            elif t is colls[1]:
-                v = _copy_coerced(v, c, wl, colls)
-                for i, x in enumerate(v):
-                    if isinstance(x, (set, dict, list)):
-                        x = _copy_coerced(x, c, wl, colls)
-                        if x is None:
-                            return None
-                        list.__setitem__(v, i, x)
-            elif isinstance(v, (set, dict, list)):
-                return None
+                if v is None:  # not one of oslo's coerced sets and lists
+                    return None
+                if type(v) is colls[1]:
+                    for i, x in enumerate(v):
+                        if isinstance(x, (set, dict, list)):
+                            x = _copy_coerced(x, c, wl, colls)
+                            if x is None:
+                                return None
+                            list.__setitem__(v, i, x)
         elif k == "_context":
             v = None
         elif k == "VERSION" or k == WATCHES:

@@ -59,7 +59,7 @@ def _dead():
 def _mark(d):
     """A watched thing in d (an instance dict) has changed: its watches are
     dirty, and it holds them no longer.  Called after the change (also when
-    it raised half-way), under the lock that _attach takes: a watch being
+    it raised half-way), under the lock that attach takes: a watch being
     attached meanwhile is either marked here or attached after the change,
     and then whoever attached it reads the changed content."""
     with _lock:
@@ -175,10 +175,6 @@ def collections():
 def attach(things, w):
     """Watch each of things (objects of the watched classes, oslo's coerced
     collections) with w."""
-    _attach(things, w)
-
-
-def _attach(things, w):
     with _lock:
         _attach_locked(things, w)
 
@@ -221,24 +217,15 @@ def _things(topo):
                 if not isinstance(v, colls[0]):
                     return None
                 things.append(v)
-        v = d.get("_obj_siblings")
-        if v is not None:
-            if not isinstance(v, colls[1]):
-                return None
-            things.append(v)
-            for x in v:
-                if not isinstance(x, colls[0]):
+        # the lists and what they hold: sibling sets, page entries
+        for k, member_ok in (("_obj_siblings", lambda x: isinstance(x, colls[0])),
+                             ("_obj_mempages", lambda x: type(x) is page_cls)):
+            v = d.get(k)
+            if v is not None:
+                if not isinstance(v, colls[1]) or not all(map(member_ok, v)):
                     return None
-                things.append(x)
-        v = d.get("_obj_mempages")
-        if v is not None:
-            if not isinstance(v, colls[1]):
-                return None
-            things.append(v)
-            for x in v:
-                if type(x) is not page_cls:
-                    return None
-                things.append(x)
+                things.append(v)
+                things.extend(v)
         nm = d.get("_obj_network_metadata")
         if nm is not None:
             if type(nm) is not nm_cls:
@@ -267,7 +254,7 @@ def watch(topo):
         if things is None:
             return None
         w = Watch()
-        _attach(things, w)
+        attach(things, w)
         again = _things(topo)
         if again is None or len(again) != len(things) or \
                 any(a is not b for a, b in zip(again, things)):
