@@ -148,19 +148,11 @@ def host_fits(host_topology, instance_topology, cpu_allocation_ratio, ram_alloca
     instance_topology, NUMATopologyLimits(...))); None when the library
     cannot answer it (PCI device pools, a ratio of None, an instance
     topology no flavor gives): ask numa_fit_instance_to_host then."""
-    if not _enough_cells(host_topology, instance_topology):
-        return False
-    if cpu_allocation_ratio is None or ram_allocation_ratio is None or \
-            (pci_stats is not None and getattr(pci_stats, "pools", None)):
-        return None
-    prof = profile()
+    fits = host_fitter(instance_topology, network_metadata)
     try:
-        req, _vmap = _request_for(instance_topology, prof)
-    except _Unsupported:
-        return None
-    _count("library")
-    opt = _options_for_ratios(cpu_allocation_ratio, ram_allocation_ratio, network_metadata, prof)
-    return _fits(_cells_host(host_topology), req, opt)
+        return fits(host_topology, cpu_allocation_ratio, ram_allocation_ratio, pci_stats)
+    finally:
+        fits.flush()
 
 
 def host_fitter(instance_topology, network_metadata=None):
@@ -174,13 +166,15 @@ def host_fitter(instance_topology, network_metadata=None):
     made."""
     prof = profile()
     try:
-        req, _vmap = _request_for(instance_topology, prof)
-    except _Unsupported:
-        req = None
-    try:
         ni = len(instance_topology._obj_cells)
     except (AttributeError, TypeError):
         ni = len(instance_topology) if instance_topology else 0
+    req = None
+    if ni:
+        try:
+            req, _vmap = _request_for(instance_topology, prof)
+        except _Unsupported:
+            pass
     strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
         else "spread"
     optionses = {}
