@@ -18,24 +18,22 @@ from .runtime import _nova, _Unsupported
 from .watch import Watch, install as _install_watches, watch as _watch
 
 
+def _watches_on():
+    """Watches installed (numafit.nova.watch.install, once per process)?"""
+    try:
+        return _install_watches(_nova()[1])
+    except Exception:
+        return False
+
+
 def new_watch():
     """A Watch not yet on anything, or None without watches."""
-    try:
-        if _install_watches(_nova()[1]):
-            return Watch()
-    except Exception:
-        pass
-    return None
+    return Watch() if _watches_on() else None
 
 
 def watch(topo):
     """A Watch on a host NUMATopology (numafit.nova.watch), or None."""
-    try:
-        if _install_watches(_nova()[1]):
-            return _watch(topo)
-    except Exception:
-        pass
-    return None
+    return _watch(topo) if _watches_on() else None
 
 
 class _CHost:
