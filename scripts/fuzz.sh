@@ -180,7 +180,10 @@ for t in $targets; do
         ls "$seeds" | sort >"$w/seeds.txt"
         comm -23 "$w/candidates.txt" "$w/seeds.txt" | (cd "$w/corpus" && xargs -r cp -t "$w/new/")
         # edges only (no hit counters): a handful of inputs, not hundreds
-        "$bin" -merge=1 -use_counters=0 -timeout=2 -rss_limit_mb=2048 "$seeds" "$w/new" \
+        # (its own timeouts are not findings: they go to the work directory,
+        # not to the current one)
+        "$bin" -merge=1 -use_counters=0 -timeout=2 -rss_limit_mb=2048 \
+            -artifact_prefix="$w/merge-" "$seeds" "$w/new" \
             >"$w/merge.log" 2>&1
         # what was merged must replay cleanly (make check replays it)
         added=
