@@ -252,6 +252,17 @@ START_TEST(placement_reader_refuses_impossible) {
     numafit_error_t e;
     ck_assert_int_eq(numafit_placement_new_from_json(ok, strlen(ok), 0, &p, &e), 0);
     numafit_placement_free(p);
+
+    /* pagesize 0 is no page size, as nova reads it (nova's resource
+     * tracker test test_claim_numa claims instance cells of pagesize 0):
+     * read, written back as null */
+    const char *zero = "[{\"id\":0,\"cpuset\":[1],\"memory\":3,\"pagesize\":0}]";
+    ck_assert_int_eq(numafit_placement_new_from_json(zero, strlen(zero), 0, &p, &e), 0);
+    char *out = NULL;
+    ck_assert_int_eq(numafit_placement_to_json(p, 0, &out, &e), 0);
+    ck_assert_msg(strstr(out, "\"pagesize\":null") != NULL, "%s", out);
+    free(out);
+    numafit_placement_free(p);
 }
 END_TEST
 
