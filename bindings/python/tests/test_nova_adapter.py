@@ -11,6 +11,9 @@ images, limits).  For each:
   cells, memory, page sizes, physical cores); where nova's own claim
   refuses nova's fit, the adapter must give no fit or a placement nova's
   claim accepts; the instance topology passed in must not be modified;
+* the INFO lines nova logs for a pinning ("Computed NUMA topology CPU
+  pinning: ..."): where the adapter's pinning is nova's, the adapter logs
+  one of nova's lines;
 * numa_usage_from_instance_numa: the same host usage as nova's on the
   adapter's placement (pinned CPUs, cpu/memory usage, pages), and free=True
   restores the host.
@@ -18,6 +21,7 @@ Skipped when nova cannot be imported.  NUMAFIT_ADAPTER_CASES sets the number
 of scenarios (default 500), NUMAFIT_ADAPTER_SEED the seed.
 """
 import copy
+import logging
 import os
 import random
 import sys
@@ -44,6 +48,28 @@ SEED = int(os.environ.get("NUMAFIT_ADAPTER_SEED", "20261130"))
 
 def prim(o):
     return None if o is None else nfd.strip_changes(o.obj_to_primitive())
+
+
+class PinningLines(logging.Handler):
+    """The messages nova.virt.hardware's logger takes at INFO while in the
+    with block (a list)."""
+
+    def __enter__(self):
+        logging.Handler.__init__(self, logging.INFO)
+        self.lines = []
+        self.logger = logging.getLogger("nova.virt.hardware")
+        self.saved_level = self.logger.level
+        self.logger.setLevel(logging.INFO)
+        self.logger.addHandler(self)
+        return self.lines
+
+    def emit(self, record):
+        if record.levelno == logging.INFO:
+            self.lines.append(record.getMessage())
+
+    def __exit__(self, *exc):
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self.saved_level)
 
 
 @unittest.skipUnless(HAVE_NOVA, "nova is not importable")
@@ -84,6 +110,49 @@ class AdapterAgainstNova(unittest.TestCase):
             agree += 1
         self.assertEqual(agree, CASES)
 
+    def test_pinning_log_lines(self):
+        """nova's INFO lines for a pinning, where the random scenarios
+        rarely go: the linear fallback (no core has enough free threads),
+        isolate, and emulator threads on a reserved pCPU."""
+        o = self.objects
+
+        def host(siblings, pinned, legacy=False):
+            # (isolate on a host with threads: nova wants vcpu_pin_set's
+            # cells, whose cpuset and pcpuset are the same)
+            cpus = set().union(*siblings)
+            return o.NUMATopology(cells=[o.NUMACell(
+                id=0, cpuset=set(cpus) if legacy else set(), pcpuset=cpus, memory=4096, cpu_usage=0,
+                memory_usage=0, pinned_cpus=set(pinned), siblings=siblings,
+                mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])])
+
+        def request(n, policy=None, emulator=None):
+            return o.InstanceNUMATopology(emulator_threads_policy=emulator, cells=[
+                o.InstanceNUMACell(id=0, cpuset=set(), pcpuset=set(range(n)), memory=1024,
+                                   cpu_policy="dedicated", cpu_thread_policy=policy)])
+        cases = [
+            # free {1}, {4, 5}: no N gives 3 threads, so the linear fallback
+            (host([{0, 1}, {2, 3}, {4, 5}], {0, 2, 3}), request(3),
+             ["Computed NUMA topology CPU pinning: usable pCPUs: [[1], [4], [5]], "
+              "vCPUs mapping: [(0, 1), (1, 4), (2, 5)]"]),
+            (host([{0, 1}, {2, 3}, {4, 5}], {0}, legacy=True), request(2, "isolate"),
+             ["Computed NUMA topology CPU pinning: usable pCPUs: [[2], [4]], "
+              "vCPUs mapping: [(0, 2), (1, 4)]"]),
+            (host([{0, 1}, {2, 3}, {4, 5}], {0}), request(2, None, "isolate"),
+             ["Computed NUMA topology CPU pinning: usable pCPUs: [[2, 3], [4, 5]], "
+              "vCPUs mapping: [(0, 2), (1, 3)]",
+              "Computed NUMA topology reserved pCPUs: usable pCPUs: [[1], [], [4, 5]], "
+              "reserved pCPUs: {1}"]),
+        ]
+        for h, r, want in cases:
+            with PinningLines() as nova_lines:
+                self.hw.numa_fit_instance_to_host(h, copy.deepcopy(r))
+            with PinningLines() as ours:
+                got = nn.numa_fit_instance_to_host(h, r)
+            self.assertIsNotNone(got, (nova_lines, r))
+            self.assertEqual(want, ours)
+            for line in ours:
+                self.assertIn(line, nova_lines)
+
     def test_fit_and_usage(self):
         self.run_profile(None, nfd.NoPatch(), SEED + 1)
 
@@ -117,8 +186,10 @@ class AdapterAgainstNova(unittest.TestCase):
 
     def check_one(self, host, req, limits, counts, rules):
         before = prim(req)
-        ref = nfd.reference_fit(host, req, limits)
-        got = nn.numa_fit_instance_to_host(host, req, limits)
+        with PinningLines() as nova_lines:
+            ref = nfd.reference_fit(host, req, limits)
+        with PinningLines() as our_lines:
+            got = nn.numa_fit_instance_to_host(host, req, limits)
         self.assertEqual(before, prim(req), "the request was modified")
         cref, cgot = nfd.canon_nova_topology(ref), nfd.canon_nova_topology(got)
         if cref is not None and nfd.placement_problems(host, cref):
@@ -136,6 +207,21 @@ class AdapterAgainstNova(unittest.TestCase):
             counts["nofit"] += 1
             return
         counts["fit"] += 1
+        # nova's INFO lines for the pinning (numafit.nova.pinlog): where
+        # the pinning is nova's, the adapter logs one of nova's lines
+        pinned = [c for c in got.cells if c.cpu_pinning]
+        self.assertEqual(len(pinned), sum(1 for m in our_lines if "CPU pinning" in m))
+        ref_cells = {c.id: c for c in ref.cells}
+        for c, line in zip(pinned, [m for m in our_lines if "CPU pinning" in m]):
+            rc = ref_cells.get(c.id)
+            if rc is not None and rc.cpu_pinning == c.cpu_pinning:
+                self.assertIn(line, nova_lines)
+                counts["pinning logged as nova"] = counts.get("pinning logged as nova", 0) + 1
+            if rc is not None and rc.cpuset_reserved == c.cpuset_reserved and c.cpuset_reserved \
+                    and rc.cpu_pinning == c.cpu_pinning:
+                mine = [m for m in our_lines if "reserved pCPUs" in m]
+                self.assertTrue(mine and all(m in nova_lines for m in mine), (mine, nova_lines))
+                counts["reserved logged as nova"] = counts.get("reserved logged as nova", 0) + 1
         if any(not c.mempages for c in host.cells):
             return  # Zed's claim crashes without mempages (IndexError)
         want = nfd.nova_claim(host, got)
