@@ -136,20 +136,25 @@ def _host_records(topo):
         sock = getattr(c, "_obj_socket", None)
         ex((c._obj_id, -1 if sock is None else sock, c._obj_memory,
             getattr(c, "_obj_cpu_usage", 0), getattr(c, "_obj_memory_usage", 0)))
-        v = getattr(c, "_obj_cpuset", ())
+        # each collection read once (tuple() of a set or list runs no
+        # Python code, so no other thread changes it halfway), its count
+        # and its items from that one copy: a host changed in place by
+        # another thread gives the records of one moment per collection,
+        # never a count that disagrees with its items
+        v = tuple(getattr(c, "_obj_cpuset", ()))
         ap(len(v))
         ex(v)
-        v = getattr(c, "_obj_pcpuset", ())
+        v = tuple(getattr(c, "_obj_pcpuset", ()))
         ap(len(v))
         ex(v)
-        v = getattr(c, "_obj_pinned_cpus", ())
+        v = tuple(getattr(c, "_obj_pinned_cpus", ()))
         ap(len(v))
         ex(v)
-        sib = getattr(c, "_obj_siblings", ())
+        sib = [tuple(x) for x in tuple(getattr(c, "_obj_siblings", ()))]
         ap(len(sib))
         ex(map(len, sib))
         ex(chain.from_iterable(sib))
-        pages = getattr(c, "_obj_mempages", ())
+        pages = tuple(getattr(c, "_obj_mempages", ()))
         ap(len(pages))
         for pg in pages:
             ex((pg._obj_size_kb, pg._obj_total, getattr(pg, "_obj_used", 0),
@@ -158,7 +163,7 @@ def _host_records(topo):
         if nm is None:
             ex((-1, 0))
         else:
-            phys = getattr(nm, "_obj_physnets", ())
+            phys = tuple(getattr(nm, "_obj_physnets", ()))
             ex((1 if getattr(nm, "_obj_tunneled", False) else 0, len(phys)))
             names.extend(phys)
     out = array.array("q")
