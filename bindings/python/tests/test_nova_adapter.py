@@ -21,6 +21,7 @@ Skipped when nova cannot be imported.  NUMAFIT_ADAPTER_CASES sets the number
 of scenarios (default 500), NUMAFIT_ADAPTER_SEED the seed.
 """
 import copy
+import json
 import logging
 import os
 import random
@@ -252,15 +253,21 @@ class Patching(unittest.TestCase):
     def test_patch_unpatch(self):
         hw = nfd.hardware
         orig = {n: getattr(hw, n) for n in nn.FUNCTIONS}
+        topo = nfd.objects.NUMATopology
+        orig_methods = {n: topo.__dict__[n.split(".")[1]] for n in nn.METHODS}
         replaced = nn.patch()
-        self.assertEqual(sorted(replaced), sorted(nn.FUNCTIONS))
+        self.assertEqual(sorted(replaced), sorted(nn.FUNCTIONS + nn.METHODS))
         for n in nn.FUNCTIONS:
             self.assertIs(getattr(hw, n), getattr(nn, n))
+        for n in nn.METHODS:
+            self.assertIsNot(topo.__dict__[n.split(".")[1]], orig_methods[n])
         self.assertEqual(nn.patch(), replaced)  # idempotent
         self.assertTrue(nn.patched())
-        self.assertEqual(sorted(nn.unpatch()), sorted(nn.FUNCTIONS))
+        self.assertEqual(sorted(nn.unpatch()), sorted(nn.FUNCTIONS + nn.METHODS))
         for n in nn.FUNCTIONS:
             self.assertIs(getattr(hw, n), orig[n])
+        for n in nn.METHODS:
+            self.assertIs(topo.__dict__[n.split(".")[1]], orig_methods[n])
         self.assertFalse(nn.patched())
 
     def test_nova_exceptions(self):
@@ -332,6 +339,83 @@ class Patching(unittest.TestCase):
             self.assertEqual(want, run(nn.get_cpu_topology_constraints), (es, props))
         self.assertEqual(nn.format_cpu_spec({1, 2, 3, 7}), "1-3,7")
         self.assertEqual(nn.format_cpu_spec({1, 2, 3}, allow_ranges=False), "1,2,3")
+
+    def test_column_read_and_written_as_nova(self):
+        """NUMATopology.obj_from_db_obj and _to_json (numafit.nova.column)
+        give nova's objects (storage, collections, VERSION, changed fields)
+        and nova's text, byte for byte, on random hosts, on hosts after a
+        claim (changed fields set) and on the real-host fixtures; unusual
+        input gives nova's answer or nova's exception."""
+        from numafit.nova import column
+        topo = nfd.objects.NUMATopology
+        own_read = topo.__dict__["obj_from_db_obj"].__get__(None, topo)
+
+        def both(text):
+            want = want_exc = got = got_exc = None
+            try:
+                want = own_read(text)
+            except Exception as e:
+                want_exc = type(e)
+            try:
+                got = column.obj_from_db_obj(topo, text)
+            except Exception as e:
+                got_exc = type(e)
+            self.assertEqual(want_exc, got_exc, text[:200])
+            if want is not None:
+                self.assertEqual(nn.convert._state(want), nn.convert._state(got))
+                self.assertEqual(want._to_json(), column._to_json(got))
+                self.assertEqual(want._to_json(), column._to_json(want))
+            return want
+        rng = random.Random(SEED + 7)
+        st = nfd.Stats()
+        texts = []
+        for s in nfd.gen_scenarios(rng, 150, st):
+            texts.append(s["host"]._to_json())
+            s["host"].obj_reset_changes(recursive=True)
+            texts.append(s["host"]._to_json())
+            fitted = nfd.reference_fit(s["host"], s["req"], s["limits"])
+            if fitted is not None and all(c.mempages for c in s["host"].cells):
+                try:
+                    used = self.hw.numa_usage_from_instance_numa(s["host"], fitted)
+                except Exception:
+                    continue
+                texts.append(used._to_json())
+        for name in ("e5-2620-ht.json", "rh2288h-v3.json", "sugon-i620-g30.json",
+                     "epyc-24node.json"):
+            with open(os.path.join(TOP, "tests", "data", "hosts", name)) as f:
+                texts.append(f.read())
+        built = 0
+        column._field_kinds()
+        for text in texts:
+            built += both(text) is not None
+            column._build(json.loads(text), "NUMATopology")  # the fast path takes it
+        self.assertEqual(built, len(texts))
+        self.assertIsNot(column._checked, False)
+        # unusual input: nova's answer or nova's error
+        base = json.loads(texts[0])
+        cell = base["nova_object.data"]["cells"][0]["nova_object.data"]
+
+        def variant(f):
+            p = copy.deepcopy(base)
+            f(p, p["nova_object.data"]["cells"][0])
+            return json.dumps(p)
+        odd = [
+            variant(lambda p, c: c.update({"nova_object.version": "1.4"})),
+            variant(lambda p, c: c["nova_object.data"].update({"memory": float(cell["memory"])})),
+            variant(lambda p, c: c["nova_object.data"].update({"memory": True})),
+            variant(lambda p, c: c["nova_object.data"].update({"memory": None})),
+            variant(lambda p, c: c["nova_object.data"].update({"socket": None})),
+            variant(lambda p, c: c["nova_object.data"].update({"cpuset": ["1", 2]})),
+            variant(lambda p, c: c["nova_object.data"].update({"siblings": [[0], "x"]})),
+            variant(lambda p, c: c["nova_object.data"].pop("pinned_cpus")),
+            variant(lambda p, c: c.update({"nova_object.changes": ["memory", "nonsense"]})),
+            variant(lambda p, c: c.update({"nova_object.namespace": "other"})),
+            variant(lambda p, c: c.update({"nova_object.name": "NUMAPagesTopology"})),
+            variant(lambda p, c: p.update({"nova_object.version": "9.0"})),
+            "[]", "{}", "not json",
+        ]
+        for text in odd:
+            both(text)
 
     def test_flavor_without_extra_specs(self):
         """A Flavor whose extra_specs was never set: nova reads it with
