@@ -136,21 +136,25 @@ def _host_records(topo):
         sock = getattr(c, "_obj_socket", None)
         ex((c._obj_id, -1 if sock is None else sock, c._obj_memory,
             getattr(c, "_obj_cpu_usage", 0), getattr(c, "_obj_memory_usage", 0)))
-        # each collection read once (tuple() of a set or list runs no
-        # Python code, so no other thread changes it halfway), its count
-        # and its items from that one copy: a host changed in place by
-        # another thread gives the records of one moment per collection,
-        # never a count that disagrees with its items
-        v = tuple(getattr(c, "_obj_cpuset", ()))
-        ap(len(v))
-        ex(v)
-        v = tuple(getattr(c, "_obj_pcpuset", ()))
-        ap(len(v))
-        ex(v)
-        v = tuple(getattr(c, "_obj_pinned_cpus", ()))
-        ap(len(v))
-        ex(v)
-        sib = [tuple(x) for x in tuple(getattr(c, "_obj_siblings", ()))]
+        # each collection read in one step (extending a list from a set
+        # or list, or tuple(map(tuple, ...)), runs no Python code, so no
+        # other thread changes it halfway) and its count taken from what
+        # was read: a host changed in place by another thread gives the
+        # records of one moment per collection, never a count that
+        # disagrees with its items
+        i = len(rec)
+        ap(0)
+        ex(getattr(c, "_obj_cpuset", ()))
+        rec[i] = len(rec) - i - 1
+        i = len(rec)
+        ap(0)
+        ex(getattr(c, "_obj_pcpuset", ()))
+        rec[i] = len(rec) - i - 1
+        i = len(rec)
+        ap(0)
+        ex(getattr(c, "_obj_pinned_cpus", ()))
+        rec[i] = len(rec) - i - 1
+        sib = tuple(map(tuple, getattr(c, "_obj_siblings", ())))
         ap(len(sib))
         ex(map(len, sib))
         ex(chain.from_iterable(sib))
