@@ -221,10 +221,7 @@ def run_claims(n, rounds, prims, specs, rng):
                       rng.choice([1.0, 1.5])) for i in range(n)]
             results = {}
             for side in ("nova", "numafit"):
-                if side == "numafit":
-                    nn.patch()
-                else:
-                    nn.unpatch()
+                (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
                 for i, (text, cr, rr) in enumerate(texts):
                     hs = host_state(i, text, cr, rr)
@@ -287,10 +284,7 @@ def run_compute_claims(n, rounds, prims, specs, rng):
                     nodes.append((text, cr, rr))
             results = {}
             for side in ("nova", "numafit"):
-                if side == "numafit":
-                    nn.patch()
-                else:
-                    nn.unpatch()
+                (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
                 for text, cr, rr in nodes:
                     t0 = time.perf_counter_ns()

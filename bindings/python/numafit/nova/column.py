@@ -23,6 +23,7 @@ checked against nova's own once per process (and on every call under
 numafit.nova._VERIFY: the objects' storage and the text); if they ever
 differ, nova's own are used from then on and a warning is logged.
 """
+import json
 import logging
 
 from . import runtime
@@ -39,6 +40,7 @@ class _Slow(Exception):
 
 
 _kinds = None  # class name -> (class, [(field name, kind, field, extra)])
+_CoercedList = _CoercedSet = None  # oslo's collection classes, set with _kinds
 
 
 def _field_kinds():
@@ -48,8 +50,10 @@ def _field_kinds():
     global _kinds
     if _kinds is not None:
         return _kinds
+    global _CoercedList, _CoercedSet
     objects = _nova()[1]
     from oslo_versionedobjects import fields as F
+    _CoercedList, _CoercedSet = F.CoercedList, F.CoercedSet
     out = {}
     for cls in (objects.NUMATopology, objects.NUMACell, objects.NUMAPagesTopology,
                 objects.NetworkMetadata):
@@ -78,7 +82,7 @@ def _field_kinds():
     return out
 
 
-def _coerced_set(cls, element_type, owner, attr, values):
+def _coerced_set(element_type, owner, attr, values):
     """A CoercedSet as oslo's Set.coerce makes it from the set
     Set.from_primitive gives (the same sets in between, so the same
     iteration order), without its constructor (which sets the three
@@ -87,7 +91,7 @@ def _coerced_set(cls, element_type, owner, attr, values):
     b = set()
     for e in a:
         b.add(e)
-    s = set.__new__(cls)
+    s = set.__new__(_CoercedSet)
     s.__dict__ = {"_element_type": element_type, "_obj": owner, "_field": attr}
     set.update(s, b)
     return s
@@ -110,7 +114,6 @@ def _build(prim, want):
     changes = prim.get("nova_object.changes", [])
     if version != cls.VERSION or type(data) is not dict or type(changes) is not list:
         raise _Slow("version")
-    from oslo_versionedobjects.fields import CoercedList, CoercedSet
     obj = cls.__new__(cls)
     d = obj.__dict__
     d["_changed_fields"] = set()
@@ -133,17 +136,17 @@ def _build(prim, want):
             et, t = extra
             if type(v) is not list or not _all(v, t):
                 raise _Slow("set")
-            v = _coerced_set(CoercedSet, et, obj, name, v)
+            v = _coerced_set(et, obj, name, v)
         elif kind == "sets":
             et, it = extra
             if type(v) is not list:
                 raise _Slow("sets")
-            out = list.__new__(CoercedList)
+            out = list.__new__(_CoercedList)
             out.__dict__ = {"_element_type": et, "_obj": obj, "_field": name}
             for i, x in enumerate(v):
                 if type(x) is not list or not _all(x, int):
                     raise _Slow("sets")
-                list.append(out, _coerced_set(CoercedSet, it, obj, "%s[%i]" % (name, i), x))
+                list.append(out, _coerced_set(it, obj, "%s[%i]" % (name, i), x))
             v = out
         elif kind == "object":
             v = _build(v, extra)
@@ -151,7 +154,7 @@ def _build(prim, want):
             et, oname = extra
             if type(v) is not list:
                 raise _Slow("objects")
-            out = list.__new__(CoercedList)
+            out = list.__new__(_CoercedList)
             out.__dict__ = {"_element_type": et, "_obj": obj, "_field": name}
             list.extend(out, [_build(x, oname) for x in v])
             v = out
@@ -306,13 +309,13 @@ def _to_json(self):
 
 
 def _loads(text):
-    from oslo_serialization import jsonutils
-    return jsonutils.loads(text)
+    return json.loads(text)
 
 
 def _dumps(value):
-    from oslo_serialization import jsonutils
-    return jsonutils.dumps(value)
+    # what oslo's jsonutils.dumps writes for a value of plain JSON types
+    # (its default= hook is never called for them)
+    return json.dumps(value)
 
 
 def _text(obj):

@@ -119,6 +119,9 @@ def _is_ovo(obj):
     return isinstance(obj, _ovo_class)
 
 
+_RECORD_SETS = ("_obj_cpuset", "_obj_pcpuset", "_obj_pinned_cpus")
+
+
 def _host_records(topo):
     """The host's cells as the library's integer records
     (numafit_host_new_from_records, doc/host-records.md), read through the
@@ -142,18 +145,11 @@ def _host_records(topo):
         # was read: a host changed in place by another thread gives the
         # records of one moment per collection, never a count that
         # disagrees with its items
-        i = len(rec)
-        ap(0)
-        ex(getattr(c, "_obj_cpuset", ()))
-        rec[i] = len(rec) - i - 1
-        i = len(rec)
-        ap(0)
-        ex(getattr(c, "_obj_pcpuset", ()))
-        rec[i] = len(rec) - i - 1
-        i = len(rec)
-        ap(0)
-        ex(getattr(c, "_obj_pinned_cpus", ()))
-        rec[i] = len(rec) - i - 1
+        for name in _RECORD_SETS:
+            i = len(rec)
+            ap(0)
+            ex(getattr(c, name, ()))
+            rec[i] = len(rec) - i - 1
         sib = tuple(map(tuple, getattr(c, "_obj_siblings", ())))
         ap(len(sib))
         ex(map(len, sib))
