@@ -47,7 +47,12 @@ handler calls them), nova's first; the times are
 per host check (total / checks), per claim in the claim mode. The verdicts are compared: a mismatch is
 a host one filter passes and the other refuses (nova's fit cache defect can
 cause some; they are counted, not hidden). Prints one line per mode and
-fleet size, then the ratios. Not part of make check.
+fleet size, then the ratios. The last three columns: the garbage
+collector's time per check or claim inside each side's timed calls
+(gc.callbacks; a collection runs inside whichever call's allocation
+triggers it, and nova's objects hold reference cycles, so every replaced
+NUMATopology is the collector's work whoever built it), and the ratio of
+the times without it. Not part of make check.
 """
 import argparse
 import copy
@@ -93,6 +98,21 @@ FLAVORS = [
     ("physnet", 2, 2048, {"hw:numa_nodes": "1"}),
     ("tunnel", 2, 2048, {"hw:cpu_policy": "dedicated"}),
 ]
+
+
+# the garbage collector's time inside each side's timed calls (gc.callbacks):
+# nova's objects hold reference cycles, so the collector's passes are part of
+# what either side costs; printed beside the times
+_GC = {"side": None, "start": 0, "nova": 0, "numafit": 0}
+
+
+def _gc_callback(phase, info):
+    if _GC["side"] is None:
+        return
+    if phase == "start":
+        _GC["start"] = time.perf_counter_ns()
+    else:
+        _GC[_GC["side"]] += time.perf_counter_ns() - _GC["start"]
 
 
 def load_fixtures():
@@ -155,13 +175,15 @@ def request_spec(name, vcpus, mem, specs):
     return spec
 
 
-def check_all(flt, hosts, spec):
+def check_all(flt, hosts, spec, side=None):
     """All hosts through the filter as nova's filter handler calls it
     (filter_all with the request's hosts; nova's filters check one host at
     a time through BaseHostFilter._filter_one and host_passes)."""
+    _GC["side"] = side
     t0 = time.perf_counter_ns()
     passed = list(flt.filter_all(hosts, spec))
     dt = time.perf_counter_ns() - t0
+    _GC["side"] = None
     ids = set(map(id, passed))
     return dt, [id(h) in ids for h in hosts]
 
@@ -186,8 +208,8 @@ def run(mode, n, rounds, prims, specs, rng):
         for spec in specs:
             if mode == "fresh":
                 hosts = make_hosts(n, prims, rng)
-            a, va = check_all(nova_f, hosts, spec)
-            b, vb = check_all(ours_f, hosts, spec)
+            a, va = check_all(nova_f, hosts, spec, "nova")
+            b, vb = check_all(ours_f, hosts, spec, "numafit")
             t_nova += a
             t_ours += b
             checks += n
@@ -233,9 +255,11 @@ def run_claims(n, rounds, prims, specs, rng):
                     if not filters[side].host_passes(hs, spec):
                         continue
                     sp = spec.obj_clone()
+                    _GC["side"] = side
                     t0 = time.perf_counter_ns()
                     hs.consume_from_request(sp)
                     t[side] += time.perf_counter_ns() - t0
+                    _GC["side"] = None
                     out.append(usage_counts(hs.numa_topology))
                 results[side] = out
             nn.unpatch()
@@ -287,9 +311,11 @@ def run_compute_claims(n, rounds, prims, specs, rng):
                 (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
                 for text, cr, rr in nodes:
+                    _GC["side"] = side
                     t0 = time.perf_counter_ns()
                     column = compute_claim(text, spec, cr, rr)
                     t[side] += time.perf_counter_ns() - t0
+                    _GC["side"] = None
                     out.append(column and usage_counts(objects.NUMATopology.obj_from_db_obj(column)))
                 results[side] = out
             nn.unpatch()
@@ -310,25 +336,35 @@ def main():
     rng = random.Random(args.seed)
     prims = load_fixtures()
     specs = [request_spec(*f) for f in FLAVORS]
-    print("%-6s %6s %12s %14s %8s %8s %8s %10s" % ("mode", "hosts", "nova us", "numafit us",
-                                                   "ratio", "checks", "passed", "mismatch"))
+    gc.callbacks.append(_gc_callback)
+    print("%-6s %6s %12s %14s %8s %8s %8s %10s %8s %8s %10s" % (
+        "mode", "hosts", "nova us", "numafit us", "ratio", "checks", "passed", "mismatch",
+        "nova gc", "ours gc", "ratio-gc"))
+
+    def report(mode, n, tn, to, count, passed, mism):
+        """One line; the gc columns: the collector's time per check or claim
+        inside each side's timed calls, and the ratio without it."""
+        gn, go = _GC["nova"] / count / 1000, _GC["numafit"] / count / 1000
+        _GC["nova"] = _GC["numafit"] = 0
+        print("%-7s %5d %12.1f %14.1f %7.1fx %8d %8s %10d %8.1f %8.1f %9.1fx" % (
+            mode, n, tn, to, tn / to, count, passed, mism, gn, go,
+            (tn - gn) / max(to - go, 1e-9)))
+        sys.stdout.flush()
     for mode in args.modes.split(","):
         if mode in ("claim", "compute"):
             continue
         for n in (int(x) for x in args.hosts.split(",")):
+            _GC["nova"] = _GC["numafit"] = 0
             tn, to, checks, passed, mism = run(mode, n, args.rounds, prims, specs, rng)
-            print("%-6s %6d %12.1f %14.1f %7.1fx %8d %8d %10d" % (mode, n, tn, to, tn / to,
-                                                                 checks, passed, mism))
-            sys.stdout.flush()
+            report(mode, n, tn, to, checks, passed, mism)
     if "claim" in args.modes.split(","):
+        _GC["nova"] = _GC["numafit"] = 0
         tn, to, claims, mism = run_claims(args.claim_hosts, args.rounds, prims, specs, rng)
-        print("%-6s %6d %12.1f %14.1f %7.1fx %8d %8s %10d" % ("claim", args.claim_hosts, tn, to,
-                                                             tn / to, claims, "-", mism))
-        sys.stdout.flush()
+        report("claim", args.claim_hosts, tn, to, claims, "-", mism)
     if "compute" in args.modes.split(","):
+        _GC["nova"] = _GC["numafit"] = 0
         tn, to, claims, mism = run_compute_claims(args.claim_hosts, args.rounds, prims, specs, rng)
-        print("%-7s %5d %12.1f %14.1f %7.1fx %8d %8s %10d" % ("compute", args.claim_hosts, tn, to,
-                                                             tn / to, claims, "-", mism))
+        report("compute", args.claim_hosts, tn, to, claims, "-", mism)
 
 
 if __name__ == "__main__":
