@@ -185,9 +185,20 @@ def _fn_addr(name, argtypes, errcheck=None):
 _fn_addr("host_new_from_records", [c_void_p, sz, cp, sz, u, POINTER(c_void_p), ErrorP], _E)
 _fn_addr("host_dup", [c_void_p, POINTER(HostP)], _N)
 _fn_addr("fit", [c_void_p, c_void_p, c_void_p, u, POINTER(PlacementP), ErrorP], _E)
+_fn_addr("host_get_cell_usage", [c_void_p, u, u, c_void_p, sz, POINTER(c_size_t)])
+_fn_addr("host_claim", [c_void_p, c_void_p, u, ErrorP], _E)
+_fn_addr("host_release", [c_void_p, c_void_p, u, ErrorP], _E)
+_fn_addr("placement_new_from_json", [cp, sz, u, POINTER(c_void_p), ErrorP], _E)
+host_dup_raw = lib["numafit_host_dup"]  # the copy's address into a c_void_p
+host_dup_raw.argtypes = [c_void_p, POINTER(c_void_p)]
+host_dup_raw.restype = c_int
+host_dup_raw.errcheck = _N
 host_free_addr = lib["numafit_host_free"]
 host_free_addr.argtypes = [c_void_p]
 host_free_addr.restype = None
+placement_free_addr = lib["numafit_placement_free"]
+placement_free_addr.argtypes = [c_void_p]
+placement_free_addr.restype = None
 
 
 def address(handle):

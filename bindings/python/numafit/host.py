@@ -98,6 +98,9 @@ class HostConf(_ffi.Owned):
         return cls(**conf)
 
 
+_USAGE_BUF = c_int64 * 128  # one array type for cell_usage (each `c_int64 * n` is a new type)
+
+
 class Host(_ffi.Owned):
     """A host: nova's NUMATopology with usage.
 
@@ -155,7 +158,7 @@ class Host(_ffi.Owned):
         (numafit_host_get_cell_usage())."""
         index = _ffi.cint(index, "index")
         n = c_size_t()
-        buf = (c_int64 * 128)()
+        buf = _USAGE_BUF()
         with _ffi.hold(self) as (h,):
             rc = _ffi.host_get_cell_usage(h, index, 0, buf, 128, byref(n))
             if rc == -errno.ENOSPC:

@@ -801,6 +801,109 @@ class Patching(unittest.TestCase):
         finally:
             nn.convert._fast_cells, nn.convert._fast_usage, nn._VERIFY = saved
 
+    def test_built_objects_hold_no_cycles(self):
+        """The objects the adapter builds (obj_from_db_obj's topology, the
+        fitted instance topology, the claimed host topology) hold no
+        reference cycle: they go as soon as nova drops them, without the
+        cyclic garbage collector, where nova's own hold a cycle through
+        every collection.  Their collections still behave as oslo's: copies,
+        clones, pickles, the coercion of what is added and its error."""
+        import gc
+        import pickle
+        from numafit.nova import column
+        o = nfd.objects
+        with open(os.path.join(TOP, "tests", "data", "hosts", "e5-2620-ht.json")) as f:
+            text = f.read()
+        own_read = o.NUMATopology.__dict__["obj_from_db_obj"].__get__(None, o.NUMATopology)
+        inst = nn.numa_get_constraints(
+            o.Flavor(vcpus=4, memory_mb=2048, extra_specs={"hw:cpu_policy": "dedicated"}),
+            o.ImageMeta.from_dict({"properties": {}}))
+
+        def garbage(make):
+            gc.collect()
+            was = gc.isenabled()
+            gc.disable()
+            try:
+                made = make()
+                self.assertIsNotNone(made)
+                del made
+                return gc.collect()
+            finally:
+                if was:
+                    gc.enable()
+        column.obj_from_db_obj(o.NUMATopology, text)  # the once-per-process checks
+        nova_built = garbage(lambda: own_read(text))
+        self.assertGreater(nova_built, 50)  # nova's objects: cycles
+        self.assertEqual(garbage(lambda: column.obj_from_db_obj(o.NUMATopology, text)), 0)
+
+        def claim():
+            host = column.obj_from_db_obj(o.NUMATopology, text)
+            fitted = nn.numa_fit_instance_to_host(host, inst)
+            return (fitted, nn.numa_usage_from_instance_numa(host, fitted))
+        claim()
+        self.assertEqual(garbage(claim), 0)
+        # the collections as oslo's
+        host = column.obj_from_db_obj(o.NUMATopology, text)
+        want = own_read(text)
+        cell = host.cells[0]
+        self.assertIs(nn.convert._owner_of(cell.cpuset), cell)
+        self.assertEqual(host.obj_clone().obj_to_primitive(), want.obj_to_primitive())
+        copied = copy.deepcopy(cell.siblings)
+        self.assertEqual(copied, want.cells[0].siblings)
+        self.assertIsInstance(copied._obj, o.NUMACell)  # a copy of its owner, as oslo's
+        again = pickle.loads(pickle.dumps(host))
+        self.assertEqual(nn.convert._state(again.cells[0]), nn.convert._state(want.cells[0]))
+        errors = []
+        for t in (host, want):
+            try:
+                t.cells[0].mempages.append(5)
+            except ValueError as e:
+                errors.append(str(e))
+        self.assertEqual(len(errors), 2)
+        self.assertEqual(errors[0], errors[1])
+        cell.pinned_cpus.add(3)
+        self.assertIn(3, cell.pinned_cpus)
+        self.assertRaises(ValueError, cell.pinned_cpus.add, "x")
+
+    def test_column_objects_born_watched(self):
+        """A topology obj_from_db_obj builds is watched from its making and
+        in the host cache: its first sight writes its records, later sights
+        do not; a change in place before or after the first sight is seen."""
+        from numafit.nova import cache as nc, column
+        o = nfd.objects
+        with open(os.path.join(TOP, "tests", "data", "hosts", "e5-2620-ht.json")) as f:
+            text = f.read()
+        inst = nn.numa_get_constraints(
+            o.Flavor(vcpus=2, memory_mb=1024, extra_specs={"hw:cpu_policy": "dedicated"}),
+            o.ImageMeta.from_dict({"properties": {}}))
+        calls = []
+        real = nc._host_records
+
+        def counting(topo):
+            calls.append(1)
+            return real(topo)
+        nc._host_records = counting
+        try:
+            column.obj_from_db_obj(o.NUMATopology, text)  # the once-per-process checks
+            topo = column.obj_from_db_obj(o.NUMATopology, text)
+            del calls[:]
+            for _ in range(4):
+                self.assertTrue(nn.host_fits(topo, inst, 1.0, 1.0))
+            self.assertEqual(len(calls), 1)
+            for c in topo.cells:  # every dedicated CPU taken, in place
+                c.pinned_cpus.update(c.pcpuset)
+            self.assertFalse(nn.host_fits(topo, inst, 1.0, 1.0))
+            self.assertIsNone(nn.numa_fit_instance_to_host(topo, inst))
+            # changed before its first sight
+            topo2 = column.obj_from_db_obj(o.NUMATopology, text)
+            for c in topo2.cells:
+                c.pinned_cpus = set(c.pcpuset)
+            self.assertFalse(nn.host_fits(topo2, inst, 1.0, 1.0))
+            topo3 = column.obj_from_db_obj(o.NUMATopology, text)
+            self.assertTrue(nn.host_fits(topo3, inst, 1.0, 1.0))
+        finally:
+            nc._host_records = real
+
     def hw_call(self, name, *a):
         return getattr(nfd.hardware, name)(*a)
 

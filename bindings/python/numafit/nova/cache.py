@@ -2,17 +2,18 @@
 (found by object and fingerprint, or by content), Requests by the fields of
 an InstanceNUMATopology, Options by limits, profile and strategy."""
 import collections
+import errno
 import json
 import threading
 import weakref
-from ctypes import byref, c_void_p
+from ctypes import byref, c_int64, c_size_t, c_void_p
 
-from .. import _ffi
+from .. import _ffi, errors
 from ..fit import Options
 from ..host import Host
 from ..request import Request
 from . import runtime
-from .convert import (_U, _copy_storage, _fs, _host_records, _host_snapshot, _host_unchanged, _is_ovo,
+from .convert import (_U, _fs, _host_records, _host_snapshot, _host_unchanged, _is_ovo,
                       limits_json, request_flavor)
 from .runtime import _nova, _Unsupported
 from .watch import Watch, install as _install_watches, watch as _watch
@@ -43,24 +44,46 @@ def _free_host(addr):
         pass
 
 
+class _AddrRef(weakref.ref):
+    """A weak reference to a _CHost that frees its address when the _CHost
+    goes: Python clears every weak reference to an object before it calls
+    their callbacks, so another thread can no longer take the _CHost out
+    of a weak cache (_HostCache._content) while the callback frees it (a
+    __del__ would run before they are cleared: a fit could run on a freed
+    host).  One object per _CHost, where weakref.finalize makes five: a
+    cache of thousands stays light for the garbage collector."""
+    __slots__ = ("addr",)
+
+
+_live_refs = set()  # the _AddrRefs of live _CHosts (a callback needs its ref alive)
+
+
+def _addr_gone(ref):
+    try:
+        _live_refs.discard(ref)
+    except Exception:  # interpreter shutdown
+        pass
+    _free_host(ref.addr)
+
+
+_USAGE_BUF = c_int64 * 128  # (one array type: `c_int64 * n` makes a new one with a cycle)
+
+
 class _CHost:
     """A library host only the adapter holds, by its address (an int): no
-    lock and no Python objects besides this one and its finalizer, so a
+    lock and no Python objects besides this one and its _AddrRef, so a
     cache of thousands does not feed the cyclic garbage collector (a
-    numafit.Host carries a lock, a condition and their dicts).  Freed when the last reference
-    goes; nothing claims on it (copy() gives a Host to claim on).
-
-    Freed by a weakref.finalize callback, not by __del__: Python runs
-    __del__ before it clears the weak references to the object, so another
-    thread could take it out of a weak cache (_HostCache._content) while
-    __del__ frees it, and fit on a freed host; finalize's callback runs
-    after they are cleared."""
+    numafit.Host carries a lock, a condition and their dicts).  Freed when
+    the last reference goes.  The host cache's _CHosts are only read (fits);
+    a claim works on its own dup()."""
     __slots__ = ("addr", "__weakref__")
 
     def __init__(self, addr):
         self.addr = addr
         if addr:
-            weakref.finalize(self, _free_host, addr).atexit = False
+            r = _AddrRef(self, _addr_gone)
+            r.addr = addr
+            _live_refs.add(r)
 
     @classmethod
     def from_records(cls, rec, names):
@@ -83,6 +106,51 @@ class _CHost:
         _ffi.host_dup_addr(self.addr, byref(h))
         return Host(h)
 
+    def to_dict(self):
+        """numafit.Host.to_dict() of this content."""
+        with self.copy() as h:
+            return h.to_dict()
+
+    def dup(self):
+        """A _CHost with the same content, the caller's own (to claim on)."""
+        a = c_void_p()
+        _ffi.host_dup_raw(self.addr, byref(a))
+        return _CHost(a.value)
+
+    def claim(self, placement_json, free=False):
+        """Claim (or with free, release) the placement given as JSON text
+        (bytes) on this host: all or nothing; raises numafit.errors (nova's
+        exception names) on a conflict."""
+        p, err = c_void_p(), _ffi.Error()
+        _ffi.placement_new_from_json_addr(placement_json, len(placement_json), 0, byref(p),
+                                          byref(err))
+        try:
+            (_ffi.host_release_addr if free else _ffi.host_claim_addr)(self.addr, p, 0,
+                                                                        byref(err))
+        finally:
+            _ffi.placement_free_addr(p)
+
+    def cell_usage(self, index):
+        """numafit.Host.cell_usage() of the cell at index."""
+        n = c_size_t()
+        buf = _USAGE_BUF()
+        rc = _ffi.host_get_cell_usage_addr(self.addr, index, 0, buf, 128, byref(n))
+        if rc == -errno.ENOSPC:
+            buf = (c_int64 * n.value)()
+            rc = _ffi.host_get_cell_usage_addr(self.addr, index, 0, buf, n.value, byref(n))
+        if rc < 0:
+            raise errors.from_rc(rc, None, "cell_usage")
+        v = buf[:n.value]
+        npin = v[2]
+        pages = v[4 + npin:]
+        return (v[0], v[1], v[3:3 + npin],
+                [tuple(pages[i:i + 4]) for i in range(0, len(pages), 4)])
+
+
+class _KeyRef(weakref.ref):
+    """A host cache entry's weak reference to its topology, with the
+    entry's key (the topology's id) for purge()."""
+    __slots__ = ("key",)
 
 
 _TWICE = object()  # a host cache entry's object seen twice: no snapshot yet
@@ -129,7 +197,10 @@ class _HostCache:
         # id -> (weakref, snapshot (or None, _TWICE: seen once, twice), _CHost,
         # records)
         self._items = collections.OrderedDict()
-        self._dead = []  # (id, weakref) of topologies that are gone
+        # the _KeyRefs of topologies that are gone (their callback appends:
+        # it may run inside any allocation, even one in the middle of an
+        # OrderedDict operation); purge() drops their entries
+        self._dead = []
         # (records, names) -> _CHost, while an entry above holds it
         self._content = weakref.WeakValueDictionary()
 
@@ -146,7 +217,22 @@ class _HostCache:
             ref, snap, host, ck = hit
             if type(snap) is Watch:
                 if not snap.dirty:
-                    return host
+                    if host is not None:
+                        return host
+                    # born watched (put_born), first sight: its records
+                    # now (the watch began before them), the watch goes on
+                    try:
+                        rec, names = _host_records(topo)
+                    except Exception:
+                        rec = None
+                    if rec is not None:
+                        ck = (rec.tobytes(), names)
+                        host = self._host_of(ck, rec, names, topo)
+                        with self._lock:
+                            if self._items.get(k) is hit:
+                                self._items[k] = (ref, snap, host, ck)
+                                self._content[ck] = host
+                        return host
                 snap = _TWICE  # changed since: its records again, a new watch
             if snap is None or snap is _TWICE:
                 # seen once or twice (or changed under a watch): its records
@@ -184,19 +270,14 @@ class _HostCache:
                 return host
         try:
             rec, names = _host_records(topo)
-            ref = weakref.ref(topo, self._forget(k))
+            ref = _KeyRef(topo, self._dead.append)
+            ref.key = k
         except Exception:  # an unusual object: nova's primitive, not cached
             return _CHost.adopt(Host.from_json(topo.obj_to_primitive()))
         ck = (rec.tobytes(), names)
         if self._dead:
             self.purge()
-        with self._lock:
-            host = self._content.get(ck)
-        if host is None:
-            host = _CHost.from_records(rec, names)
-            if runtime._VERIFY:
-                with Host.from_json(topo.obj_to_primitive()) as slow, host.copy() as fast:
-                    assert fast.to_dict() == slow.to_dict(), "host records differ"
+        host = self._host_of(ck, rec, names, topo)
         with self._lock:
             _retire(self._items.get(k))
             self._items[k] = (ref, None, host, ck)
@@ -206,24 +287,58 @@ class _HostCache:
                 _retire(self._items.popitem(last=False)[1])
         return host
 
+    def _host_of(self, ck, rec, names, topo):
+        """The _CHost of records rec and names (ck: their key): one of the
+        same content, or a new one."""
+        with self._lock:
+            host = self._content.get(ck)
+        if host is None:
+            host = _CHost.from_records(rec, names)
+            if runtime._VERIFY:
+                with Host.from_json(topo.obj_to_primitive()) as slow, host.copy() as fast:
+                    assert fast.to_dict() == slow.to_dict(), "host records differ"
+        return host
+
+    def put_born(self, topo, w):
+        """Enter a NUMATopology the adapter has just built from its column
+        text (numafit.nova.column), watched by w from its making: its first
+        sight writes its records and finds or builds its library host, and
+        the sights after it cost a watch check (without it the second and
+        third sights write the records again, as for any object not
+        watched yet: a scheduler's first requests after every update, and
+        the fit and the usage of every claim)."""
+        k = id(topo)
+        ref = _KeyRef(topo, self._dead.append)
+        ref.key = k
+        if self._dead:
+            self.purge()
+        with self._lock:
+            _retire(self._items.get(k))
+            self._items[k] = (ref, w, None, None)
+            self._items.move_to_end(k)
+            while len(self._items) > self.MAX:
+                _retire(self._items.popitem(last=False)[1])
+
     def put_claimed(self, topo, host, w):
         """Enter a NUMATopology the adapter built from a claimed numafit
         Host (numa_usage_from_instance_numa), watched by w since it was
         built: nova's scheduler puts it in place of the host's old object,
         and the filter then checks it for every request.  Its sights cost
         a watch check from the first on, with no records and no library
-        host to build.  host (a numafit.Host) is taken over.  The entry has
-        no records: once the object changes, it is built afresh."""
+        host to build.  host (a _CHost: the claim's own dup()) is kept and
+        never claimed on again.  The entry has no records: once the object
+        changes, it is built afresh."""
         k = id(topo)
         try:
-            ref = weakref.ref(topo, self._forget(k))
+            ref = _KeyRef(topo, self._dead.append)
+            ref.key = k
         except TypeError:
             return
         if runtime._VERIFY:
             rec, names = _host_records(topo)
-            with _CHost.from_records(rec, names).copy() as slow:
-                assert slow.to_dict() == host.to_dict(), "claimed host differs"
-        chost = _CHost.adopt(host)
+            with _CHost.from_records(rec, names).copy() as slow, host.copy() as fast:
+                assert slow.to_dict() == fast.to_dict(), "claimed host differs"
+        chost = host
         if self._dead:
             self.purge()
         with self._lock:
@@ -233,27 +348,15 @@ class _HostCache:
             while len(self._items) > self.MAX:
                 _retire(self._items.popitem(last=False)[1])
 
-    def _forget(self, k):
-        """The weak reference's callback for the topology whose id is k: it
-        is gone (nova replaces a host's object on every update), so its
-        entry goes at the next purge(), and its _CHost with the last entry
-        holding it.  The callback only appends: it may run inside any
-        allocation, even one in the middle of an OrderedDict operation."""
-        dead = self._dead
-
-        def forget(ref):
-            dead.append((k, ref))
-        return forget
-
     def purge(self):
         """Drop the entries of topologies that are gone."""
         with self._lock:
             while self._dead:
-                k, ref = self._dead.pop()
-                hit = self._items.get(k)
+                ref = self._dead.pop()
+                hit = self._items.get(ref.key)
                 if hit is not None and hit[0] is ref:
                     _retire(hit)
-                    del self._items[k]
+                    del self._items[ref.key]
 
     def clear(self):
         with self._lock:
@@ -318,34 +421,13 @@ def _request_key(instance_topology, profile_):
     return tuple(key)
 
 
-# id(InstanceNUMATopology) -> (weakref, profile, storage copies, value of
-# _requests): the scheduler asks about one request spec's topology for
-# every host
-_request_ids = _SmallCache(1024)
-
-
-def _topology_snapshot(topo):
-    """Copies of the storage of an InstanceNUMATopology and of its cells."""
-    return (_copy_storage(topo.__dict__), [_copy_storage(c.__dict__) for c in topo._obj_cells])
-
-
-def _topology_unchanged(topo, snap):
-    try:
-        return topo.__dict__ == snap[0] and [c.__dict__ for c in topo._obj_cells] == snap[1]
-    except Exception:  # an unusual object: not the snapshot's
-        return False
-
-
 def _request_for(instance_topology, profile_):
     """(numafit Request, {flavor vCPU: instance vCPU}) for an
-    InstanceNUMATopology; raises _Unsupported.  Found by the object when
-    its storage and its cells' still equal the copies taken (nova changes
-    these objects in place), else by the content (_request_key)."""
-    k = id(instance_topology)
-    hit = _request_ids.get(k)
-    if hit is not None and hit[0]() is instance_topology and hit[1] == profile_ and \
-            _topology_unchanged(instance_topology, hit[2]):
-        return hit[3]
+    InstanceNUMATopology; raises _Unsupported.  Found by the content
+    (_request_key: a few microseconds for the fields of a cell or two),
+    never by the object: nova changes these objects in place, and copies
+    of an object's storage to tell would outlive it and feed the garbage
+    collector."""
     key = _request_key(instance_topology, profile_)
     value = _requests.get(key) if key is not None else None
     if value is None:
@@ -355,39 +437,9 @@ def _request_for(instance_topology, profile_):
             req.close()
             raise _Unsupported("the flavor gives no NUMA topology")
         value = (req, vmap)
-        if key is None:
-            return value
-        _requests.put(key, value)
-    try:
-        _request_ids.put(k, (weakref.ref(instance_topology), profile_,
-                             _topology_snapshot(instance_topology), value))
-    except Exception:  # no weak reference, no storage: found by content only
-        pass
+        if key is not None:
+            _requests.put(key, value)
     return value
-
-
-# id(InstanceNUMATopology made by numa_fit_instance_to_host) -> (weakref,
-# storage copies, the fit's Placement): nova's scheduler claims the topology
-# its filter's fit returned (HostState.consume_from_request), and the claim
-# then needs no primitive of it
-_fitted = _SmallCache(1024)
-
-
-def _remember_fit(topology, placement):
-    try:
-        _fitted.put(id(topology), (weakref.ref(topology), _topology_snapshot(topology),
-                                   placement))
-    except Exception:  # no weak reference, no storage: claimed through its primitive
-        pass
-
-
-def _fitted_placement(topology):
-    """The Placement of the fit that returned this InstanceNUMATopology,
-    while its storage and its cells' equal the copies taken then; or None."""
-    hit = _fitted.get(id(topology))
-    if hit is not None and hit[0]() is topology and _topology_unchanged(topology, hit[1]):
-        return hit[2]
-    return None
 
 
 def _limits_key(limits):

@@ -27,8 +27,9 @@ import json
 import logging
 
 from . import runtime
-from .convert import _state
+from .convert import _state, owner
 from .runtime import _nova
+from .watch import WATCHES
 
 LOG = logging.getLogger(__package__)
 
@@ -82,7 +83,7 @@ def _field_kinds():
     return out
 
 
-def _coerced_set(element_type, owner, attr, values):
+def _coerced_set(element_type, own, attr, values, wl=None):
     """A CoercedSet as oslo's Set.coerce makes it from the set
     Set.from_primitive gives (the same sets in between, so the same
     iteration order), without its constructor (which sets the three
@@ -92,7 +93,9 @@ def _coerced_set(element_type, owner, attr, values):
     for e in a:
         b.add(e)
     s = set.__new__(_CoercedSet)
-    s.__dict__ = {"_element_type": element_type, "_obj": owner, "_field": attr}
+    s.__dict__ = {"_element_type": element_type, "_obj": own, "_field": attr}
+    if wl is not None:
+        s.__dict__[WATCHES] = wl
     set.update(s, b)
     return s
 
@@ -102,9 +105,10 @@ def _all(values, t):
     return not values or set(map(type, values)) == {t}
 
 
-def _build(prim, want):
+def _build(prim, want, wl=None):
     """The object of class name `want` that oslo's obj_from_primitive makes
-    of primitive `prim`; raises _Slow for anything unusual."""
+    of primitive `prim`, it and everything in it watched by the watches of
+    list wl (or None); raises _Slow for anything unusual."""
     if type(prim) is not dict or prim.get("nova_object.namespace") != "nova" or \
             prim.get("nova_object.name") != want:
         raise _Slow("object")
@@ -115,10 +119,13 @@ def _build(prim, want):
     if version != cls.VERSION or type(data) is not dict or type(changes) is not list:
         raise _Slow("version")
     obj = cls.__new__(cls)
+    own = owner(obj)  # the collections' owner: no reference cycle (convert._Owner)
     d = obj.__dict__
     d["_changed_fields"] = set()
     d["_context"] = None
     d["VERSION"] = version
+    if wl is not None:
+        d[WATCHES] = wl
     for name, kind, field, extra in spec:
         if name not in data:
             continue
@@ -136,27 +143,31 @@ def _build(prim, want):
             et, t = extra
             if type(v) is not list or not _all(v, t):
                 raise _Slow("set")
-            v = _coerced_set(et, obj, name, v)
+            v = _coerced_set(et, own, name, v, wl)
         elif kind == "sets":
             et, it = extra
             if type(v) is not list:
                 raise _Slow("sets")
             out = list.__new__(_CoercedList)
-            out.__dict__ = {"_element_type": et, "_obj": obj, "_field": name}
+            out.__dict__ = {"_element_type": et, "_obj": own, "_field": name}
+            if wl is not None:
+                out.__dict__[WATCHES] = wl
             for i, x in enumerate(v):
                 if type(x) is not list or not _all(x, int):
                     raise _Slow("sets")
-                list.append(out, _coerced_set(it, obj, "%s[%i]" % (name, i), x))
+                list.append(out, _coerced_set(it, own, "%s[%i]" % (name, i), x, wl))
             v = out
         elif kind == "object":
-            v = _build(v, extra)
+            v = _build(v, extra, wl)
         else:  # objects
             et, oname = extra
             if type(v) is not list:
                 raise _Slow("objects")
             out = list.__new__(_CoercedList)
-            out.__dict__ = {"_element_type": et, "_obj": obj, "_field": name}
-            list.extend(out, [_build(x, oname) for x in v])
+            out.__dict__ = {"_element_type": et, "_obj": own, "_field": name}
+            if wl is not None:
+                out.__dict__[WATCHES] = wl
+            list.extend(out, [_build(x, oname, wl) for x in v])
             v = out
         d["_obj_" + name] = v
     fields = cls.fields
@@ -278,7 +289,11 @@ def obj_from_db_obj(cls, db_obj):
         _field_kinds()
         if not _oslo_own(("obj_from_primitive", "_obj_from_primitive")):
             return original(db_obj)
-        obj = _build(_loads(db_obj), "NUMATopology")
+        # watched from its making, and entered in the host cache: a fit
+        # finds its library host from the first sight on
+        from .cache import _hosts, new_watch
+        w = new_watch()
+        obj = _build(_loads(db_obj), "NUMATopology", [w] if w is not None else None)
     except (_Slow, TypeError, ValueError, AttributeError):
         return original(db_obj)
     if _checked is None or runtime._VERIFY:
@@ -286,6 +301,8 @@ def obj_from_db_obj(cls, db_obj):
         if not _agree(_state(obj), _state(slow), "obj_from_db_obj") or \
                 not _agree(_text(obj), _text(slow), "obj_from_db_obj (its text)"):
             return slow
+    if w is not None:
+        _hosts.put_born(obj, w)
     return obj
 
 

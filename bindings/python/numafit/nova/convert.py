@@ -6,7 +6,9 @@ fitted InstanceNUMACells built from a placement."""
 import array
 import copy
 import functools
+import json
 import logging
+import weakref
 from itertools import chain
 
 from . import runtime
@@ -106,6 +108,52 @@ def _fs(v):
 
 
 _ovo_class = None
+
+
+class _Owner(weakref.ref):
+    """The owner (`_obj`) the adapter gives oslo's coerced collections it
+    builds: a weak reference to the object holding the collection, so that
+    the object and its collections make no reference cycle and go as soon
+    as nothing uses them (nova replaces a host's NUMATopology on every
+    claim and update; with oslo's own strong owner every replaced object
+    waits for the cyclic garbage collector, whose passes then cost a
+    scheduler as much as the claims themselves).  oslo reads a collection's
+    owner only to coerce what is added (integers, strings and objects ignore
+    it) and for the module in one error message: the class this one is
+    made for says its owner's module.  A deep copy or a pickle of a
+    collection takes its owner as a strong reference would."""
+    __slots__ = ()
+
+    def __deepcopy__(self, memo):
+        o = self()
+        return None if o is None else copy.deepcopy(o, memo)
+
+    def __reduce__(self):
+        return (_same, (self(),))
+
+
+def _same(x):
+    return x
+
+
+_owner_classes = {}  # the class of an owner -> its _Owner class
+
+
+def owner(obj):
+    """A new _Owner of obj, for its collections' `_obj`."""
+    cls = type(obj)
+    oc = _owner_classes.get(cls)
+    if oc is None:
+        oc = _owner_classes.setdefault(cls, type("_OwnerOf" + cls.__name__, (_Owner,),
+                                                 {"__slots__": (), "__module__": cls.__module__}))
+    return oc(obj)
+
+
+def _owner_of(coll):
+    """The object a coerced collection belongs to (its `_obj`, through an
+    _Owner), or None."""
+    o = getattr(coll, "_obj", None)
+    return o() if isinstance(o, _Owner) else o
 
 
 def _is_ovo(obj):
@@ -234,6 +282,47 @@ def _attr(obj, name, default=None):
 def _spec(cpus):
     """A cpu spec the library parses: "0,1,5" (no ranges needed)."""
     return ",".join(str(c) for c in sorted(cpus))
+
+
+# the fields of an InstanceNUMACell the library's placement reader takes
+# from its primitive (libnumafit/placement.c)
+_PLACEMENT_FIELDS = ("id", "memory", "cpuset", "pcpuset", "pagesize", "cpu_policy",
+                     "cpu_thread_policy", "cpu_pinning_raw", "cpuset_reserved")
+
+
+def placement_json(instance_topology):
+    """An InstanceNUMATopology as the placement a claim reads (the plain
+    list form, as JSON bytes), from its cells' storage: the fields the
+    library's reader takes from nova's primitive, with the values the
+    primitive would give them (sets as sorted lists, unset fields left
+    out).  Raises _Unsupported for an object of another make (then the
+    caller reads its primitive)."""
+    if not _is_ovo(instance_topology):
+        raise _Unsupported("not one of nova's objects")
+    out = []
+    for c in instance_topology.__dict__.get("_obj_cells") or ():
+        if not _is_ovo(c):
+            raise _Unsupported("a cell not of nova's objects")
+        d = c.__dict__
+        cell = {}
+        for name in _PLACEMENT_FIELDS:
+            v = d.get("_obj_" + name, _U)
+            if v is _U:
+                continue
+            t = type(v)
+            if t is not int and t is not str and v is not None:
+                if isinstance(v, (set, frozenset)) and all(type(x) is int for x in v):
+                    v = sorted(v)
+                elif isinstance(v, dict) and all(type(x) is int for x in v.values()):
+                    v = dict(v)
+                else:
+                    raise _Unsupported("an unusual value of %s" % name)
+            cell[name] = v
+        out.append(cell)
+    try:
+        return json.dumps(out).encode()
+    except (TypeError, ValueError) as e:
+        raise _Unsupported(str(e))
 
 
 def request_flavor(instance_topology, cells=None, emulator_isolate=None):
@@ -369,7 +458,24 @@ def _build_cell_fast(rc, pc, vmap):
     if pc.get("cpuset_reserved") is not None:
         put("cpuset_reserved", set(pc["cpuset_reserved"]))
     d["_changed_fields"] = {k[5:] for k in d if k.startswith("_obj_") and k[5:] in fields}
+    _weaken(c)
     return c
+
+
+def _weaken(obj):
+    """obj's collections (and the collections in its lists) that hold obj
+    itself as their owner (oslo's coerce made them) get an _Owner of it
+    instead: no reference cycle."""
+    own = None
+    for k, v in obj.__dict__.items():
+        if not (k.startswith("_obj_") and isinstance(v, (set, dict, list))):
+            continue
+        for x in (v, *v) if isinstance(v, list) else (v,):
+            a = getattr(x, "__dict__", None) if isinstance(x, (set, dict, list)) else None
+            if a is not None and a.get("_obj") is obj:
+                if own is None:
+                    own = owner(obj)
+                a["_obj"] = own
 
 
 def _clone_storage(src, clone_nested=False):
@@ -384,6 +490,7 @@ def _clone_storage(src, clone_nested=False):
     cls = type(src)
     c = cls.__new__(cls)
     d = c.__dict__
+    oc = owner(c)
 
     def own(v):
         # the same class without its constructor (oslo's coerces every
@@ -404,7 +511,7 @@ def _clone_storage(src, clone_nested=False):
         if attrs:
             w.__dict__.update(unwatched(attrs))
             if "_obj" in attrs:
-                w._obj = c
+                w._obj = oc
         return w
     for k, v in src.__dict__.items():
         if k.startswith("_obj_"):
@@ -430,9 +537,9 @@ _USAGE_FIELDS = ("id", "cpuset", "pcpuset", "memory", "socket", "cpu_usage", "me
                  "mempages", "pinned_cpus", "siblings")
 
 
-def _copy_coerced(v, owner, wl, colls):
-    """A copy of oslo's coerced set or list v bound to owner (as oslo's
-    collections keep their owner), watched by the watches of list wl (or
+def _copy_coerced(v, own, wl, colls):
+    """A copy of oslo's coerced set or list v bound to the _Owner own (as
+    oslo's collections keep their owner), watched by the watches of list wl (or
     None; one list for the whole topology: a change pops it from the
     changed thing and marks its watches); None for any other collection
     (the caller copies it the generic way)."""
@@ -446,11 +553,83 @@ def _copy_coerced(v, owner, wl, colls):
     else:
         return None
     a = v.__dict__
-    d = {"_element_type": a.get("_element_type"), "_obj": owner, "_field": a.get("_field")}
+    d = {"_element_type": a.get("_element_type"), "_obj": own, "_field": a.get("_field")}
     if wl is not None:
         d[WATCHES] = wl
     n.__dict__ = d
     return n
+
+
+def _coerced_like(template, own, values, wl=None):
+    """A new coerced set or list of values (already of its element type)
+    like oslo's template (same class, element type and field), owned
+    through the _Owner own and watched by the watches of list wl (or None): what the
+    field's coerce would make of them, without coercing each again."""
+    t = type(template)
+    if isinstance(template, set):
+        n = set.__new__(t)
+        set.update(n, values)
+    else:
+        n = list.__new__(t)
+        list.extend(n, values)
+    a = template.__dict__
+    d = {"_element_type": a.get("_element_type"), "_obj": own, "_field": a.get("_field")}
+    if wl is not None:
+        d[WATCHES] = wl
+    n.__dict__ = d
+    return n
+
+
+def _new_object(cls, wl=None, lists=(), **values):
+    """cls(**values) as oslo's constructor makes it (no context, each value
+    stored and marked changed), for values already of their field's type
+    (the caller's promise: ints, strings, None, objects); lists: (field,
+    template, items) for list fields, each made like its template
+    (_coerced_like: a coerced list of the same field of another object of
+    cls).  The object and its lists are watched by the watches of list wl
+    (or None).  Checked against the constructor once per class and process
+    (and on every call under _VERIFY); if they ever differ, the
+    constructor is used from then on."""
+    ok = _fast_objects.get(cls)
+    if ok is not False and all(type(t) is _coerced_list() for _, t, _ in lists):
+        o = cls.__new__(cls)
+        d = o.__dict__
+        d["_changed_fields"] = set(values).union(f for f, _, _ in lists)
+        d["_context"] = None
+        for k, v in values.items():
+            d["_obj_" + k] = v
+        oo = owner(o) if lists else None
+        for f, template, items in lists:
+            d["_obj_" + f] = _coerced_like(template, oo, items, wl)
+        if wl is not None:
+            d[WATCHES] = wl
+        if ok is None or runtime._VERIFY:
+            slow = cls(**values, **{f: list(items) for f, _, items in lists})
+            same = _state(o) == _state(slow)
+            if runtime._VERIFY:
+                assert same, "fast %s differs: %s != %s" % (cls.__name__, _state(o), _state(slow))
+            _fast_objects[cls] = same
+            if same:
+                return o
+            LOG.warning("numafit.nova: building %s through its storage differs from its "
+                        "constructor with this oslo.versionedobjects; using the constructor",
+                        cls.__name__)
+        else:
+            return o
+    o = cls(**values, **{f: items for f, _, items in lists})
+    if wl is not None:
+        attach([o] + [getattr(o, f) for f, _, _ in lists], wl[0])
+    return o
+
+
+_fast_objects = {}  # class -> whether _new_object builds it as its constructor does
+
+
+@functools.lru_cache(maxsize=1)
+def _coerced_list():
+    """oslo's CoercedList (the class of a list field's value)."""
+    from oslo_versionedobjects import fields as ovo_fields
+    return ovo_fields.CoercedList
 
 
 def _clone_cell(src, wl, colls):
@@ -460,17 +639,18 @@ def _clone_cell(src, wl, colls):
     (or None); None when a collection is of another kind."""
     cls = type(src)
     c = cls.__new__(cls)
+    oc = owner(c)
     d = c.__dict__
     for k, v in src.__dict__.items():
         if k.startswith("_obj_"):
             if isinstance(v, (set, dict, list)):
-                v = _copy_coerced(v, c, wl, colls)
+                v = _copy_coerced(v, oc, wl, colls)
                 if v is None:  # not one of oslo's coerced sets and lists
                     return None
                 if type(v) is colls[1]:
                     for i, x in enumerate(v):
                         if isinstance(x, (set, dict, list)):
-                            x = _copy_coerced(x, c, wl, colls)
+                            x = _copy_coerced(x, oc, wl, colls)
                             if x is None:
                                 return None
                             list.__setitem__(v, i, x)
@@ -519,14 +699,26 @@ def _usage_topology_fast(host_topology, host, claimed_ids, w=None):
             new = []
             for pg, (size_kb, total, used, reserved) in zip(old, pages):
                 if pg.__dict__.get("_obj_used") != used or pg.__dict__.get("_obj_size_kb") != size_kb:
-                    pg = objects.NUMAPagesTopology(size_kb=size_kb, total=total, used=used,
-                                                   reserved=reserved)
+                    pg = _new_object(objects.NUMAPagesTopology, size_kb=size_kb, total=total,
+                                     used=used, reserved=reserved)
                 new.append(pg)
+            quick = colls and type(hd["_obj_pinned_cpus"]) is colls[0] and \
+                type(old) is colls[1]
+            oc = owner(c)
             for name, value in (("cpu_usage", cpu_usage), ("memory_usage", memory_usage),
                                 ("pinned_cpus", set(pinned)), ("mempages", new)):
-                d["_obj_" + name] = v = fields[name].coerce(c, name, value)
-                if wl is not None and isinstance(v, (set, list)):
-                    v.__dict__[WATCHES] = wl
+                if quick:
+                    # the values the fields' coerce would give: ints, and
+                    # collections like the host cell's own
+                    v = value if type(value) is int else \
+                        _coerced_like(hd["_obj_" + name], oc, value, wl)
+                else:
+                    v = fields[name].coerce(c, name, value)
+                    if isinstance(v, (set, list)):
+                        if wl is not None:
+                            v.__dict__[WATCHES] = wl
+                        v.__dict__["_obj"] = oc
+                d["_obj_" + name] = v
         changed = set(_USAGE_FIELDS)
         nm = hd.get("_obj_network_metadata")
         if nm is not None:
@@ -538,9 +730,9 @@ def _usage_topology_fast(host_topology, host, claimed_ids, w=None):
         shared.extend(d["_obj_mempages"])
         d["_changed_fields"] = changed
         out.append(c)
-    topo = objects.NUMATopology(cells=out)
+    topo = _new_object(objects.NUMATopology, wl, (("cells", host_topology._obj_cells, out),))
     if w is not None:
-        attach([topo, topo._obj_cells] + shared, w)
+        attach(shared, w)
     return topo
 
 
@@ -612,7 +804,7 @@ def _state(obj):
         elif isinstance(v, (set, dict, list)):
             v = (type(v), v if not isinstance(v, list) else
                  [_state(x) if hasattr(x, "obj_fields") else x for x in v],
-                 getattr(v, "_field", None), getattr(v, "_obj", obj) is obj)
+                 getattr(v, "_field", None), _owner_of(v) is obj if hasattr(v, "_obj") else True)
         out[k] = v
     return out
 

@@ -5,13 +5,12 @@ from ctypes import byref, c_void_p
 
 from .. import _ffi, cpu as _cpu, errors
 from ..host import Host
-from ..placement import Placement
 from ..request import Request
 from . import pinlog, runtime
-from .cache import (_cells_host, _fitted_placement, _hosts, _options_for,
-                    _options_for_ratios, _remember_fit, _request_for, new_watch)
-from .convert import (_attr, _build_cells, _usage_topology, flavor_json, image_json,
-                      request_flavor)
+from .cache import (_cells_host, _hosts, _options_for, _options_for_ratios, _request_for,
+                    new_watch)
+from .convert import (_attr, _build_cells, _is_ovo, _new_object, _usage_topology, flavor_json,
+                      image_json, placement_json, request_flavor)
 from .runtime import _count, _nova, _original, _translating, _Unsupported, profile
 from .watch import WATCHES
 
@@ -57,17 +56,11 @@ def _fits(chost, req, opt):
 
 
 def _fit_cached(chost, req, opt):
-    """numafit_fit on the adapter's cached objects (_fits()): (the
-    placement's cells as _fit_cells gives them, the Placement), or (None,
-    None)."""
+    """numafit_fit on the adapter's cached objects (_fits()): the
+    placement's cells as _fit_cells gives them, or None."""
     p, err = _ffi.PlacementP(), _ffi.Error()
     rc = _ffi.fit_addr(chost.addr, req._h, opt._h, 0, byref(p), byref(err))
-    if rc != 1:
-        if p:
-            _ffi.placement_free(p)
-        return None, None
-    placement = Placement(p)
-    return _cells_of(p, err), placement
+    return _placed_cells(rc, p, err)
 
 
 def _fit_cell(host, req, opt, nreserved):
@@ -128,15 +121,18 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
             host_topology, instance_topology, limits, pci_requests, pci_stats, *args, **kwargs)
     objects = _nova()[1]
     _count("library")
-    pcells, placement = _fit_cached(_cells_host(host_topology), req, _options_for(limits, prof))
+    pcells = _fit_cached(_cells_host(host_topology), req, _options_for(limits, prof))
     if pcells is None:
         return None
     cells = _build_cells(instance_topology.cells, pcells, vmap)
     pinlog.log_pinning(_nova()[0].LOG, lambda: host_topology.cells, cells)
     etp = _attr(instance_topology, "emulator_threads_policy")
-    fitted = objects.InstanceNUMATopology(cells=cells, emulator_threads_policy=etp)
-    _remember_fit(fitted, placement)
-    return fitted
+    template = instance_topology.__dict__.get("_obj_cells") if _is_ovo(instance_topology) \
+        else None
+    if template is None or not (etp is None or type(etp) is str):
+        return objects.InstanceNUMATopology(cells=cells, emulator_threads_policy=etp)
+    return _new_object(objects.InstanceNUMATopology, None, (("cells", template, cells),),
+                       emulator_threads_policy=etp)
 
 
 @_translating
@@ -255,32 +251,34 @@ def numa_usage_from_instance_numa(host_topology, instance_topology, free=False):
     if not host_topology or not instance_topology:
         return host_topology
     _count("library")
-    # the host model the filter cached for this object (its content checked
-    # afresh), copied: the cached model is never claimed on
-    with _cells_host(host_topology, settle=False).copy() as host:
-        # the placement of the fit that made this topology (nova's scheduler
-        # claims what the filter's fit returned), if it is still unchanged;
-        # else the topology's primitive
-        placement = _fitted_placement(instance_topology)
-        if placement is not None and runtime._VERIFY:
-            with Placement.from_json(instance_topology.obj_to_primitive()) as slow, \
-                    host.copy() as a, host.copy() as b:
-                (a.release if free else a.claim)(slow)
-                (b.release if free else b.claim)(placement)
-                assert a.to_dict() == b.to_dict(), "the fit's placement claims otherwise"
-        if placement is None:
-            with Placement.from_json(instance_topology.obj_to_primitive()) as p:
-                (host.release if free else host.claim)(p)
-        else:
-            (host.release if free else host.claim)(placement)
-        # the new topology is watched from its making, and entered in the
-        # host cache with the claimed host: nova's scheduler replaces the
-        # host's object by it, and its filter asks about it next
-        w = new_watch()
-        topo = _usage_topology(host_topology, instance_topology, host, w)
-        if w is not None and WATCHES in topo.__dict__:
-            _hosts.put_claimed(topo, host, w)
-        return topo
+    # the placement read from the instance topology's storage (its
+    # primitive for an unusual object), claimed on a copy of the host model
+    # the filter cached for this object (its content checked afresh; the
+    # cached model is never claimed on)
+    try:
+        pj = placement_json(instance_topology)
+    except _Unsupported:
+        pj = None
+    if pj is None or runtime._VERIFY:
+        slow = json.dumps(instance_topology.obj_to_primitive()).encode()
+        if pj is not None:
+            a, b = _cells_host(host_topology, settle=False).dup(), \
+                _cells_host(host_topology, settle=False).dup()
+            a.claim(slow, free)
+            b.claim(pj, free)
+            with a.copy() as x, b.copy() as y:
+                assert x.to_dict() == y.to_dict(), "the storage's placement claims otherwise"
+        pj = slow
+    host = _cells_host(host_topology, settle=False).dup()
+    host.claim(pj, free)
+    # the new topology is watched from its making, and entered in the host
+    # cache with the claimed host: nova's scheduler replaces the host's
+    # object by it, and its filter asks about it next
+    w = new_watch()
+    topo = _usage_topology(host_topology, instance_topology, host, w)
+    if w is not None and WATCHES in topo.__dict__:
+        _hosts.put_claimed(topo, host, w)
+    return topo
 
 
 def _topo_args(flavor, image_meta):
