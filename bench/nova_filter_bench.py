@@ -4,7 +4,7 @@ on nova's own objects, as nova-scheduler calls them.
 
     NUMAFIT_LIBRARY=libnumafit/.libs/libnumafit.so.0 \\
         /usr/bin/python3 bench/nova_filter_bench.py [--hosts 100,1000]
-        [--rounds 3] [--seed N] [--modes warm,fresh,claim,compute] [--claim-hosts 50]
+        [--rounds 3] [--seed N] [--modes warm,fresh,claim,compute,steps] [--claim-hosts 50]
 
 Hosts: nova's HostState objects whose numa_topology is built as nova's
 host manager builds it (NUMATopology.obj_from_db_obj of the compute node's
@@ -41,6 +41,9 @@ Modes (the garbage collector on, as in nova-scheduler):
          per request, each one the instance fits (picked untimed); nova's
          own functions, then with numafit.nova.patch(); the stored
          columns' usage is compared
+  steps  the compute claim's five steps timed apart, per fixture (us per
+         call, nova / numafit; the collector on, --claim-hosts nodes per
+         flavor)
 
 For each request both filters check every host (filter_all, as nova's filter
 handler calls them), nova's first; the times are
@@ -324,6 +327,58 @@ def run_compute_claims(n, rounds, prims, specs, rng):
     return t["nova"] / claims / 1000, t["numafit"] / claims / 1000, claims, mismatches
 
 
+def run_steps(n, prims, specs, rng):
+    """The compute claim's steps, each timed apart, per fixture: n nodes
+    per flavor the instance fits (picked untimed with nova's functions),
+    every step on each node in turn (nova's own, then with patch()).
+    Prints us per call: nova / numafit."""
+    import numafit.nova as nn
+    steps = ("from_db", "fit", "from_db again", "usage", "_to_json")
+    print("%-16s %s" % ("fixture", " ".join("%17s" % x for x in steps)))
+    for name, prim in zip(FIXTURES, prims):
+        nodes = []
+        nn.unpatch()
+        for spec in specs:
+            got = 0
+            for _ in range(20 * n):
+                if got == n:
+                    break
+                text = with_usage(prim, rng)
+                cr, rr = rng.choice([1.0, 4.0, 16.0]), rng.choice([1.0, 1.5])
+                if compute_claim(text, spec, cr, rr) is not None:
+                    nodes.append((text, spec, cr, rr))
+                    got += 1
+        per = {}
+        for side in ("nova", "numafit"):
+            (nn.patch if side == "numafit" else nn.unpatch)()
+            t = [0] * len(steps)
+            gc.collect()
+            for text, spec, cr, rr in nodes:
+                limits = objects.NUMATopologyLimits(cpu_allocation_ratio=cr,
+                                                    ram_allocation_ratio=rr)
+                if "network_metadata" in spec and spec.network_metadata:
+                    limits.network_metadata = spec.network_metadata
+                t0 = time.perf_counter_ns()
+                host = objects.NUMATopology.obj_from_db_obj(text)
+                t1 = time.perf_counter_ns()
+                fitted = hardware.numa_fit_instance_to_host(
+                    host, spec.numa_topology, limits=limits, pci_requests=[], pci_stats=None)
+                t2 = time.perf_counter_ns()
+                host = objects.NUMATopology.obj_from_db_obj(text)
+                t3 = time.perf_counter_ns()
+                used = hardware.numa_usage_from_instance_numa(host, fitted, False)
+                t4 = time.perf_counter_ns()
+                used._to_json()
+                t5 = time.perf_counter_ns()
+                for i, (a, b) in enumerate(((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5))):
+                    t[i] += b - a
+            per[side] = [x / len(nodes) / 1000 for x in t]
+        nn.unpatch()
+        print("%-16s %s" % (name.split(".")[0], " ".join(
+            "%17s" % ("%.0f / %.0f" % (a, b)) for a, b in zip(per["nova"], per["numafit"]))))
+        sys.stdout.flush()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hosts", default="100,1000")
@@ -351,7 +406,7 @@ def main():
             (tn - gn) / max(to - go, 1e-9)))
         sys.stdout.flush()
     for mode in args.modes.split(","):
-        if mode in ("claim", "compute"):
+        if mode in ("claim", "compute", "steps"):
             continue
         for n in (int(x) for x in args.hosts.split(",")):
             _GC["nova"] = _GC["numafit"] = 0
@@ -361,6 +416,8 @@ def main():
         _GC["nova"] = _GC["numafit"] = 0
         tn, to, claims, mism = run_claims(args.claim_hosts, args.rounds, prims, specs, rng)
         report("claim", args.claim_hosts, tn, to, claims, "-", mism)
+    if "steps" in args.modes.split(","):
+        run_steps(args.claim_hosts, prims, specs, rng)
     if "compute" in args.modes.split(","):
         _GC["nova"] = _GC["numafit"] = 0
         tn, to, claims, mism = run_compute_claims(args.claim_hosts, args.rounds, prims, specs, rng)
