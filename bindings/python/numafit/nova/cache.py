@@ -181,8 +181,9 @@ class _HostCache:
     the changed-fields set, counts).  Otherwise the cells are written as
     the library's integer records; a Host of the same records is reused
     (another object of the same content, or this one changed back), or one
-    is built from them (numafit_host_new_from_records, no JSON).  Fits only
-    read these Hosts; nothing claims on them."""
+    is built from them (numafit_host_new_from_records, no JSON).  Objects
+    the adapter builds itself come watched from their making (put_born,
+    put_claimed).  Fits only read these Hosts; nothing claims on them."""
 
     # Enough for a 10,000-host fleet: a smaller bound than the fleet thrashes
     # (the scheduler asks about every host for every request, so an LRU of
