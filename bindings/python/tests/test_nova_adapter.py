@@ -478,7 +478,10 @@ class Patching(unittest.TestCase):
         the records compared again, and on the third the storage copied;
         later: the storage compared) each see every change nova or a test
         makes in place: after each change, called 1, 2 or 3 times, the
-        adapter answers as on a deep copy (a new object, built afresh)."""
+        adapter answers as on a deep copy (a new object, built afresh).
+        The same for objects read from the column text (watched from their
+        making)."""
+        from numafit.nova import column
         o = nfd.objects
 
         def cell(i, cpus, physnets):
@@ -584,6 +587,19 @@ class Patching(unittest.TestCase):
                 change(fresh)
                 with self.subTest(change=i, sights=sights):
                     check(fresh, 1)
+            # an object read from the column text (watched from its
+            # making, numafit.nova.column), changed before or after its
+            # first sight
+            for sights in (0, 1):
+                fresh = copy.deepcopy(base)
+                for earlier in changes[:i]:
+                    earlier(fresh)
+                read = column.obj_from_db_obj(o.NUMATopology, fresh._to_json())
+                for _ in range(sights):
+                    answer(read)
+                change(read)
+                with self.subTest(change=i, read=True, sights=sights):
+                    check(read, 2)
         distinct = {repr(a) for a in seen}
         self.assertGreaterEqual(len(distinct), 4, "the changes must change the answers: %s" % seen)
 
