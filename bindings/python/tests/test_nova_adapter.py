@@ -253,17 +253,26 @@ class Patching(unittest.TestCase):
     def test_patch_unpatch(self):
         hw = nfd.hardware
         orig = {n: getattr(hw, n) for n in nn.FUNCTIONS}
+        self.assertEqual(set(nn.FUNCTIONS) - set(nn.DEFAULT_FUNCTIONS),
+                         {"parse_cpu_spec", "format_cpu_spec", "_numa_fit_instance_cell"})
         topo = nfd.objects.NUMATopology
         orig_methods = {n: topo.__dict__[n.split(".")[1]] for n in nn.METHODS}
         replaced = nn.patch()
-        self.assertEqual(sorted(replaced), sorted(nn.FUNCTIONS + nn.METHODS))
+        self.assertEqual(sorted(replaced), sorted(nn.DEFAULT_FUNCTIONS + nn.METHODS))
         for n in nn.FUNCTIONS:
-            self.assertIs(getattr(hw, n), getattr(nn, n))
+            if n in nn.DEFAULT_FUNCTIONS:
+                self.assertIs(getattr(hw, n), getattr(nn, n))
+            else:
+                self.assertIs(getattr(hw, n), orig[n])
         for n in nn.METHODS:
             self.assertIsNot(topo.__dict__[n.split(".")[1]], orig_methods[n])
         self.assertEqual(nn.patch(), replaced)  # idempotent
         self.assertTrue(nn.patched())
-        self.assertEqual(sorted(nn.unpatch()), sorted(nn.FUNCTIONS + nn.METHODS))
+        self.assertEqual(sorted(nn.unpatch()), sorted(nn.DEFAULT_FUNCTIONS + nn.METHODS))
+        # any of FUNCTIONS on request
+        self.assertEqual(nn.patch(names=nn.FUNCTIONS), list(nn.FUNCTIONS))
+        self.assertIs(hw.parse_cpu_spec, nn.parse_cpu_spec)
+        self.assertEqual(sorted(nn.unpatch()), sorted(nn.FUNCTIONS))
         for n in nn.FUNCTIONS:
             self.assertIs(getattr(hw, n), orig[n])
         for n in nn.METHODS:

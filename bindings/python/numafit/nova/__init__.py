@@ -15,6 +15,11 @@ classes otherwise.
     ...
     numafit.nova.unpatch()
 
+patch() replaces DEFAULT_FUNCTIONS (and the column's METHODS): every
+function of FUNCTIONS but parse_cpu_spec, format_cpu_spec and
+_numa_fit_instance_cell, which cost more than nova's own through the
+binding; patch(names=...) replaces any of FUNCTIONS.
+
 Differences from nova, on purpose (doc/python.md, nova-reference A):
 * no fit cache keyed on a mutated id, no request mutation: the instance
   topology passed in is never modified; _numa_fit_instance_cell returns a
@@ -52,7 +57,7 @@ from . import runtime as _runtime
 from .cache import _hosts, _optionses, _requests
 from .column import METHODS
 from .convert import flavor_json, image_json, limits_json, request_flavor
-from .hardware import (FUNCTIONS, _get_desirable_cpu_topologies, _numa_fit_instance_cell,
+from .hardware import (DEFAULT_FUNCTIONS, FUNCTIONS, _get_desirable_cpu_topologies, _numa_fit_instance_cell,
                        format_cpu_spec, get_best_cpu_topology, get_cpu_topology_constraints,
                        host_fits, host_fitter,
                        numa_fit_instance_to_host, numa_get_constraints,
@@ -60,7 +65,7 @@ from .hardware import (FUNCTIONS, _get_desirable_cpu_topologies, _numa_fit_insta
 from .patching import patch, patched, unpatch
 from .runtime import _original, fallbacks, profile, set_profile, stats
 
-__all__ = ["FUNCTIONS", "METHODS", "patch", "unpatch", "patched", "profile", "set_profile", "stats",
+__all__ = ["DEFAULT_FUNCTIONS", "FUNCTIONS", "METHODS", "patch", "unpatch", "patched", "profile", "set_profile", "stats",
            "fallbacks", "flavor_json", "image_json", "limits_json", "request_flavor",
            "numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_instance_cell",
            "numa_usage_from_instance_numa", "get_best_cpu_topology",

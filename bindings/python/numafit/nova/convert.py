@@ -69,10 +69,22 @@ def image_json(image_meta):
     props = _get(image_meta, "properties")
     out = {}
     if props is not None:
-        for k in props.obj_fields:
-            if (k.startswith("hw_") or k == "traits_required") and \
-                    props.obj_attr_is_set(k):
-                out[k] = _jsonable(getattr(props, k))
+        d = getattr(props, "__dict__", None)
+        fields = getattr(type(props), "fields", None)
+        if d is not None and fields is not None:
+            # the set fields straight from the storage (ImageMetaProps has
+            # some 150 fields: asking each whether it is set cost more than
+            # nova's whole get_cpu_topology_constraints)
+            for key, v in list(d.items()):
+                k = key[5:]
+                if key.startswith("_obj_") and (k.startswith("hw_") or
+                                                k == "traits_required") and k in fields:
+                    out[k] = _jsonable(v)
+        else:
+            for k in props.obj_fields:
+                if (k.startswith("hw_") or k == "traits_required") and \
+                        props.obj_attr_is_set(k):
+                    out[k] = _jsonable(getattr(props, k))
     return {"properties": out}
 
 

@@ -7,8 +7,8 @@ from .. import _ffi, cpu as _cpu, errors
 from ..host import Host
 from ..request import Request
 from . import pinlog, runtime
-from .cache import (_cells_host, _hosts, _options_for, _options_for_ratios, _request_for,
-                    new_watch)
+from .cache import (_SmallCache, _cells_host, _hosts, _options_for, _options_for_ratios,
+                    _request_for, new_watch)
 from .convert import (_attr, _build_cells, _is_ovo, _new_object, _usage_topology, flavor_json,
                       image_json, placement_json, request_flavor)
 from .runtime import _count, _nova, _original, _translating, _Unsupported, profile
@@ -18,6 +18,16 @@ FUNCTIONS = ("numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_ins
              "numa_usage_from_instance_numa", "get_best_cpu_topology",
              "_get_desirable_cpu_topologies", "get_cpu_topology_constraints",
              "parse_cpu_spec", "format_cpu_spec")
+# what patch() replaces unless told otherwise: the functions faster than
+# nova's own (bench/nova_functions_bench.py).  Through ctypes,
+# parse_cpu_spec and format_cpu_spec cost several times nova's few
+# microseconds; nova calls _numa_fit_instance_cell only from its own
+# numa_fit_instance_to_host, which patch() replaces, and ours builds a
+# library host and request per call.  They stay here, for
+# patch(names=...) and direct use.
+DEFAULT_FUNCTIONS = tuple(n for n in FUNCTIONS
+                          if n not in ("_numa_fit_instance_cell", "parse_cpu_spec",
+                                       "format_cpu_spec"))
 
 
 def _cells_of(p, err):
@@ -281,36 +291,52 @@ def numa_usage_from_instance_numa(host_topology, instance_topology, free=False):
     return topo
 
 
-def _topo_args(flavor, image_meta):
-    return flavor_json(flavor), image_json(image_meta)
+# (function, flavor JSON, image JSON, allow_threads) -> the library's
+# answer as integers: nova asks about the same few flavors and images again
+# and again, and the answer depends on nothing else
+_topologies = _SmallCache(1024)
+
+
+def _topology_answer(kind, flavor, image_meta, allow_threads, compute):
+    fj, ij = flavor_json(flavor), image_json(image_meta)
+    key = (kind, json.dumps(fj, sort_keys=True),
+           None if ij is None else json.dumps(ij, sort_keys=True), allow_threads)
+    hit = _topologies.get(key)
+    if hit is None:
+        hit = _topologies.put(key, compute(fj, ij))
+    return hit
+
+
+def _vcpu_topology(s, c, t):
+    """VirtCPUTopology(sockets=s, cores=c, threads=t), built through its
+    storage (checked against the constructor once per process)."""
+    return _new_object(_nova()[1].VirtCPUTopology, sockets=s, cores=c, threads=t)
 
 
 @_translating
 def get_best_cpu_topology(flavor, image_meta, allow_threads=True):
-    objects = _nova()[1]
     _count("library")
-    s, c, t = _cpu.best_cpu_topology(*_topo_args(flavor, image_meta),
-                                     allow_threads=allow_threads)
-    return objects.VirtCPUTopology(sockets=s, cores=c, threads=t)
+    s, c, t = _topology_answer(
+        "best", flavor, image_meta, allow_threads,
+        lambda fj, ij: _cpu.best_cpu_topology(fj, ij, allow_threads=allow_threads))
+    return _vcpu_topology(s, c, t)
 
 
 @_translating
 def _get_desirable_cpu_topologies(flavor, image_meta, allow_threads=True):
-    objects = _nova()[1]
     _count("library")
-    return [objects.VirtCPUTopology(sockets=s, cores=c, threads=t)
-            for s, c, t in _cpu.cpu_topologies(*_topo_args(flavor, image_meta),
-                                               allow_threads=allow_threads)]
+    return [_vcpu_topology(s, c, t) for s, c, t in _topology_answer(
+        "list", flavor, image_meta, allow_threads,
+        lambda fj, ij: tuple(_cpu.cpu_topologies(fj, ij, allow_threads=allow_threads)))]
 
 
 @_translating
 def get_cpu_topology_constraints(flavor, image_meta):
     """nova.virt.hardware.get_cpu_topology_constraints: (preferred, maximum)
     VirtCPUTopology objects, nova's integers exactly."""
-    objects = _nova()[1]
     _count("library")
-    return tuple(objects.VirtCPUTopology(sockets=s, cores=c, threads=t)
-                 for s, c, t in _cpu.cpu_topology_constraints(*_topo_args(flavor, image_meta)))
+    return tuple(_vcpu_topology(s, c, t) for s, c, t in _topology_answer(
+        "constraints", flavor, image_meta, None, _cpu.cpu_topology_constraints))
 
 
 @_translating

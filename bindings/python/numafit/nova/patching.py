@@ -4,7 +4,7 @@ import logging
 import threading
 
 from . import column, hardware, runtime
-from .hardware import FUNCTIONS
+from .hardware import DEFAULT_FUNCTIONS
 from .runtime import _nova, _saved
 
 LOG = logging.getLogger(__package__)
@@ -29,7 +29,7 @@ def _owner(name):
     return _nova()[0], name
 
 
-def patch(names=FUNCTIONS + column.METHODS, profile=None):
+def patch(names=DEFAULT_FUNCTIONS + column.METHODS, profile=None):
     """Swap the functions into nova.virt.hardware, and the column's methods
     (column.METHODS) into nova's NUMATopology.  Returns (and logs at INFO)
     the names replaced.  Idempotent; unpatch() restores nova's."""
