@@ -33,14 +33,27 @@ cleanup() {
     done
 }
 trap cleanup EXIT
-bind() { # bind SRC DST (DST under the root)
-    mkdir -p "$2"
-    mount --bind "$1" "$2"
-    mounted+=("$2")
+# Unmount whatever an interrupted run left mounted under DIR (deepest
+# first), and fail if anything stays: `rm -rf` of a root with the host's
+# /dev or /proc still mounted in it deletes the host's device nodes.
+unmount_under() { # DIR
+    local m
+    for m in $(awk -v d="$1/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
+        umount -l "$m" || true
+    done
+    if awk -v d="$1/" 'index($2, d) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
+        echo "fresh-debian-check: still mounted under $1; not removing it" >&2
+        exit 1
+    fi
+}
+# remove DIR, never across a mount
+safe_rm() { # DIR
+    unmount_under "$1"
+    rm -rf --one-file-system "$1"
 }
 
 if [ "${FRESH_REUSE:-0}" != 1 ] || [ ! -x "$root/bin/sh" ]; then
-    rm -rf "$root"
+    safe_rm "$root"
     mkdir -p "$work"
     start=$(date +%s)
     debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
@@ -50,13 +63,28 @@ if [ "${FRESH_REUSE:-0}" != 1 ] || [ ! -x "$root/bin/sh" ]; then
     echo "fresh-debian-check: debootstrap took $(($(date +%s) - start)) s"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-mkdir -p "$root/proc" "$root/dev/shm"
+unmount_under "$root"
+mkdir -p "$root/proc" "$root/dev"
 mount -t proc proc "$root/proc"
 mounted+=("$root/proc")
-bind /dev "$root/dev"
+# a /dev of the root's own (not the host's, whose nodes a removal of the
+# root would delete): the nodes a build and apt need
+mount -t tmpfs -o mode=755 tmpfs "$root/dev"
+mounted+=("$root/dev")
+for n in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
+    set -- $n
+    mknod -m 666 "$root/dev/$1" c "$2" "$3"
+done
+ln -s /proc/self/fd "$root/dev/fd"
+ln -s /proc/self/fd/0 "$root/dev/stdin"
+ln -s /proc/self/fd/1 "$root/dev/stdout"
+ln -s /proc/self/fd/2 "$root/dev/stderr"
+mkdir -p "$root/dev/shm" "$root/dev/pts"
 mount -t tmpfs tmpfs "$root/dev/shm"
 mounted+=("$root/dev/shm")
-bind /dev/pts "$root/dev/pts"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts"
+mounted+=("$root/dev/pts")
+ln -s pts/ptmx "$root/dev/ptmx"
 
 # the committed tree, twice (one copy per README command)
 rm -rf "$root/src1" "$root/src2"
