@@ -4,7 +4,7 @@ on nova's own objects, as nova-scheduler calls them.
 
     NUMAFIT_LIBRARY=libnumafit/.libs/libnumafit.so.0 \\
         /usr/bin/python3 bench/nova_filter_bench.py [--hosts 100,1000]
-        [--rounds 3] [--seed N] [--modes warm,fresh,claim] [--claim-hosts 50]
+        [--rounds 3] [--seed N] [--modes warm,fresh,claim,compute] [--claim-hosts 50]
 
 Hosts: nova's HostState objects whose numa_topology is built as nova's
 host manager builds it (NUMATopology.obj_from_db_obj of the compute node's
@@ -33,6 +33,14 @@ Modes (the garbage collector on, as in nova-scheduler):
          functions, then numafit's filter with numafit.nova.patch(); the
          claimed hosts' usage (pinned CPU counts, CPU and memory usage,
          used pages per cell) is compared
+  compute nova's compute claim as the resource tracker makes it, on the
+         compute node's DB column: NUMATopology.obj_from_db_obj,
+         numa_fit_instance_to_host (the claim's NUMA test), then
+         obj_from_db_obj again, numa_usage_from_instance_numa and _to_json
+         (the usage update that stores the column); --claim-hosts nodes
+         per request, each one the instance fits (picked untimed); nova's
+         own functions, then with numafit.nova.patch(); the stored
+         columns' usage is compared
 
 For each request both filters check every host (filter_all, as nova's filter
 handler calls them), nova's first; the times are
@@ -213,10 +221,7 @@ def run_claims(n, rounds, prims, specs, rng):
                       rng.choice([1.0, 1.5])) for i in range(n)]
             results = {}
             for side in ("nova", "numafit"):
-                if side == "numafit":
-                    nn.patch()
-                else:
-                    nn.unpatch()
+                (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
                 for i, (text, cr, rr) in enumerate(texts):
                     hs = host_state(i, text, cr, rr)
@@ -239,12 +244,66 @@ def run_claims(n, rounds, prims, specs, rng):
     return t["nova"] / claims / 1000, t["numafit"] / claims / 1000, claims, mismatches
 
 
+def compute_claim(text, spec, cr, rr):
+    """nova's compute claim on the compute node's DB column `text`, as the
+    resource tracker makes it (nova.compute.claims.Claim's NUMA test, then
+    the usage update that stores the column again): the new column, or
+    None when the instance does not fit.  Through nova.virt.hardware's
+    module attributes, so patch() applies."""
+    host = objects.NUMATopology.obj_from_db_obj(text)
+    limits = objects.NUMATopologyLimits(cpu_allocation_ratio=cr, ram_allocation_ratio=rr)
+    if "network_metadata" in spec and spec.network_metadata:
+        limits.network_metadata = spec.network_metadata
+    fitted = hardware.numa_fit_instance_to_host(host, spec.numa_topology, limits=limits,
+                                                pci_requests=[], pci_stats=None)
+    if fitted is None:
+        return None
+    host = objects.NUMATopology.obj_from_db_obj(text)
+    return hardware.numa_usage_from_instance_numa(host, fitted, False)._to_json()
+
+
+def run_compute_claims(n, rounds, prims, specs, rng):
+    """The compute claim (compute_claim) on n compute nodes per request
+    whose NUMA topology fits (checked untimed with nova's own functions):
+    nova's own functions, then with numafit.nova.patch(); the stored
+    columns' usage is compared."""
+    import numafit.nova as nn
+    gc.collect()
+    t = {"nova": 0, "numafit": 0}
+    claims = mismatches = 0
+    for _ in range(rounds):
+        for spec in specs:
+            nn.unpatch()
+            nodes = []
+            for i in range(20 * n):  # (some flavors fit few fixtures)
+                if len(nodes) == n:
+                    break
+                text = with_usage(prims[i % len(prims)], rng)
+                cr, rr = rng.choice([1.0, 4.0, 16.0]), rng.choice([1.0, 1.5])
+                if compute_claim(text, spec, cr, rr) is not None:
+                    nodes.append((text, cr, rr))
+            results = {}
+            for side in ("nova", "numafit"):
+                (nn.patch if side == "numafit" else nn.unpatch)()
+                out = []
+                for text, cr, rr in nodes:
+                    t0 = time.perf_counter_ns()
+                    column = compute_claim(text, spec, cr, rr)
+                    t[side] += time.perf_counter_ns() - t0
+                    out.append(column and usage_counts(objects.NUMATopology.obj_from_db_obj(column)))
+                results[side] = out
+            nn.unpatch()
+            claims += len(nodes)
+            mismatches += sum(1 for a, b in zip(results["nova"], results["numafit"]) if a != b)
+    return t["nova"] / claims / 1000, t["numafit"] / claims / 1000, claims, mismatches
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hosts", default="100,1000")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=20261201)
-    ap.add_argument("--modes", default="warm,fresh,claim")
+    ap.add_argument("--modes", default="warm,fresh,claim,compute")
     ap.add_argument("--claim-hosts", type=int, default=50,
                     help="hosts per request in the claim mode")
     args = ap.parse_args()
@@ -254,7 +313,7 @@ def main():
     print("%-6s %6s %12s %14s %8s %8s %8s %10s" % ("mode", "hosts", "nova us", "numafit us",
                                                    "ratio", "checks", "passed", "mismatch"))
     for mode in args.modes.split(","):
-        if mode == "claim":
+        if mode in ("claim", "compute"):
             continue
         for n in (int(x) for x in args.hosts.split(",")):
             tn, to, checks, passed, mism = run(mode, n, args.rounds, prims, specs, rng)
@@ -264,6 +323,11 @@ def main():
     if "claim" in args.modes.split(","):
         tn, to, claims, mism = run_claims(args.claim_hosts, args.rounds, prims, specs, rng)
         print("%-6s %6d %12.1f %14.1f %7.1fx %8d %8s %10d" % ("claim", args.claim_hosts, tn, to,
+                                                             tn / to, claims, "-", mism))
+        sys.stdout.flush()
+    if "compute" in args.modes.split(","):
+        tn, to, claims, mism = run_compute_claims(args.claim_hosts, args.rounds, prims, specs, rng)
+        print("%-7s %5d %12.1f %14.1f %7.1fx %8d %8s %10d" % ("compute", args.claim_hosts, tn, to,
                                                              tn / to, claims, "-", mism))
 
 

@@ -120,6 +120,28 @@ static int pin_conflict(numafit_error_t *err, const struct numafit__cell *c, con
     return rc;
 }
 
+/* The claimed counters of the cells p touches stay in the host's ranges. */
+static int check_ranges(const numafit_host_t *h, const struct scratch *s,
+                        const numafit_placement_t *p, numafit_error_t *err) {
+    for (uint32_t g = 0; g < p->ncells; g++) {
+        int ci = numafit__host_cell_index(h, p->cells[g].host_id);
+        const struct numafit__cell *c = &h->cells[ci];
+        bool ok =
+            numafit__usage_in_range((uint64_t)s->mem_usage[ci], (uint64_t)s->cpu_use[ci], 0, 0);
+        for (uint32_t k = 0; ok && k < c->npages; k++)
+            ok = numafit__usage_in_range(0, 0, s->pages_used[s->page_off[ci] + k],
+                                         c->pages[k].size_kb);
+        if (!ok) {
+            numafit__error_set(err, NUMAFIT_E_RANGE, c->id, "", NULL,
+                               "host cell %d: the claim would take the cell's usage counters "
+                               "out of range",
+                               c->id);
+            return -ERANGE;
+        }
+    }
+    return 0;
+}
+
 static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numafit_error_t *err) {
     struct scratch s;
     int rc = scratch_init(&s, h);
@@ -197,6 +219,8 @@ static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numa
                 pinned[w] &= ~s.set[w];
         }
     }
+    if (sign > 0 && (rc = check_ranges(h, &s, p, err)) < 0)
+        goto out;
     scratch_commit(&s, h);
     for (uint32_t g = 0; g < p->ncells; g++) /* the cells the placement touched */
         numafit__cell_derive(h, (uint32_t)numafit__host_cell_index(h, p->cells[g].host_id));

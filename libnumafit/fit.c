@@ -470,6 +470,21 @@ static inline const uint32_t *host_counts(const struct fitctx *x, const struct n
             snprintf(text, 160, __VA_ARGS__);                                                      \
     } while (0)
 
+/* Whether claiming mem MiB and ncpus vCPUs on cell c (pages of pagesize
+ * KiB, or of the smallest size when pagesize is 0, as the claim charges
+ * them) keeps the cell's counters in range. */
+static bool usage_room(const struct numafit__cell *c, int64_t pagesize, uint64_t mem,
+                       uint32_t ncpus) {
+    uint64_t size = pagesize > 0 ? (uint64_t)pagesize : c->npages ? smallest_pagesize(c) : 0;
+    uint64_t used = 0;
+    for (uint32_t k = 0; size && k < c->npages; k++)
+        if (c->pages[k].size_kb == size)
+            used = c->pages[k].used;
+    if (size)
+        used += (mem * 1024 + size - 1) / size;
+    return numafit__usage_in_range(c->memory_usage + mem, c->cpu_usage + ncpus, used, size);
+}
+
 /* nova's _numa_fit_instance_cell on an unmodified copy of guest cell g. */
 static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g, uint32_t nres,
                     struct cellres *res, char *text) {
@@ -514,6 +529,13 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
     } else if (mem > c->memory) {
         WHY("cell memory %llu MiB is smaller than %llu MiB", (unsigned long long)c->memory,
             (unsigned long long)mem);
+        return res->reason = NUMAFIT_E_NOFIT_MEM;
+    }
+
+    /* the claim of this placement must keep the cell's counters in range;
+     * only hosts at the model's limits (usage near 1 EiB) ever fail here */
+    if (!usage_room(c, res->pagesize, mem, npc + nsc)) {
+        WHY("the cell's usage counters would leave the host model's range");
         return res->reason = NUMAFIT_E_NOFIT_MEM;
     }
 

@@ -176,6 +176,15 @@ int numafit__host_finish(numafit_host_t *h, unsigned flags, numafit_error_t *err
 #define NUMAFIT__PAGE_KB_MAX   (NUMAFIT_MEMORY_MB_MAX * 1024)
 #define NUMAFIT__PAGES_MAX     64u  /* page sizes in one cell */
 #define NUMAFIT__PHYSNET_MAX   1024 /* bytes in one physnet name */
+/* A cell's usage counters after a claim stay in the ranges above (and so
+ * the host still reads back): memory_usage in MiB, cpu_usage, and the used
+ * count of the page size page_kb the claim charges (0: no pages). The fit
+ * and the claim ask the same question. */
+static inline bool numafit__usage_in_range(uint64_t memory_usage, uint64_t cpu_usage,
+                                           uint64_t pages_used, uint64_t page_kb) {
+    return memory_usage <= NUMAFIT_MEMORY_MB_MAX && cpu_usage <= NUMAFIT__CPU_USAGE_MAX &&
+           (page_kb == 0 || pages_used <= NUMAFIT__PAGE_KB_MAX / page_kb);
+}
 /* s[0..n) is valid UTF-8 (no overlongs, surrogates or code points above
  * U+10FFFF) without NUL: what jansson reads and writes. */
 bool numafit__utf8_ok(const char *s, size_t n);

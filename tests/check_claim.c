@@ -173,6 +173,62 @@ START_TEST(part_page_claim_release_roundtrip) {
 }
 END_TEST
 
+/* A cell whose memory_usage is at the model's limit (1 TiB of MiB): a guest
+ * on 2 MiB pages passes nova's page check, but its claim would take
+ * memory_usage past what the host JSON can hold. The fit refuses it and a
+ * claim of the same placement is refused without a trace (the host_records
+ * fuzz finding: the fit was given, the claim took memory_usage to 2^40 +
+ * 1280 and the claimed host no longer read back). */
+START_TEST(usage_kept_in_range) {
+    char hj[1024];
+    snprintf(hj, sizeof(hj),
+             "{\"nova_object.name\":\"NUMATopology\",\"nova_object.namespace\":\"nova\","
+             "\"nova_object.version\":\"1.2\",\"nova_object.data\":{\"cells\":[{"
+             "\"nova_object.name\":\"NUMACell\",\"nova_object.namespace\":\"nova\","
+             "\"nova_object.version\":\"1.5\",\"nova_object.data\":{\"id\":0,\"cpuset\":[0,1],"
+             "\"pcpuset\":[],\"memory\":4096,\"cpu_usage\":0,\"memory_usage\":%llu,"
+             "\"pinned_cpus\":[],\"siblings\":[[0],[1]],\"mempages\":[{\"nova_object.name\":"
+             "\"NUMAPagesTopology\",\"nova_object.namespace\":\"nova\",\"nova_object.version\":"
+             "\"1.1\",\"nova_object.data\":{\"size_kb\":2048,\"total\":1024,\"used\":0,"
+             "\"reserved\":0}}]}}]}}",
+             (unsigned long long)NUMAFIT_MEMORY_MB_MAX - 100);
+    numafit_host_t *h = NULL, *orig = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_msg(numafit_host_new_from_json(hj, strlen(hj), 0, &h, &e) == 0, "%s", e.text);
+    ck_assert_int_eq(numafit_host_dup(h, &orig), 0);
+    numafit_request_t *r = req("{\"vcpus\":1,\"memory_mb\":1024,\"extra_specs\":"
+                               "{\"hw:mem_page_size\":\"2MB\"}}");
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_MEM);
+    numafit_request_free(r);
+    /* 100 MiB still fits, up to the limit itself, and reads back */
+    r = req("{\"vcpus\":1,\"memory_mb\":100,\"extra_specs\":{\"hw:mem_page_size\":\"2MB\"}}");
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    ck_assert_uint_eq(h->cells[0].memory_usage, NUMAFIT_MEMORY_MB_MAX);
+    char *json = NULL;
+    numafit_host_t *back = NULL;
+    ck_assert_int_eq(numafit_host_to_json(h, 0, &json, NULL), 0);
+    ck_assert_int_eq(numafit_host_new_from_json(json, strlen(json), 0, &back, &e), 0);
+    numafit_free(json);
+    numafit_host_free(back);
+    /* a second claim of it is refused, the host unchanged */
+    numafit_host_t *claimed = NULL;
+    ck_assert_int_eq(numafit_host_dup(h, &claimed), 0);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), -ERANGE);
+    ck_assert_int_eq(e.code, NUMAFIT_E_RANGE);
+    ck_assert_int_eq(numafit_host_equal(h, claimed), 1);
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_equal(h, orig), 1);
+    numafit_request_free(r);
+    numafit_placement_free(p);
+    numafit_host_free(claimed);
+    numafit_host_free(orig);
+    numafit_host_free(h);
+}
+END_TEST
+
 START_TEST(nova_json_roundtrip_and_unknown_cell) {
     numafit_host_t *h = host(HT2), *one = NULL;
     numafit_placement_t *p = fit(h, 2, 1024,
@@ -251,6 +307,17 @@ START_TEST(placement_reader_refuses_impossible) {
     numafit_placement_t *p = NULL;
     numafit_error_t e;
     ck_assert_int_eq(numafit_placement_new_from_json(ok, strlen(ok), 0, &p, &e), 0);
+    numafit_placement_free(p);
+
+    /* pagesize 0 is no page size, as nova reads it (nova's resource
+     * tracker test test_claim_numa claims instance cells of pagesize 0):
+     * read, written back as null */
+    const char *zero = "[{\"id\":0,\"cpuset\":[1],\"memory\":3,\"pagesize\":0}]";
+    ck_assert_int_eq(numafit_placement_new_from_json(zero, strlen(zero), 0, &p, &e), 0);
+    char *out = NULL;
+    ck_assert_int_eq(numafit_placement_to_json(p, 0, &out, &e), 0);
+    ck_assert_msg(strstr(out, "\"pagesize\":null") != NULL, "%s", out);
+    free(out);
     numafit_placement_free(p);
 }
 END_TEST
@@ -737,6 +804,7 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, multi_cell_claim_is_atomic);
     tcase_add_test(tc, hugepage_accounting);
     tcase_add_test(tc, part_page_claim_release_roundtrip);
+    tcase_add_test(tc, usage_kept_in_range);
     tcase_add_test(tc, nova_json_roundtrip_and_unknown_cell);
     tcase_add_test(tc, unknown_pcpu_refused);
     tcase_add_test(tc, placement_reader_refuses_impossible);

@@ -83,6 +83,11 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
         (nova's filter handler calls this once per request with every
         host): the request's part of the check done once, then each host's
         (its cached library host and the fit)."""
+        if type(self).host_passes is not _HOST_PASSES:
+            # host_passes overridden (a subclass, a test's probe): nova's
+            # loop, which asks it about each host
+            yield from super().filter_all(filter_obj_list, spec_obj)
+            return
         if not self.RUN_ON_REBUILD and _is_rebuild(spec_obj):
             # nova's BaseHostFilter._filter_one: a rebuild passes every host
             yield from filter_obj_list
@@ -164,6 +169,9 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
         return bool(_adapter.numa_fit_instance_to_host(
             host_topology, requested, limits=limits, pci_requests=pci_requests,
             pci_stats=host_state.pci_stats, **kwargs))
+
+
+_HOST_PASSES = NumafitNUMATopologyFilter.host_passes
 
 
 def _is_rebuild(spec_obj):

@@ -11,6 +11,9 @@ images, limits).  For each:
   cells, memory, page sizes, physical cores); where nova's own claim
   refuses nova's fit, the adapter must give no fit or a placement nova's
   claim accepts; the instance topology passed in must not be modified;
+* the INFO lines nova logs for a pinning ("Computed NUMA topology CPU
+  pinning: ..."): where the adapter's pinning is nova's, the adapter logs
+  one of nova's lines;
 * numa_usage_from_instance_numa: the same host usage as nova's on the
   adapter's placement (pinned CPUs, cpu/memory usage, pages), and free=True
   restores the host.
@@ -18,6 +21,8 @@ Skipped when nova cannot be imported.  NUMAFIT_ADAPTER_CASES sets the number
 of scenarios (default 500), NUMAFIT_ADAPTER_SEED the seed.
 """
 import copy
+import json
+import logging
 import os
 import random
 import sys
@@ -44,6 +49,28 @@ SEED = int(os.environ.get("NUMAFIT_ADAPTER_SEED", "20261130"))
 
 def prim(o):
     return None if o is None else nfd.strip_changes(o.obj_to_primitive())
+
+
+class PinningLines(logging.Handler):
+    """The messages nova.virt.hardware's logger takes at INFO while in the
+    with block (a list)."""
+
+    def __enter__(self):
+        logging.Handler.__init__(self, logging.INFO)
+        self.lines = []
+        self.logger = logging.getLogger("nova.virt.hardware")
+        self.saved_level = self.logger.level
+        self.logger.setLevel(logging.INFO)
+        self.logger.addHandler(self)
+        return self.lines
+
+    def emit(self, record):
+        if record.levelno == logging.INFO:
+            self.lines.append(record.getMessage())
+
+    def __exit__(self, *exc):
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self.saved_level)
 
 
 @unittest.skipUnless(HAVE_NOVA, "nova is not importable")
@@ -84,6 +111,49 @@ class AdapterAgainstNova(unittest.TestCase):
             agree += 1
         self.assertEqual(agree, CASES)
 
+    def test_pinning_log_lines(self):
+        """nova's INFO lines for a pinning, where the random scenarios
+        rarely go: the linear fallback (no core has enough free threads),
+        isolate, and emulator threads on a reserved pCPU."""
+        o = self.objects
+
+        def host(siblings, pinned, legacy=False):
+            # (isolate on a host with threads: nova wants vcpu_pin_set's
+            # cells, whose cpuset and pcpuset are the same)
+            cpus = set().union(*siblings)
+            return o.NUMATopology(cells=[o.NUMACell(
+                id=0, cpuset=set(cpus) if legacy else set(), pcpuset=cpus, memory=4096, cpu_usage=0,
+                memory_usage=0, pinned_cpus=set(pinned), siblings=siblings,
+                mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])])
+
+        def request(n, policy=None, emulator=None):
+            return o.InstanceNUMATopology(emulator_threads_policy=emulator, cells=[
+                o.InstanceNUMACell(id=0, cpuset=set(), pcpuset=set(range(n)), memory=1024,
+                                   cpu_policy="dedicated", cpu_thread_policy=policy)])
+        cases = [
+            # free {1}, {4, 5}: no N gives 3 threads, so the linear fallback
+            (host([{0, 1}, {2, 3}, {4, 5}], {0, 2, 3}), request(3),
+             ["Computed NUMA topology CPU pinning: usable pCPUs: [[1], [4], [5]], "
+              "vCPUs mapping: [(0, 1), (1, 4), (2, 5)]"]),
+            (host([{0, 1}, {2, 3}, {4, 5}], {0}, legacy=True), request(2, "isolate"),
+             ["Computed NUMA topology CPU pinning: usable pCPUs: [[2], [4]], "
+              "vCPUs mapping: [(0, 2), (1, 4)]"]),
+            (host([{0, 1}, {2, 3}, {4, 5}], {0}), request(2, None, "isolate"),
+             ["Computed NUMA topology CPU pinning: usable pCPUs: [[2, 3], [4, 5]], "
+              "vCPUs mapping: [(0, 2), (1, 3)]",
+              "Computed NUMA topology reserved pCPUs: usable pCPUs: [[1], [], [4, 5]], "
+              "reserved pCPUs: {1}"]),
+        ]
+        for h, r, want in cases:
+            with PinningLines() as nova_lines:
+                self.hw.numa_fit_instance_to_host(h, copy.deepcopy(r))
+            with PinningLines() as ours:
+                got = nn.numa_fit_instance_to_host(h, r)
+            self.assertIsNotNone(got, (nova_lines, r))
+            self.assertEqual(want, ours)
+            for line in ours:
+                self.assertIn(line, nova_lines)
+
     def test_fit_and_usage(self):
         self.run_profile(None, nfd.NoPatch(), SEED + 1)
 
@@ -117,8 +187,10 @@ class AdapterAgainstNova(unittest.TestCase):
 
     def check_one(self, host, req, limits, counts, rules):
         before = prim(req)
-        ref = nfd.reference_fit(host, req, limits)
-        got = nn.numa_fit_instance_to_host(host, req, limits)
+        with PinningLines() as nova_lines:
+            ref = nfd.reference_fit(host, req, limits)
+        with PinningLines() as our_lines:
+            got = nn.numa_fit_instance_to_host(host, req, limits)
         self.assertEqual(before, prim(req), "the request was modified")
         cref, cgot = nfd.canon_nova_topology(ref), nfd.canon_nova_topology(got)
         if cref is not None and nfd.placement_problems(host, cref):
@@ -136,6 +208,21 @@ class AdapterAgainstNova(unittest.TestCase):
             counts["nofit"] += 1
             return
         counts["fit"] += 1
+        # nova's INFO lines for the pinning (numafit.nova.pinlog): where
+        # the pinning is nova's, the adapter logs one of nova's lines
+        pinned = [c for c in got.cells if c.cpu_pinning]
+        self.assertEqual(len(pinned), sum(1 for m in our_lines if "CPU pinning" in m))
+        ref_cells = {c.id: c for c in ref.cells}
+        for c, line in zip(pinned, [m for m in our_lines if "CPU pinning" in m]):
+            rc = ref_cells.get(c.id)
+            if rc is not None and rc.cpu_pinning == c.cpu_pinning:
+                self.assertIn(line, nova_lines)
+                counts["pinning logged as nova"] = counts.get("pinning logged as nova", 0) + 1
+            if rc is not None and rc.cpuset_reserved == c.cpuset_reserved and c.cpuset_reserved \
+                    and rc.cpu_pinning == c.cpu_pinning:
+                mine = [m for m in our_lines if "reserved pCPUs" in m]
+                self.assertTrue(mine and all(m in nova_lines for m in mine), (mine, nova_lines))
+                counts["reserved logged as nova"] = counts.get("reserved logged as nova", 0) + 1
         if any(not c.mempages for c in host.cells):
             return  # Zed's claim crashes without mempages (IndexError)
         want = nfd.nova_claim(host, got)
@@ -166,15 +253,21 @@ class Patching(unittest.TestCase):
     def test_patch_unpatch(self):
         hw = nfd.hardware
         orig = {n: getattr(hw, n) for n in nn.FUNCTIONS}
+        topo = nfd.objects.NUMATopology
+        orig_methods = {n: topo.__dict__[n.split(".")[1]] for n in nn.METHODS}
         replaced = nn.patch()
-        self.assertEqual(sorted(replaced), sorted(nn.FUNCTIONS))
+        self.assertEqual(sorted(replaced), sorted(nn.FUNCTIONS + nn.METHODS))
         for n in nn.FUNCTIONS:
             self.assertIs(getattr(hw, n), getattr(nn, n))
+        for n in nn.METHODS:
+            self.assertIsNot(topo.__dict__[n.split(".")[1]], orig_methods[n])
         self.assertEqual(nn.patch(), replaced)  # idempotent
         self.assertTrue(nn.patched())
-        self.assertEqual(sorted(nn.unpatch()), sorted(nn.FUNCTIONS))
+        self.assertEqual(sorted(nn.unpatch()), sorted(nn.FUNCTIONS + nn.METHODS))
         for n in nn.FUNCTIONS:
             self.assertIs(getattr(hw, n), orig[n])
+        for n in nn.METHODS:
+            self.assertIs(topo.__dict__[n.split(".")[1]], orig_methods[n])
         self.assertFalse(nn.patched())
 
     def test_nova_exceptions(self):
@@ -246,6 +339,83 @@ class Patching(unittest.TestCase):
             self.assertEqual(want, run(nn.get_cpu_topology_constraints), (es, props))
         self.assertEqual(nn.format_cpu_spec({1, 2, 3, 7}), "1-3,7")
         self.assertEqual(nn.format_cpu_spec({1, 2, 3}, allow_ranges=False), "1,2,3")
+
+    def test_column_read_and_written_as_nova(self):
+        """NUMATopology.obj_from_db_obj and _to_json (numafit.nova.column)
+        give nova's objects (storage, collections, VERSION, changed fields)
+        and nova's text, byte for byte, on random hosts, on hosts after a
+        claim (changed fields set) and on the real-host fixtures; unusual
+        input gives nova's answer or nova's exception."""
+        from numafit.nova import column
+        topo = nfd.objects.NUMATopology
+        own_read = topo.__dict__["obj_from_db_obj"].__get__(None, topo)
+
+        def both(text):
+            want = want_exc = got = got_exc = None
+            try:
+                want = own_read(text)
+            except Exception as e:
+                want_exc = type(e)
+            try:
+                got = column.obj_from_db_obj(topo, text)
+            except Exception as e:
+                got_exc = type(e)
+            self.assertEqual(want_exc, got_exc, text[:200])
+            if want is not None:
+                self.assertEqual(nn.convert._state(want), nn.convert._state(got))
+                self.assertEqual(want._to_json(), column._to_json(got))
+                self.assertEqual(want._to_json(), column._to_json(want))
+            return want
+        rng = random.Random(SEED + 7)
+        st = nfd.Stats()
+        texts = []
+        for s in nfd.gen_scenarios(rng, 150, st):
+            texts.append(s["host"]._to_json())
+            s["host"].obj_reset_changes(recursive=True)
+            texts.append(s["host"]._to_json())
+            fitted = nfd.reference_fit(s["host"], s["req"], s["limits"])
+            if fitted is not None and all(c.mempages for c in s["host"].cells):
+                try:
+                    used = self.hw.numa_usage_from_instance_numa(s["host"], fitted)
+                except Exception:
+                    continue
+                texts.append(used._to_json())
+        for name in ("e5-2620-ht.json", "rh2288h-v3.json", "sugon-i620-g30.json",
+                     "epyc-24node.json"):
+            with open(os.path.join(TOP, "tests", "data", "hosts", name)) as f:
+                texts.append(f.read())
+        built = 0
+        column._field_kinds()
+        for text in texts:
+            built += both(text) is not None
+            column._build(json.loads(text), "NUMATopology")  # the fast path takes it
+        self.assertEqual(built, len(texts))
+        self.assertIsNot(column._checked, False)
+        # unusual input: nova's answer or nova's error
+        base = json.loads(texts[0])
+        cell = base["nova_object.data"]["cells"][0]["nova_object.data"]
+
+        def variant(f):
+            p = copy.deepcopy(base)
+            f(p, p["nova_object.data"]["cells"][0])
+            return json.dumps(p)
+        odd = [
+            variant(lambda p, c: c.update({"nova_object.version": "1.4"})),
+            variant(lambda p, c: c["nova_object.data"].update({"memory": float(cell["memory"])})),
+            variant(lambda p, c: c["nova_object.data"].update({"memory": True})),
+            variant(lambda p, c: c["nova_object.data"].update({"memory": None})),
+            variant(lambda p, c: c["nova_object.data"].update({"socket": None})),
+            variant(lambda p, c: c["nova_object.data"].update({"cpuset": ["1", 2]})),
+            variant(lambda p, c: c["nova_object.data"].update({"siblings": [[0], "x"]})),
+            variant(lambda p, c: c["nova_object.data"].pop("pinned_cpus")),
+            variant(lambda p, c: c.update({"nova_object.changes": ["memory", "nonsense"]})),
+            variant(lambda p, c: c.update({"nova_object.namespace": "other"})),
+            variant(lambda p, c: c.update({"nova_object.name": "NUMAPagesTopology"})),
+            variant(lambda p, c: p.update({"nova_object.version": "9.0"})),
+            "[]", "{}", "not json",
+        ]
+        for text in odd:
+            both(text)
 
     def test_flavor_without_extra_specs(self):
         """A Flavor whose extra_specs was never set: nova reads it with

@@ -135,6 +135,28 @@ class FilterAgainstNova(unittest.TestCase):
             self.assertEqual(len(list(novas.filter_all(hosts(), spec))), len(scen))
         self.assertGreater(total, 50)
 
+    def test_filter_all_asks_an_overridden_host_passes(self):
+        """A subclass (or a test's mock) that overrides host_passes is asked
+        about each host by filter_all, as nova's own filter_all asks it;
+        numafit's own host_passes is not bypassed by its batch path."""
+        asked = []
+
+        class Probe(scheduler.NumafitNUMATopologyFilter):
+            def host_passes(self, host_state, spec_obj):
+                asked.append(host_state.host)
+                return host_state.host != "h1"
+        hosts = [fakes.FakeHostState("h%d" % i, "n", dict(
+            numa_topology=None, pci_stats=None, limits={}, cpu_allocation_ratio=1.0,
+            ram_allocation_ratio=1.0)) for i in range(3)]
+        spec = nfd.objects.RequestSpec(
+            numa_topology=None, pci_requests=None,
+            instance_uuid="6b4ba31a-3f03-4d3f-a1c0-27f4d9e6a7c2",
+            flavor=nfd.objects.Flavor(extra_specs={}),
+            image=nfd.objects.ImageMeta.from_dict({}))
+        got = [h.host for h in Probe().filter_all(hosts, spec)]
+        self.assertEqual(["h0", "h2"], got)
+        self.assertEqual(["h0", "h1", "h2"], asked)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -39,6 +39,9 @@ The package's modules, by concept (numafit.nova is the API; they are not):
             host topologies, instance topologies, fitted cells)
   cache     Hosts, Requests and Options reused across calls
   watch     change watches on nova's host NUMA objects (for the host cache)
+  column    NUMATopology.obj_from_db_obj and _to_json (METHODS): the compute
+            node's numa_topology column read and written through the storage
+  pinlog    nova's INFO lines for a pinning
   runtime   the installed nova: its modules and own functions, the release
             rules, nova's exceptions for the library's errors, the counters
 """
@@ -47,6 +50,7 @@ import types
 
 from . import runtime as _runtime
 from .cache import _hosts, _optionses, _requests
+from .column import METHODS
 from .convert import flavor_json, image_json, limits_json, request_flavor
 from .hardware import (FUNCTIONS, _get_desirable_cpu_topologies, _numa_fit_instance_cell,
                        format_cpu_spec, get_best_cpu_topology, get_cpu_topology_constraints,
@@ -56,7 +60,7 @@ from .hardware import (FUNCTIONS, _get_desirable_cpu_topologies, _numa_fit_insta
 from .patching import patch, patched, unpatch
 from .runtime import _original, fallbacks, profile, set_profile, stats
 
-__all__ = ["FUNCTIONS", "patch", "unpatch", "patched", "profile", "set_profile", "stats",
+__all__ = ["FUNCTIONS", "METHODS", "patch", "unpatch", "patched", "profile", "set_profile", "stats",
            "fallbacks", "flavor_json", "image_json", "limits_json", "request_flavor",
            "numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_instance_cell",
            "numa_usage_from_instance_numa", "get_best_cpu_topology",

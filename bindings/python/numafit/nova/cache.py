@@ -36,16 +36,31 @@ def watch(topo):
     return _watch(topo) if _watches_on() else None
 
 
+def _free_host(addr):
+    try:
+        _ffi.host_free_addr(addr)
+    except Exception:  # interpreter shutdown
+        pass
+
+
 class _CHost:
     """A library host only the adapter holds, by its address (an int): no
-    lock and no Python objects besides this one, so a cache of thousands
-    does not feed the cyclic garbage collector (a numafit.Host carries a
-    lock, a condition and their dicts).  Freed when the last reference
-    goes; nothing claims on it (copy() gives a Host to claim on)."""
+    lock and no Python objects besides this one and its finalizer, so a
+    cache of thousands does not feed the cyclic garbage collector (a
+    numafit.Host carries a lock, a condition and their dicts).  Freed when the last reference
+    goes; nothing claims on it (copy() gives a Host to claim on).
+
+    Freed by a weakref.finalize callback, not by __del__: Python runs
+    __del__ before it clears the weak references to the object, so another
+    thread could take it out of a weak cache (_HostCache._content) while
+    __del__ frees it, and fit on a freed host; finalize's callback runs
+    after they are cleared."""
     __slots__ = ("addr", "__weakref__")
 
     def __init__(self, addr):
         self.addr = addr
+        if addr:
+            weakref.finalize(self, _free_host, addr).atexit = False
 
     @classmethod
     def from_records(cls, rec, names):
@@ -68,13 +83,6 @@ class _CHost:
         _ffi.host_dup_addr(self.addr, byref(h))
         return Host(h)
 
-    def __del__(self):
-        addr, self.addr = self.addr, None
-        if addr:
-            try:
-                _ffi.host_free_addr(addr)
-            except Exception:  # interpreter shutdown
-                pass
 
 
 _TWICE = object()  # a host cache entry's object seen twice: no snapshot yet

@@ -119,6 +119,9 @@ def _is_ovo(obj):
     return isinstance(obj, _ovo_class)
 
 
+_RECORD_SETS = ("_obj_cpuset", "_obj_pcpuset", "_obj_pinned_cpus")
+
+
 def _host_records(topo):
     """The host's cells as the library's integer records
     (numafit_host_new_from_records, doc/host-records.md), read through the
@@ -136,20 +139,22 @@ def _host_records(topo):
         sock = getattr(c, "_obj_socket", None)
         ex((c._obj_id, -1 if sock is None else sock, c._obj_memory,
             getattr(c, "_obj_cpu_usage", 0), getattr(c, "_obj_memory_usage", 0)))
-        v = getattr(c, "_obj_cpuset", ())
-        ap(len(v))
-        ex(v)
-        v = getattr(c, "_obj_pcpuset", ())
-        ap(len(v))
-        ex(v)
-        v = getattr(c, "_obj_pinned_cpus", ())
-        ap(len(v))
-        ex(v)
-        sib = getattr(c, "_obj_siblings", ())
+        # each collection read in one step (extending a list from a set
+        # or list, or tuple(map(tuple, ...)), runs no Python code, so no
+        # other thread changes it halfway) and its count taken from what
+        # was read: a host changed in place by another thread gives the
+        # records of one moment per collection, never a count that
+        # disagrees with its items
+        for name in _RECORD_SETS:
+            i = len(rec)
+            ap(0)
+            ex(getattr(c, name, ()))
+            rec[i] = len(rec) - i - 1
+        sib = tuple(map(tuple, getattr(c, "_obj_siblings", ())))
         ap(len(sib))
         ex(map(len, sib))
         ex(chain.from_iterable(sib))
-        pages = getattr(c, "_obj_mempages", ())
+        pages = tuple(getattr(c, "_obj_mempages", ()))
         ap(len(pages))
         for pg in pages:
             ex((pg._obj_size_kb, pg._obj_total, getattr(pg, "_obj_used", 0),
@@ -158,7 +163,7 @@ def _host_records(topo):
         if nm is None:
             ex((-1, 0))
         else:
-            phys = getattr(nm, "_obj_physnets", ())
+            phys = tuple(getattr(nm, "_obj_physnets", ()))
             ex((1 if getattr(nm, "_obj_tunneled", False) else 0, len(phys)))
             names.extend(phys)
     out = array.array("q")

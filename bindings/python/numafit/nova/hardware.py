@@ -7,7 +7,7 @@ from .. import _ffi, cpu as _cpu, errors
 from ..host import Host
 from ..placement import Placement
 from ..request import Request
-from . import runtime
+from . import pinlog, runtime
 from .cache import (_cells_host, _fitted_placement, _hosts, _options_for,
                     _options_for_ratios, _remember_fit, _request_for, new_watch)
 from .convert import (_attr, _build_cells, _usage_topology, flavor_json, image_json,
@@ -132,6 +132,7 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
     if pcells is None:
         return None
     cells = _build_cells(instance_topology.cells, pcells, vmap)
+    pinlog.log_pinning(_nova()[0].LOG, lambda: host_topology.cells, cells)
     etp = _attr(instance_topology, "emulator_threads_policy")
     fitted = objects.InstanceNUMATopology(cells=cells, emulator_threads_policy=etp)
     _remember_fit(fitted, placement)
@@ -242,7 +243,9 @@ def _numa_fit_instance_cell(host_cell, instance_cell, limits=None, cpuset_reserv
                   else _fit_cells(host, req, opt))
     if pcells is None:
         return None
-    return _build_cells([instance_cell], pcells, vmap)[0]
+    cell = _build_cells([instance_cell], pcells, vmap)[0]
+    pinlog.log_pinning(hardware.LOG, lambda: [host_cell], [cell])
+    return cell
 
 
 @_translating
