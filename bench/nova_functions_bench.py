@@ -15,7 +15,9 @@ nova's functions and ours each get their own objects, built untimed);
 CPU spec strings and sets for parse_cpu_spec and format_cpu_spec.
 
 Each function is timed over the whole input set, nova's first, then with
-numafit.nova.patch(), the garbage collector on; the times are us per call.
+numafit.nova.patch(names=FUNCTIONS) (ours, whether the default patch()
+replaces it or not: the last column says), the garbage collector on; the
+times are us per call.
 The last column counts the inputs where the answers differ: host cells,
 vCPU sets, memory, page size and the set of pinned pCPUs of a fitted
 topology (the thread order inside a core differs on purpose); the usage
@@ -157,12 +159,15 @@ def main():
         ("parse_cpu_spec", spec_calls),
         ("format_cpu_spec", format_calls),
     ]
-    print("%-31s %7s %10s %12s %7s %9s" % ("function", "calls", "nova us", "numafit us",
-                                          "ratio", "differ"))
+    print("%-31s %7s %10s %12s %7s %9s %9s" % ("function", "calls", "nova us", "numafit us",
+                                                "ratio", "differ", "patch()"))
     for name, make in table:
         res = {}
         for side in ("nova", "numafit"):
-            (nn.patch if side == "numafit" else nn.unpatch)()
+            if side == "numafit":
+                nn.patch(names=nn.FUNCTIONS + nn.METHODS)  # ours, default or not
+            else:
+                nn.unpatch()
             calls = make(side)
             gc.collect()
             timed(calls[:10])  # first calls: imports, the once-per-process checks
@@ -171,8 +176,9 @@ def main():
         (tn, an), (to, ao) = res["nova"], res["numafit"]
         k = len(an)
         differ = sum(1 for a, b in zip(an, ao) if a != b)
-        print("%-31s %7d %10.1f %12.1f %6.1fx %9d" % (name, k, tn / k / 1000, to / k / 1000,
-                                                     tn / to, differ))
+        print("%-31s %7d %10.1f %12.1f %6.1fx %9d %9s" % (
+            name, k, tn / k / 1000, to / k / 1000, tn / to, differ,
+            "yes" if name in nn.DEFAULT_FUNCTIONS else "no"))
         sys.stdout.flush()
 
 

@@ -254,7 +254,8 @@ class Patching(unittest.TestCase):
         hw = nfd.hardware
         orig = {n: getattr(hw, n) for n in nn.FUNCTIONS}
         self.assertEqual(set(nn.FUNCTIONS) - set(nn.DEFAULT_FUNCTIONS),
-                         {"parse_cpu_spec", "format_cpu_spec", "_numa_fit_instance_cell"})
+                         {"parse_cpu_spec", "format_cpu_spec", "_numa_fit_instance_cell",
+                          "numa_get_constraints", "get_cpu_topology_constraints"})
         topo = nfd.objects.NUMATopology
         orig_methods = {n: topo.__dict__[n.split(".")[1]] for n in nn.METHODS}
         replaced = nn.patch()

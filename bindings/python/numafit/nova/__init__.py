@@ -15,10 +15,11 @@ classes otherwise.
     ...
     numafit.nova.unpatch()
 
-patch() replaces DEFAULT_FUNCTIONS (and the column's METHODS): every
-function of FUNCTIONS but parse_cpu_spec, format_cpu_spec and
-_numa_fit_instance_cell, which cost more than nova's own through the
-binding; patch(names=...) replaces any of FUNCTIONS.
+patch() replaces DEFAULT_FUNCTIONS (and the column's METHODS): the
+functions of FUNCTIONS that measure faster than nova's own (not
+numa_get_constraints, get_cpu_topology_constraints, parse_cpu_spec,
+format_cpu_spec, _numa_fit_instance_cell: hardware.NOT_DEFAULT);
+patch(names=...) replaces any of FUNCTIONS.
 
 Differences from nova, on purpose (doc/python.md, nova-reference A):
 * no fit cache keyed on a mutated id, no request mutation: the instance
