@@ -101,6 +101,24 @@ class HostConf(_ffi.Owned):
 _USAGE_BUF = c_int64 * 128  # one array type for cell_usage (each `c_int64 * n` is a new type)
 
 
+def cell_usage_of(get, h, index):
+    """Host.cell_usage() through get (numafit_host_get_cell_usage on a
+    handle, or its address form) on host h."""
+    n = c_size_t()
+    buf = _USAGE_BUF()
+    rc = get(h, index, 0, buf, 128, byref(n))
+    if rc == -errno.ENOSPC:
+        buf = (c_int64 * n.value)()
+        rc = get(h, index, 0, buf, n.value, byref(n))
+    if rc < 0:
+        raise errors.from_rc(rc, None, "cell_usage")
+    v = buf[:n.value]
+    npin = v[2]
+    pages = v[4 + npin:]
+    return (v[0], v[1], v[3:3 + npin],
+            [tuple(pages[i:i + 4]) for i in range(0, len(pages), 4)])
+
+
 class Host(_ffi.Owned):
     """A host: nova's NUMATopology with usage.
 
@@ -157,20 +175,8 @@ class Host(_ffi.Owned):
         total, used, reserved), ...]) of the cell at index
         (numafit_host_get_cell_usage())."""
         index = _ffi.cint(index, "index")
-        n = c_size_t()
-        buf = _USAGE_BUF()
         with _ffi.hold(self) as (h,):
-            rc = _ffi.host_get_cell_usage(h, index, 0, buf, 128, byref(n))
-            if rc == -errno.ENOSPC:
-                buf = (c_int64 * n.value)()
-                rc = _ffi.host_get_cell_usage(h, index, 0, buf, n.value, byref(n))
-        if rc < 0:
-            raise errors.from_rc(rc, None, "cell_usage")
-        v = buf[:n.value]
-        npin = v[2]
-        pages = v[4 + npin:]
-        return (v[0], v[1], v[3:3 + npin],
-                [tuple(pages[i:i + 4]) for i in range(0, len(pages), 4)])
+            return cell_usage_of(_ffi.host_get_cell_usage, h, index)
 
     @classmethod
     def from_file(cls, path, allow_overlap=False):

@@ -2,15 +2,14 @@
 (found by object and fingerprint, or by content), Requests by the fields of
 an InstanceNUMATopology, Options by limits, profile and strategy."""
 import collections
-import errno
 import json
 import threading
 import weakref
-from ctypes import byref, c_int64, c_size_t, c_void_p
+from ctypes import byref, c_void_p
 
-from .. import _ffi, errors
+from .. import _ffi
 from ..fit import Options
-from ..host import Host
+from ..host import Host, cell_usage_of
 from ..request import Request
 from . import runtime
 from .convert import (_U, _fs, _host_records, _host_snapshot, _host_unchanged, _is_ovo,
@@ -64,9 +63,6 @@ def _addr_gone(ref):
     except Exception:  # interpreter shutdown
         pass
     _free_host(ref.addr)
-
-
-_USAGE_BUF = c_int64 * 128  # (one array type: `c_int64 * n` makes a new one with a cycle)
 
 
 class _CHost:
@@ -132,19 +128,7 @@ class _CHost:
 
     def cell_usage(self, index):
         """numafit.Host.cell_usage() of the cell at index."""
-        n = c_size_t()
-        buf = _USAGE_BUF()
-        rc = _ffi.host_get_cell_usage_addr(self.addr, index, 0, buf, 128, byref(n))
-        if rc == -errno.ENOSPC:
-            buf = (c_int64 * n.value)()
-            rc = _ffi.host_get_cell_usage_addr(self.addr, index, 0, buf, n.value, byref(n))
-        if rc < 0:
-            raise errors.from_rc(rc, None, "cell_usage")
-        v = buf[:n.value]
-        npin = v[2]
-        pages = v[4 + npin:]
-        return (v[0], v[1], v[3:3 + npin],
-                [tuple(pages[i:i + 4]) for i in range(0, len(pages), 4)])
+        return cell_usage_of(_ffi.host_get_cell_usage_addr, self.addr, index)
 
 
 class _KeyRef(weakref.ref):
