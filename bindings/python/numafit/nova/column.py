@@ -27,6 +27,7 @@ import json
 import logging
 
 from . import runtime
+from .cache import _hosts, new_watch
 from .convert import _state, owner
 from .runtime import _nova
 from .watch import WATCHES
@@ -291,7 +292,6 @@ def obj_from_db_obj(cls, db_obj):
             return original(db_obj)
         # watched from its making, and entered in the host cache: a fit
         # finds its library host from the first sight on
-        from .cache import _hosts, new_watch
         w = new_watch()
         obj = _build(_loads(db_obj), "NUMATopology", [w] if w is not None else None)
     except (_Slow, TypeError, ValueError, AttributeError):
