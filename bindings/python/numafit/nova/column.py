@@ -302,7 +302,7 @@ def obj_from_db_obj(cls, db_obj):
                 not _agree(_text(obj), _text(slow), "obj_from_db_obj (its text)"):
             return slow
     if w is not None:
-        _hosts.put_born(obj, w)
+        _hosts.put_born(obj, w, db_obj if type(db_obj) is str else None)
     return obj
 
 

@@ -547,6 +547,8 @@ def _clone_storage(src, clone_nested=False):
 # network_metadata when the host cell has it): the new cells' changed fields
 _USAGE_FIELDS = ("id", "cpuset", "pcpuset", "memory", "socket", "cpu_usage", "memory_usage",
                  "mempages", "pinned_cpus", "siblings")
+# what a claimed cell gets anew (not copied from the host cell)
+_CLAIM_KEYS = frozenset(("_obj_pinned_cpus", "_obj_mempages"))
 
 
 def _copy_coerced(v, own, wl, colls):
@@ -644,18 +646,40 @@ def _coerced_list():
     return ovo_fields.CoercedList
 
 
-def _clone_cell(src, wl, colls):
+# a host cell's collections that nova never changes after discovery: a
+# claimed topology's cells share them with the host topology's cells
+_SHARED_KEYS = frozenset(("_obj_cpuset", "_obj_pcpuset", "_obj_siblings"))
+
+
+def _clone_cell(src, wl, colls, skip=(), shared=None):
     """_clone_storage(src) for a host NUMACell, quicker (its sets and
     lists are oslo's coerced ones, the sibling sets inside their list too),
     the new cell and its new collections watched by the watches of list wl
-    (or None); None when a collection is of another kind."""
+    (or None); None when a collection is of another kind.  The keys in skip
+    are left out (the caller sets them).  With a list shared, the
+    collections of _SHARED_KEYS (and the sibling sets in their list) are
+    not copied but shared, and appended to shared (the caller adds its
+    watch to theirs: watch.attach)."""
     cls = type(src)
     c = cls.__new__(cls)
     oc = owner(c)
     d = c.__dict__
     for k, v in src.__dict__.items():
         if k.startswith("_obj_"):
+            if k in skip:
+                continue
             if isinstance(v, (set, dict, list)):
+                t = type(v)
+                if shared is not None and k in _SHARED_KEYS and (t is colls[0] or t is colls[1]):
+                    if t is colls[0]:
+                        shared.append(v)
+                    elif all(type(x) is colls[0] for x in v):
+                        shared.append(v)
+                        shared.extend(v)
+                    else:
+                        return None
+                    d[k] = v
+                    continue
                 v = _copy_coerced(v, oc, wl, colls)
                 if v is None:  # not one of oslo's coerced sets and lists
                     return None
@@ -696,14 +720,16 @@ def _usage_topology_fast(host_topology, host, claimed_ids, w=None):
         for name in _USAGE_FIELDS:
             if "_obj_" + name not in hd:
                 raise _Unsupported("host cell without %s" % name)
-        c = _clone_cell(hc, wl, colls) if colls else None
+        claimed = hd["_obj_id"] in claimed_ids
+        c = _clone_cell(hc, wl, colls, _CLAIM_KEYS if claimed else (),
+                        shared if wl is not None else None) if colls else None
         if c is None:
             if w is not None:
                 raise _Unsupported("a collection of another kind")
             c = _clone_storage(hc)
         d = c.__dict__
         fields = type(c).fields
-        if hd["_obj_id"] in claimed_ids:
+        if claimed:
             cpu_usage, memory_usage, pinned, pages = host.cell_usage(i)
             old = hd["_obj_mempages"]
             if len(old) != len(pages):
