@@ -5,6 +5,7 @@ on nova's own objects, as nova-scheduler calls them.
     NUMAFIT_LIBRARY=libnumafit/.libs/libnumafit.so.0 \\
         /usr/bin/python3 bench/nova_filter_bench.py [--hosts 100,1000]
         [--rounds 3] [--seed N] [--modes warm,fresh,claim,compute,steps] [--claim-hosts 50]
+        [--claim-order after-filter|adjacent]
 
 Hosts: nova's HostState objects whose numa_topology is built as nova's
 host manager builds it (NUMATopology.obj_from_db_obj of the compute node's
@@ -28,11 +29,15 @@ Modes (the garbage collector on, as in nova-scheduler):
 
   claim  HostState.consume_from_request (nova's scheduler claim) on the
          hosts the filter passes, each on its own new host object and a
-         clone of the request (both untimed; the host checked by the
-         side's own filter first, as in the scheduler): nova's own
-         functions, then numafit's filter with numafit.nova.patch(); the
-         claimed hosts' usage (pinned CPU counts, CPU and memory usage,
-         used pages per cell) is compared
+         clone of the request (both untimed; the hosts checked by the
+         side's own filter first, as in the scheduler; --claim-order
+         after-filter, the default: all --claim-hosts hosts checked, then
+         each passed one claimed, as the scheduler claims the host it
+         picked after filtering the fleet; adjacent: each claimed right
+         after its own check, the objects still in the CPU caches): nova's
+         own functions, then numafit's filter with numafit.nova.patch();
+         the claimed hosts' usage (pinned CPU counts, CPU and memory usage,
+         used pages per cell) is compared; a line per fixture follows
   compute nova's compute claim as the resource tracker makes it, on the
          compute node's DB column: NUMATopology.obj_from_db_obj,
          numa_fit_instance_to_host (the claim's NUMA test), then
@@ -228,17 +233,23 @@ def usage_counts(topo):
              tuple((m.size_kb, m.used) for m in c.mempages or ())) for c in topo.cells]
 
 
-def run_claims(n, rounds, prims, specs, rng):
+def run_claims(n, rounds, prims, specs, rng, order="after-filter"):
     """HostState.consume_from_request, nova's scheduler claim, on hosts the
     filter passes: nova's own functions, then with numafit.nova.patch().
     Each claim on its own new host object (built untimed, with the limits
     the filter stored) and a clone of the request (consume replaces its
-    numa_topology)."""
+    numa_topology).  order "after-filter": the side's filter checks all n
+    hosts first, then each host it passed is claimed, as nova's scheduler
+    claims the host it picked after filtering the fleet (the host's
+    objects are no longer in the CPU caches); "adjacent": each host is
+    claimed right after its own check.  Returns the times per claim, the
+    count, the mismatches and {fixture: [nova ns, numafit ns, claims]}."""
     import numafit.nova as nn
     gc.collect()
     filters = {"nova": numa_topology_filter.NUMATopologyFilter(),
                "numafit": numafit.scheduler.NumafitNUMATopologyFilter()}
     t = {"nova": 0, "numafit": 0}
+    per = {}
     claims = mismatches = 0
     for _ in range(rounds):
         for spec in specs:
@@ -248,6 +259,7 @@ def run_claims(n, rounds, prims, specs, rng):
             for side in ("nova", "numafit"):
                 (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
+                todo = []
                 for i, (text, cr, rr) in enumerate(texts):
                     hs = host_state(i, text, cr, rr)
                     hs.free_ram_mb = hs.free_disk_mb = 10 ** 7
@@ -255,20 +267,29 @@ def run_claims(n, rounds, prims, specs, rng):
                     # the scheduler claims on a host its filter passed
                     # (each side's own filter: a deployment of numafit
                     # runs its filter and patch() together)
-                    if not filters[side].host_passes(hs, spec):
-                        continue
-                    sp = spec.obj_clone()
-                    _GC["side"] = side
-                    t0 = time.perf_counter_ns()
-                    hs.consume_from_request(sp)
-                    t[side] += time.perf_counter_ns() - t0
-                    _GC["side"] = None
-                    out.append(usage_counts(hs.numa_topology))
+                    if filters[side].host_passes(hs, spec):
+                        todo.append((i, hs))
+                        if order == "after-filter":
+                            continue
+                    while todo:
+                        k, hs = todo.pop(0)
+                        sp = spec.obj_clone()
+                        _GC["side"] = side
+                        t0 = time.perf_counter_ns()
+                        hs.consume_from_request(sp)
+                        dt = time.perf_counter_ns() - t0
+                        t[side] += dt
+                        _GC["side"] = None
+                        f = per.setdefault(FIXTURES[k % len(FIXTURES)], [0, 0, 0])
+                        f[0 if side == "nova" else 1] += dt
+                        f[2] += side == "nova"
+                        out.append(usage_counts(hs.numa_topology))
+                    hs = None
                 results[side] = out
             nn.unpatch()
             claims += len(results["nova"])
             mismatches += sum(1 for a, b in zip(results["nova"], results["numafit"]) if a != b)
-    return t["nova"] / claims / 1000, t["numafit"] / claims / 1000, claims, mismatches
+    return t["nova"] / claims / 1000, t["numafit"] / claims / 1000, claims, mismatches, per
 
 
 def compute_claim(text, spec, cr, rr):
@@ -387,6 +408,10 @@ def main():
     ap.add_argument("--modes", default="warm,fresh,claim,compute")
     ap.add_argument("--claim-hosts", type=int, default=50,
                     help="hosts per request in the claim mode")
+    ap.add_argument("--claim-order", choices=("after-filter", "adjacent"),
+                    default="after-filter",
+                    help="claim mode: claim after filtering all hosts (as nova's "
+                    "scheduler does), or each host right after its own check")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     prims = load_fixtures()
@@ -414,8 +439,12 @@ def main():
             report(mode, n, tn, to, checks, passed, mism)
     if "claim" in args.modes.split(","):
         _GC["nova"] = _GC["numafit"] = 0
-        tn, to, claims, mism = run_claims(args.claim_hosts, args.rounds, prims, specs, rng)
+        tn, to, claims, mism, per = run_claims(args.claim_hosts, args.rounds, prims, specs,
+                                               rng, args.claim_order)
         report("claim", args.claim_hosts, tn, to, claims, "-", mism)
+        for name, (a, b, k) in per.items():
+            print("  claim on %-16s %5d claims  nova %8.1f us  numafit %8.1f us  %5.1fx" % (
+                name.split(".")[0], k, a / k / 1000, b / k / 1000, a / max(b, 1)))
     if "steps" in args.modes.split(","):
         run_steps(args.claim_hosts, prims, specs, rng)
     if "compute" in args.modes.split(","):
