@@ -890,6 +890,56 @@ class Patching(unittest.TestCase):
         self.assertEqual(answer(third), answer(copy.deepcopy(third)))
         self.assertEqual(answer(column.obj_from_db_obj(o.NUMATopology, text)), want)
 
+    def test_column_reads_share_what_never_changes(self):
+        """An object read from a column text shares the cells' cpuset,
+        pcpuset and sibling sets with the last object read from the same
+        text while that one is unchanged; a change in place through either
+        is seen by fits on both, and the next read shares no changed set."""
+        from numafit.nova import column
+        o = nfd.objects
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1}, memory=512, cpu_policy="dedicated",
+            cpu_thread_policy="require")])
+
+        def answer(h):
+            got = nn.numa_fit_instance_to_host(h, inst)
+            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
+                                             for c in got.cells]
+
+        def check(*hosts):
+            for h in hosts:
+                for _ in range(5):
+                    self.assertEqual(answer(h), answer(copy.deepcopy(h)))
+        text = o.NUMATopology(cells=[o.NUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1, 2, 3, 4, 5}, memory=4096, cpu_usage=0,
+            memory_usage=0, pinned_cpus={0}, socket=0, siblings=[{0, 1}, {2, 3}, {4, 5}],
+            mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])])._to_json()
+        a = column.obj_from_db_obj(o.NUMATopology, text)
+        want = answer(a)
+        self.assertEqual(want, [(0, [2, 3])])
+        b = column.obj_from_db_obj(o.NUMATopology, text)
+        for name in ("_obj_cpuset", "_obj_pcpuset", "_obj_siblings"):
+            self.assertIs(b.cells[0].__dict__[name], a.cells[0].__dict__[name])
+        self.assertIsNot(b.cells[0]._obj_pinned_cpus, a.cells[0]._obj_pinned_cpus)
+        self.assertEqual(b._to_json(), a._to_json())
+        self.assertEqual(answer(b), want)
+        a.cells[0].siblings[1].discard(3)  # no free core pair but 4, 5
+        check(a, b)
+        self.assertEqual(answer(b), [(0, [4, 5])])
+        # the next read shares nothing changed: it reads as the text
+        c = column.obj_from_db_obj(o.NUMATopology, text)
+        self.assertIsNot(c.cells[0]._obj_siblings, a.cells[0]._obj_siblings)
+        self.assertEqual(answer(c), want)
+        self.assertEqual(c._to_json(), text)
+        d = column.obj_from_db_obj(o.NUMATopology, text)
+        self.assertIs(d.cells[0]._obj_siblings, c.cells[0]._obj_siblings)
+        d.cells[0].pcpuset.discard(5)
+        check(c, d)
+        self.assertEqual(answer(c), [(0, [2, 3])])
+        c.cells[0].pcpuset.difference_update({2, 3})
+        check(c, d)
+        self.assertEqual(answer(d), None)
+
     def test_host_cache_holds_live_objects_only(self):
         """nova replaces a host's NUMATopology object on every update: the
         cache entries (and the library hosts) of objects that are gone go

@@ -651,6 +651,16 @@ def _coerced_list():
 _SHARED_KEYS = frozenset(("_obj_cpuset", "_obj_pcpuset", "_obj_siblings"))
 
 
+@functools.lru_cache(maxsize=16)
+def _collection_keys(cls):
+    """The storage keys of cls's fields whose values are sets, lists or
+    dicts (oslo's Set, List and Dict field types)."""
+    from oslo_versionedobjects import fields as ovo_fields
+    kinds = (ovo_fields.Set, ovo_fields.List, ovo_fields.Dict)
+    return tuple("_obj_" + n for n, f in cls.fields.items()
+                 if isinstance(getattr(f, "_type", None), kinds))
+
+
 def _clone_cell(src, wl, colls, skip=(), shared=None):
     """_clone_storage(src) for a host NUMACell, quicker (its sets and
     lists are oslo's coerced ones, the sibling sets inside their list too),
@@ -662,38 +672,43 @@ def _clone_cell(src, wl, colls, skip=(), shared=None):
     watch to theirs: watch.attach)."""
     cls = type(src)
     c = cls.__new__(cls)
-    oc = owner(c)
     d = c.__dict__
-    for k, v in src.__dict__.items():
-        if k.startswith("_obj_"):
-            if k in skip:
-                continue
-            if isinstance(v, (set, dict, list)):
-                t = type(v)
-                if shared is not None and k in _SHARED_KEYS and (t is colls[0] or t is colls[1]):
-                    if t is colls[0]:
-                        shared.append(v)
-                    elif all(type(x) is colls[0] for x in v):
-                        shared.append(v)
-                        shared.extend(v)
-                    else:
-                        return None
-                    d[k] = v
-                    continue
-                v = _copy_coerced(v, oc, wl, colls)
-                if v is None:  # not one of oslo's coerced sets and lists
-                    return None
-                if type(v) is colls[1]:
-                    for i, x in enumerate(v):
-                        if isinstance(x, (set, dict, list)):
-                            x = _copy_coerced(x, oc, wl, colls)
-                            if x is None:
-                                return None
-                            list.__setitem__(v, i, x)
-        elif k == "_context":
-            v = None
-        elif k == "VERSION" or k == WATCHES:
+    d.update(src.__dict__)  # values copied by reference; collections below
+    d.pop(WATCHES, None)
+    d.pop("VERSION", None)
+    if "_context" in d:
+        d["_context"] = None
+    cset, clist = colls
+    oc = None
+    for k in _collection_keys(cls):
+        v = d.get(k)
+        if v is None:
             continue
+        if k in skip:
+            del d[k]
+            continue
+        t = type(v)
+        if shared is not None and k in _SHARED_KEYS and (t is cset or t is clist):
+            if t is cset:
+                shared.append(v)
+            elif set(map(type, v)) <= {cset}:
+                shared.append(v)
+                shared.extend(v)
+            else:
+                return None
+            continue
+        if oc is None:
+            oc = owner(c)
+        v = _copy_coerced(v, oc, wl, colls)
+        if v is None:  # not one of oslo's coerced sets and lists
+            return None
+        if type(v) is clist:
+            for i, x in enumerate(v):
+                if isinstance(x, (set, dict, list)):
+                    x = _copy_coerced(x, oc, wl, colls)
+                    if x is None:
+                        return None
+                    list.__setitem__(v, i, x)
         d[k] = v
     if wl is not None:
         d[WATCHES] = wl
@@ -830,19 +845,21 @@ def _usage_topology(host_topology, instance_topology, host, w=None):
     return objects.NUMATopology.obj_from_primitive(host.to_dict())
 
 
-def _state(obj):
+def _state(obj, owned=True):
     """An object's storage as comparable values: collection types, their
-    owner and field, nested objects, changed fields."""
+    owner (whether it is obj; with owned=False only whether they have one)
+    and field, nested objects, changed fields."""
     out = {}
     for k, v in obj.__dict__.items():
         if k == WATCHES:
             continue
         if hasattr(v, "obj_fields"):
-            v = ("object", type(v), _state(v))
+            v = ("object", type(v), _state(v, owned))
         elif isinstance(v, (set, dict, list)):
             v = (type(v), v if not isinstance(v, list) else
-                 [_state(x) if hasattr(x, "obj_fields") else x for x in v],
-                 getattr(v, "_field", None), _owner_of(v) is obj if hasattr(v, "_obj") else True)
+                 [_state(x, owned) if hasattr(x, "obj_fields") else x for x in v],
+                 getattr(v, "_field", None),
+                 (_owner_of(v) is obj if owned else True) if hasattr(v, "_obj") else True)
         out[k] = v
     return out
 
