@@ -60,7 +60,12 @@ collector's time per check or claim inside each side's timed calls
 (gc.callbacks; a collection runs inside whichever call's allocation
 triggers it, and nova's objects hold reference cycles, so every replaced
 NUMATopology is the collector's work whoever built it), and the ratio of
-the times without it. Not part of make check.
+the times without it. Each side's timed pass over the hosts (and its
+timed claims) starts after a full collection (gc.collect(), untimed), so
+that the garbage the untimed setup (building the fleet, filtering the
+hosts, picking the nodes) and the other side left is not collected inside
+either side's calls: each side pays for the collections its own calls
+trigger. Not part of make check.
 """
 import argparse
 import copy
@@ -216,7 +221,12 @@ def run(mode, n, rounds, prims, specs, rng):
         for spec in specs:
             if mode == "fresh":
                 hosts = make_hosts(n, prims, rng)
+            # each side's pass starts after a full collection (untimed): the
+            # garbage of the fleet building and of the other side's pass is
+            # not collected inside either side's checks
+            gc.collect()
             a, va = check_all(nova_f, hosts, spec, "nova")
+            gc.collect()
             b, vb = check_all(ours_f, hosts, spec, "numafit")
             t_nova += a
             t_ours += b
@@ -260,17 +270,8 @@ def run_claims(n, rounds, prims, specs, rng, order="after-filter"):
                 (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
                 todo = []
-                for i, (text, cr, rr) in enumerate(texts):
-                    hs = host_state(i, text, cr, rr)
-                    hs.free_ram_mb = hs.free_disk_mb = 10 ** 7
-                    hs.vcpus_used = hs.num_instances = hs.num_io_ops = 0
-                    # the scheduler claims on a host its filter passed
-                    # (each side's own filter: a deployment of numafit
-                    # runs its filter and patch() together)
-                    if filters[side].host_passes(hs, spec):
-                        todo.append((i, hs))
-                        if order == "after-filter":
-                            continue
+
+                def claim_all():
                     while todo:
                         k, hs = todo.pop(0)
                         sp = spec.obj_clone()
@@ -284,7 +285,21 @@ def run_claims(n, rounds, prims, specs, rng, order="after-filter"):
                         f[0 if side == "nova" else 1] += dt
                         f[2] += side == "nova"
                         out.append(usage_counts(hs.numa_topology))
-                    hs = None
+                for i, (text, cr, rr) in enumerate(texts):
+                    hs = host_state(i, text, cr, rr)
+                    hs.free_ram_mb = hs.free_disk_mb = 10 ** 7
+                    hs.vcpus_used = hs.num_instances = hs.num_io_ops = 0
+                    # the scheduler claims on a host its filter passed
+                    # (each side's own filter: a deployment of numafit
+                    # runs its filter and patch() together)
+                    if filters[side].host_passes(hs, spec):
+                        todo.append((i, hs))
+                    if order == "adjacent":
+                        claim_all()
+                hs = None
+                if order == "after-filter":
+                    gc.collect()  # the filter pass's garbage, untimed
+                    claim_all()
                 results[side] = out
             nn.unpatch()
             claims += len(results["nova"])
@@ -334,6 +349,7 @@ def run_compute_claims(n, rounds, prims, specs, rng):
             for side in ("nova", "numafit"):
                 (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
+                gc.collect()  # the garbage of the picking and the other side, untimed
                 for text, cr, rr in nodes:
                     _GC["side"] = side
                     t0 = time.perf_counter_ns()
