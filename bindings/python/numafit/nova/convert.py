@@ -443,15 +443,32 @@ def _build_cell_fast(rc, pc, vmap):
     changed."""
     cls = type(rc)
     fields = cls.fields
-    c = _clone_storage(rc, clone_nested=True)
+    c = cls.__new__(cls)
     d = c.__dict__
-    d["_changed_fields"] = set()
+    d.update(rc.__dict__)  # values by reference; collections and objects below
+    d.pop(WATCHES, None)
+    d.pop("VERSION", None)
+    if "_context" in d:
+        d["_context"] = None
+    oc = owner(c)
+    for k in _collection_keys(cls):
+        v = d.get(k)
+        if v is not None:
+            d[k] = _copy_owned(v, oc)
+    for k in _object_keys(cls):
+        v = d.get(k)
+        if v is not None and hasattr(v, "obj_clone"):
+            d[k] = v.obj_clone()
     for name, default in _defaults(cls):
         if "_obj_" + name not in d:
             setattr(c, name, copy.deepcopy(default))
 
     def put(name, value):
-        d["_obj_" + name] = fields[name].coerce(c, name, value)
+        v = fields[name].coerce(c, name, value)
+        a = getattr(v, "__dict__", None) if isinstance(v, (set, dict, list)) else None
+        if a is not None and a.get("_obj") is c:
+            a["_obj"] = oc
+        d["_obj_" + name] = v
 
     put("id", pc["id"])
     ps = pc.get("pagesize")
@@ -470,8 +487,43 @@ def _build_cell_fast(rc, pc, vmap):
     if pc.get("cpuset_reserved") is not None:
         put("cpuset_reserved", set(pc["cpuset_reserved"]))
     d["_changed_fields"] = {k[5:] for k in d if k.startswith("_obj_") and k[5:] in fields}
-    _weaken(c)
+    _weaken(c)  # (collections a default's deep copy bound to c)
     return c
+
+
+@functools.lru_cache(maxsize=16)
+def _object_keys(cls):
+    """The storage keys of cls's fields whose values are objects."""
+    from oslo_versionedobjects import fields as ovo_fields
+    return tuple("_obj_" + n for n, f in cls.fields.items()
+                 if isinstance(getattr(f, "_type", None), ovo_fields.Object))
+
+
+def _copy_owned(v, oc):
+    """A copy of collection v (a set, dict or list, or one of oslo's
+    coerced ones: the same class, made without its constructor) bound to
+    the _Owner oc where v has an owner, without v's watches; a list's
+    collections copied too."""
+    t = type(v)
+    for base in (set, list, dict):
+        if isinstance(v, base):
+            break
+    else:
+        return v
+    w = t.__new__(t) if t is not base else base()
+    if base is set:
+        set.update(w, v)
+    elif base is list:
+        list.extend(w, [_copy_owned(x, oc) if isinstance(x, (set, dict, list)) else x
+                        for x in v])
+    else:
+        dict.update(w, v)
+    attrs = getattr(v, "__dict__", None)
+    if attrs:
+        w.__dict__.update(unwatched(attrs))
+        if "_obj" in attrs:
+            w._obj = oc
+    return w
 
 
 def _weaken(obj):
