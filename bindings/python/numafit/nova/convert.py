@@ -501,9 +501,11 @@ def _object_keys(cls):
 
 def _copy_owned(v, oc):
     """A copy of collection v (a set, dict or list, or one of oslo's
-    coerced ones: the same class, made without its constructor) bound to
-    the _Owner oc where v has an owner, without v's watches; a list's
-    collections copied too."""
+    coerced ones: the same class, made without its constructor, whose
+    coerce would check every element again; the base type's C copy of the
+    items, then the collection's attributes: element type, field, owner)
+    bound to the _Owner oc where v has an owner, without v's watches; a
+    list's collections copied too."""
     t = type(v)
     for base in (set, list, dict):
         if isinstance(v, base):
@@ -556,35 +558,10 @@ def _clone_storage(src, clone_nested=False):
     d = c.__dict__
     oc = owner(c)
 
-    def own(v):
-        # the same class without its constructor (oslo's coerces every
-        # element again): the base type's C copy of the items, then the
-        # collection's attributes (element type, field, owner)
-        t = type(v)
-        for base in (set, list, dict):
-            if isinstance(v, base):
-                break
-        w = t.__new__(t) if t is not base else base()
-        if base is set:
-            set.update(w, v)
-        elif base is list:
-            list.extend(w, v)
-        else:
-            dict.update(w, v)
-        attrs = getattr(v, "__dict__", None)
-        if attrs:
-            w.__dict__.update(unwatched(attrs))
-            if "_obj" in attrs:
-                w._obj = oc
-        return w
     for k, v in src.__dict__.items():
         if k.startswith("_obj_"):
             if isinstance(v, (set, dict, list)):
-                v = own(v)
-                if isinstance(v, list):
-                    for i, x in enumerate(v):
-                        if isinstance(x, (set, dict, list)):
-                            list.__setitem__(v, i, own(x))
+                v = _copy_owned(v, oc)
             elif clone_nested and hasattr(v, "obj_clone"):
                 v = v.obj_clone()
         elif k == "_context":
