@@ -5,6 +5,7 @@ on nova's own objects, as nova-scheduler calls them.
     NUMAFIT_LIBRARY=libnumafit/.libs/libnumafit.so.0 \\
         /usr/bin/python3 bench/nova_filter_bench.py [--hosts 100,1000]
         [--rounds 3] [--seed N] [--modes warm,fresh,claim,compute,steps] [--claim-hosts 50]
+        [--claim-order after-filter|adjacent]
 
 Hosts: nova's HostState objects whose numa_topology is built as nova's
 host manager builds it (NUMATopology.obj_from_db_obj of the compute node's
@@ -28,11 +29,15 @@ Modes (the garbage collector on, as in nova-scheduler):
 
   claim  HostState.consume_from_request (nova's scheduler claim) on the
          hosts the filter passes, each on its own new host object and a
-         clone of the request (both untimed; the host checked by the
-         side's own filter first, as in the scheduler): nova's own
-         functions, then numafit's filter with numafit.nova.patch(); the
-         claimed hosts' usage (pinned CPU counts, CPU and memory usage,
-         used pages per cell) is compared
+         clone of the request (both untimed; the hosts checked by the
+         side's own filter first, as in the scheduler; --claim-order
+         after-filter, the default: all --claim-hosts hosts checked, then
+         each passed one claimed, as the scheduler claims the host it
+         picked after filtering the fleet; adjacent: each claimed right
+         after its own check, the objects still in the CPU caches): nova's
+         own functions, then numafit's filter with numafit.nova.patch();
+         the claimed hosts' usage (pinned CPU counts, CPU and memory usage,
+         used pages per cell) is compared; a line per fixture follows
   compute nova's compute claim as the resource tracker makes it, on the
          compute node's DB column: NUMATopology.obj_from_db_obj,
          numa_fit_instance_to_host (the claim's NUMA test), then
@@ -55,7 +60,12 @@ collector's time per check or claim inside each side's timed calls
 (gc.callbacks; a collection runs inside whichever call's allocation
 triggers it, and nova's objects hold reference cycles, so every replaced
 NUMATopology is the collector's work whoever built it), and the ratio of
-the times without it. Not part of make check.
+the times without it. Each side's timed pass over the hosts (and its
+timed claims) starts after a full collection (gc.collect(), untimed), so
+that the garbage the untimed setup (building the fleet, filtering the
+hosts, picking the nodes) and the other side left is not collected inside
+either side's calls: each side pays for the collections its own calls
+trigger. Not part of make check.
 """
 import argparse
 import copy
@@ -211,7 +221,12 @@ def run(mode, n, rounds, prims, specs, rng):
         for spec in specs:
             if mode == "fresh":
                 hosts = make_hosts(n, prims, rng)
+            # each side's pass starts after a full collection (untimed): the
+            # garbage of the fleet building and of the other side's pass is
+            # not collected inside either side's checks
+            gc.collect()
             a, va = check_all(nova_f, hosts, spec, "nova")
+            gc.collect()
             b, vb = check_all(ours_f, hosts, spec, "numafit")
             t_nova += a
             t_ours += b
@@ -228,17 +243,23 @@ def usage_counts(topo):
              tuple((m.size_kb, m.used) for m in c.mempages or ())) for c in topo.cells]
 
 
-def run_claims(n, rounds, prims, specs, rng):
+def run_claims(n, rounds, prims, specs, rng, order="after-filter"):
     """HostState.consume_from_request, nova's scheduler claim, on hosts the
     filter passes: nova's own functions, then with numafit.nova.patch().
     Each claim on its own new host object (built untimed, with the limits
     the filter stored) and a clone of the request (consume replaces its
-    numa_topology)."""
+    numa_topology).  order "after-filter": the side's filter checks all n
+    hosts first, then each host it passed is claimed, as nova's scheduler
+    claims the host it picked after filtering the fleet (the host's
+    objects are no longer in the CPU caches); "adjacent": each host is
+    claimed right after its own check.  Returns the times per claim, the
+    count, the mismatches and {fixture: [nova ns, numafit ns, claims]}."""
     import numafit.nova as nn
     gc.collect()
     filters = {"nova": numa_topology_filter.NUMATopologyFilter(),
                "numafit": numafit.scheduler.NumafitNUMATopologyFilter()}
     t = {"nova": 0, "numafit": 0}
+    per = {}
     claims = mismatches = 0
     for _ in range(rounds):
         for spec in specs:
@@ -248,6 +269,22 @@ def run_claims(n, rounds, prims, specs, rng):
             for side in ("nova", "numafit"):
                 (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
+                todo = []
+
+                def claim_all():
+                    while todo:
+                        k, hs = todo.pop(0)
+                        sp = spec.obj_clone()
+                        _GC["side"] = side
+                        t0 = time.perf_counter_ns()
+                        hs.consume_from_request(sp)
+                        dt = time.perf_counter_ns() - t0
+                        t[side] += dt
+                        _GC["side"] = None
+                        f = per.setdefault(FIXTURES[k % len(FIXTURES)], [0, 0, 0])
+                        f[0 if side == "nova" else 1] += dt
+                        f[2] += side == "nova"
+                        out.append(usage_counts(hs.numa_topology))
                 for i, (text, cr, rr) in enumerate(texts):
                     hs = host_state(i, text, cr, rr)
                     hs.free_ram_mb = hs.free_disk_mb = 10 ** 7
@@ -255,20 +292,19 @@ def run_claims(n, rounds, prims, specs, rng):
                     # the scheduler claims on a host its filter passed
                     # (each side's own filter: a deployment of numafit
                     # runs its filter and patch() together)
-                    if not filters[side].host_passes(hs, spec):
-                        continue
-                    sp = spec.obj_clone()
-                    _GC["side"] = side
-                    t0 = time.perf_counter_ns()
-                    hs.consume_from_request(sp)
-                    t[side] += time.perf_counter_ns() - t0
-                    _GC["side"] = None
-                    out.append(usage_counts(hs.numa_topology))
+                    if filters[side].host_passes(hs, spec):
+                        todo.append((i, hs))
+                    if order == "adjacent":
+                        claim_all()
+                hs = None
+                if order == "after-filter":
+                    gc.collect()  # the filter pass's garbage, untimed
+                    claim_all()
                 results[side] = out
             nn.unpatch()
             claims += len(results["nova"])
             mismatches += sum(1 for a, b in zip(results["nova"], results["numafit"]) if a != b)
-    return t["nova"] / claims / 1000, t["numafit"] / claims / 1000, claims, mismatches
+    return t["nova"] / claims / 1000, t["numafit"] / claims / 1000, claims, mismatches, per
 
 
 def compute_claim(text, spec, cr, rr):
@@ -313,6 +349,7 @@ def run_compute_claims(n, rounds, prims, specs, rng):
             for side in ("nova", "numafit"):
                 (nn.patch if side == "numafit" else nn.unpatch)()
                 out = []
+                gc.collect()  # the garbage of the picking and the other side, untimed
                 for text, cr, rr in nodes:
                     _GC["side"] = side
                     t0 = time.perf_counter_ns()
@@ -387,6 +424,10 @@ def main():
     ap.add_argument("--modes", default="warm,fresh,claim,compute")
     ap.add_argument("--claim-hosts", type=int, default=50,
                     help="hosts per request in the claim mode")
+    ap.add_argument("--claim-order", choices=("after-filter", "adjacent"),
+                    default="after-filter",
+                    help="claim mode: claim after filtering all hosts (as nova's "
+                    "scheduler does), or each host right after its own check")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     prims = load_fixtures()
@@ -414,8 +455,12 @@ def main():
             report(mode, n, tn, to, checks, passed, mism)
     if "claim" in args.modes.split(","):
         _GC["nova"] = _GC["numafit"] = 0
-        tn, to, claims, mism = run_claims(args.claim_hosts, args.rounds, prims, specs, rng)
+        tn, to, claims, mism, per = run_claims(args.claim_hosts, args.rounds, prims, specs,
+                                               rng, args.claim_order)
         report("claim", args.claim_hosts, tn, to, claims, "-", mism)
+        for name, (a, b, k) in per.items():
+            print("  claim on %-16s %5d claims  nova %8.1f us  numafit %8.1f us  %5.1fx" % (
+                name.split(".")[0], k, a / k / 1000, b / k / 1000, a / max(b, 1)))
     if "steps" in args.modes.split(","):
         run_steps(args.claim_hosts, prims, specs, rng)
     if "compute" in args.modes.split(","):

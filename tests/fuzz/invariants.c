@@ -411,11 +411,18 @@ int fuzz_check_claim(const numafit_host_t *host, unsigned load_flags, const numa
 }
 
 /* hw:cpu_thread_policy=isolate: no two vCPUs on one thread-sibling set of
- * the host (nova gives each vCPU a whole core). */
+ * the host cell they are placed on (nova gives each vCPU a whole core).  A
+ * cell's sibling sets describe that cell's CPUs: a set of another cell that
+ * names them (a host may hold such sets; nova and the claim read a cell's
+ * own) says nothing about them.  A CPU is in one cell's pcpuset only, so
+ * the pin says the cell. */
 static void check_isolated(const numafit_host_t *host, const numafit_placement_t *p, int vcpus) {
     int ncells = numafit_host_get_cell_count(host);
 
     for (int k = 0; k < ncells; k++) {
+        numafit_cpuset_t *own = NULL;
+        FUZZ_ASSERT(numafit_host_get_cell_cpus(host, (unsigned)k, NUMAFIT_CELL_CPUS_DEDICATED, 0,
+                                               &own) == 0);
         for (unsigned sib = 0;; sib++) {
             numafit_cpuset_t *set = NULL;
             int r = numafit_host_get_cell_siblings(host, (unsigned)k, sib, 0, &set), first = -1;
@@ -424,7 +431,8 @@ static void check_isolated(const numafit_host_t *host, const numafit_placement_t
             FUZZ_ASSERT(r == 0);
             for (int v = 0; v < vcpus; v++) {
                 int pin = numafit_placement_get_pin(p, (unsigned)v);
-                if (pin < 0 || numafit_cpuset_contains(set, (unsigned)pin) != 1)
+                if (pin < 0 || numafit_cpuset_contains(own, (unsigned)pin) != 1 ||
+                    numafit_cpuset_contains(set, (unsigned)pin) != 1)
                     continue;
                 if (first >= 0)
                     fuzz_note("isolate: vCPUs %d and %d are on one sibling set of cell %d "
@@ -436,6 +444,7 @@ static void check_isolated(const numafit_host_t *host, const numafit_placement_t
             }
             numafit_cpuset_free(set);
         }
+        numafit_cpuset_free(own);
     }
 }
 

@@ -776,6 +776,170 @@ class Patching(unittest.TestCase):
         cell.pinned_cpus.discard(3)
         self.assertIsNotNone(nn.numa_fit_instance_to_host(host, inst))
 
+    def test_claimed_topology_shares_what_never_changes(self):
+        """numa_usage_from_instance_numa's cells share the host cells' CPU
+        sets and sibling sets (as nova's share the page objects); pinned
+        CPUs and the page list are their own.  A change in place through
+        either topology is seen by fits on both: every answer equals a
+        fresh computation (a deep copy)."""
+        o = nfd.objects
+
+        def cell(i, cpus):
+            return o.NUMACell(
+                id=i, cpuset=set(), pcpuset=set(cpus), memory=4096, cpu_usage=0,
+                memory_usage=0, pinned_cpus=set(), socket=0,
+                siblings=[{c, c + 1} for c in cpus[::2]],
+                mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1}, memory=512, cpu_policy="dedicated",
+            cpu_thread_policy="require")])
+        one = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0}, memory=512, cpu_policy="dedicated")])
+
+        def answer(h):
+            got = nn.numa_fit_instance_to_host(h, inst)
+            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
+                                             for c in got.cells]
+
+        def check(*hosts):
+            for h in hosts:
+                for _ in range(5):  # through every stage of the host cache
+                    self.assertEqual(answer(h), answer(copy.deepcopy(h)))
+        host = o.NUMATopology(cells=[cell(0, [0, 1, 2, 3, 4, 5]), cell(1, [6, 7, 8, 9])])
+        check(host)
+        used = nn.numa_usage_from_instance_numa(host, nn.numa_fit_instance_to_host(host, one))
+        self.assertEqual(used.cells[0].pinned_cpus, {0})
+        self.assertEqual(host.cells[0].pinned_cpus, set())
+        for a, b in zip(host.cells, used.cells):
+            self.assertIsNot(a, b)
+            self.assertIs(a._obj_cpuset, b._obj_cpuset)
+            self.assertIs(a._obj_pcpuset, b._obj_pcpuset)
+            self.assertIs(a._obj_siblings, b._obj_siblings)
+            self.assertIsNot(a._obj_pinned_cpus, b._obj_pinned_cpus)
+            self.assertIsNot(a._obj_mempages, b._obj_mempages)
+        self.assertEqual(answer(used), [(0, [2, 3])])
+        self.assertEqual(answer(host), [(0, [0, 1])])
+        check(host, used)
+        # changes in place through the claimed topology, then the host's
+        changes = [
+            lambda: used.cells[0].siblings[1].discard(3),   # no longer a free core pair
+            lambda: used.cells[0].pcpuset.discard(4),
+            lambda: host.cells[0].siblings.append({3}),
+            lambda: host.cells[0].pcpuset.difference_update({5}),
+            lambda: used.cells[0].siblings.clear(),
+            lambda: host.cells[1].pcpuset.clear(),
+        ]
+        seen = set()
+        for i, change in enumerate(changes):
+            change()
+            with self.subTest(change=i):
+                check(host, used)
+            seen.add(repr((answer(host), answer(used))))
+        self.assertGreaterEqual(len(seen), 4, seen)
+        # a claim on the claimed topology, and the chain of claims after
+        # it, keeps sharing; the first host's answers stay right
+        chain = used
+        for _ in range(3):
+            fitted = nn.numa_fit_instance_to_host(chain, one)
+            if fitted is None:
+                break
+            chain = nn.numa_usage_from_instance_numa(chain, fitted)
+            self.assertIs(chain.cells[1]._obj_siblings, host.cells[1]._obj_siblings)
+        chain.cells[1].siblings.append({6, 7})
+        check(host, used, chain)
+
+    def test_column_text_reuses_library_host(self):
+        """Two objects read from one column text (nova's resource tracker
+        reads it for the claim's test and again for the usage update): the
+        second uses the first's library host only if the first was
+        unchanged when that host was built; every answer equals a fresh
+        computation."""
+        from numafit.nova import column
+        o = nfd.objects
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1}, memory=512, cpu_policy="dedicated")])
+
+        def answer(h):
+            got = nn.numa_fit_instance_to_host(h, inst)
+            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
+                                             for c in got.cells]
+        text = o.NUMATopology(cells=[o.NUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1, 2, 3}, memory=4096, cpu_usage=0,
+            memory_usage=0, pinned_cpus={0}, socket=0, siblings=[{0, 1}, {2, 3}],
+            mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])])._to_json()
+        want = answer(column.obj_from_db_obj(o.NUMATopology, text))
+        self.assertEqual(want, [(0, [2, 3])])
+        # the first object changed before its first fit: its host is not
+        # kept for the text
+        self.assertIsNotNone(nn._hosts._texts.get(text))
+        nn._hosts._texts.clear()
+        first = column.obj_from_db_obj(o.NUMATopology, text)
+        first.cells[0].pinned_cpus.update({1, 2, 3})
+        self.assertIsNone(answer(first))
+        second = column.obj_from_db_obj(o.NUMATopology, text)
+        self.assertEqual(answer(second), want)
+        # fitted unchanged, then changed: the second still reads the text's
+        self.assertIs(nn._hosts._texts.get(text), nn._hosts.get(second))
+        second.cells[0].pinned_cpus.add(1)
+        third = column.obj_from_db_obj(o.NUMATopology, text)
+        self.assertIs(nn._hosts.get(third), nn._hosts._texts.get(text))
+        self.assertEqual(answer(third), want)
+        self.assertEqual(answer(second), answer(copy.deepcopy(second)))
+        # the third changed after being read: its own content counts
+        third.cells[0].siblings[1].discard(3)
+        self.assertEqual(answer(third), answer(copy.deepcopy(third)))
+        self.assertEqual(answer(column.obj_from_db_obj(o.NUMATopology, text)), want)
+
+    def test_column_reads_share_what_never_changes(self):
+        """An object read from a column text shares the cells' cpuset,
+        pcpuset and sibling sets with the last object read from the same
+        text while that one is unchanged; a change in place through either
+        is seen by fits on both, and the next read shares no changed set."""
+        from numafit.nova import column
+        o = nfd.objects
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1}, memory=512, cpu_policy="dedicated",
+            cpu_thread_policy="require")])
+
+        def answer(h):
+            got = nn.numa_fit_instance_to_host(h, inst)
+            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
+                                             for c in got.cells]
+
+        def check(*hosts):
+            for h in hosts:
+                for _ in range(5):
+                    self.assertEqual(answer(h), answer(copy.deepcopy(h)))
+        text = o.NUMATopology(cells=[o.NUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1, 2, 3, 4, 5}, memory=4096, cpu_usage=0,
+            memory_usage=0, pinned_cpus={0}, socket=0, siblings=[{0, 1}, {2, 3}, {4, 5}],
+            mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)])])._to_json()
+        a = column.obj_from_db_obj(o.NUMATopology, text)
+        want = answer(a)
+        self.assertEqual(want, [(0, [2, 3])])
+        b = column.obj_from_db_obj(o.NUMATopology, text)
+        for name in ("_obj_cpuset", "_obj_pcpuset", "_obj_siblings"):
+            self.assertIs(b.cells[0].__dict__[name], a.cells[0].__dict__[name])
+        self.assertIsNot(b.cells[0]._obj_pinned_cpus, a.cells[0]._obj_pinned_cpus)
+        self.assertEqual(b._to_json(), a._to_json())
+        self.assertEqual(answer(b), want)
+        a.cells[0].siblings[1].discard(3)  # no free core pair but 4, 5
+        check(a, b)
+        self.assertEqual(answer(b), [(0, [4, 5])])
+        # the next read shares nothing changed: it reads as the text
+        c = column.obj_from_db_obj(o.NUMATopology, text)
+        self.assertIsNot(c.cells[0]._obj_siblings, a.cells[0]._obj_siblings)
+        self.assertEqual(answer(c), want)
+        self.assertEqual(c._to_json(), text)
+        d = column.obj_from_db_obj(o.NUMATopology, text)
+        self.assertIs(d.cells[0]._obj_siblings, c.cells[0]._obj_siblings)
+        d.cells[0].pcpuset.discard(5)
+        check(c, d)
+        self.assertEqual(answer(c), [(0, [2, 3])])
+        c.cells[0].pcpuset.difference_update({2, 3})
+        check(c, d)
+        self.assertEqual(answer(d), None)
+
     def test_host_cache_holds_live_objects_only(self):
         """nova replaces a host's NUMATopology object on every update: the
         cache entries (and the library hosts) of objects that are gone go
@@ -911,11 +1075,18 @@ class Patching(unittest.TestCase):
         nc._host_records = counting
         try:
             column.obj_from_db_obj(o.NUMATopology, text)  # the once-per-process checks
+            nn._hosts._texts.clear()
             topo = column.obj_from_db_obj(o.NUMATopology, text)
             del calls[:]
             for _ in range(4):
                 self.assertTrue(nn.host_fits(topo, inst, 1.0, 1.0))
             self.assertEqual(len(calls), 1)
+            # another object of the same text: the text's library host, no
+            # records written at all
+            again = column.obj_from_db_obj(o.NUMATopology, text)
+            self.assertTrue(nn.host_fits(again, inst, 1.0, 1.0))
+            self.assertEqual(len(calls), 1)
+            del again
             for c in topo.cells:  # every dedicated CPU taken, in place
                 c.pinned_cpus.update(c.pcpuset)
             self.assertFalse(nn.host_fits(topo, inst, 1.0, 1.0))

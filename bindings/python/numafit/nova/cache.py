@@ -149,6 +149,36 @@ def _retire(entry):
         entry[1].dirty = True
 
 
+class _SmallCache:
+    """A dict with a size limit (emptied when full); values are immutable
+    once stored, so readers need no lock."""
+
+    def __init__(self, size):
+        self.size = size
+        self.d = {}
+
+    def get(self, key):
+        return self.d.get(key)
+
+    def put(self, key, value):
+        if len(self.d) >= self.size:
+            self.d.clear()
+        self.d[key] = value
+        return value
+
+    def clear(self):
+        self.d.clear()
+
+
+class _Born:
+    """The key slot of a put_born entry before its first sight: the column
+    text the object was read from (never equal to a records key)."""
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+
 class _HostCache:
     """numafit Hosts built from nova NUMATopology objects.  The scheduler
     asks about the same host_state.numa_topology for many requests, and
@@ -176,6 +206,10 @@ class _HostCache:
     # its object goes (a weak reference's callback), so objects replaced on
     # every update hold no memory here.
     MAX = 16384
+    # column texts whose library host is kept (put_born): a compute claim
+    # reads one text twice in a row; the scheduler's sights of an object
+    # go through its entry above
+    TEXTS = 64
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -188,6 +222,8 @@ class _HostCache:
         self._dead = []
         # (records, names) -> _CHost, while an entry above holds it
         self._content = weakref.WeakValueDictionary()
+        # column text -> the _CHost of its content, for a few recent texts
+        self._texts = _SmallCache(self.TEXTS)
 
     def get(self, topo, settle=True):
         """The _CHost of topo's content.  settle=False: this sight does not
@@ -211,12 +247,16 @@ class _HostCache:
                     except Exception:
                         rec = None
                     if rec is not None:
-                        ck = (rec.tobytes(), names)
+                        born, ck = ck, (rec.tobytes(), names)
                         host = self._host_of(ck, rec, names, topo)
                         with self._lock:
                             if self._items.get(k) is hit:
                                 self._items[k] = (ref, snap, host, ck)
                                 self._content[ck] = host
+                        if type(born) is _Born and not snap.dirty:
+                            # (the records were read under the watch: a
+                            # change since their reading would show here)
+                            self._texts.put(born.text, host)
                         return host
                 snap = _TWICE  # changed since: its records again, a new watch
             if snap is None or snap is _TWICE:
@@ -284,22 +324,29 @@ class _HostCache:
                     assert fast.to_dict() == slow.to_dict(), "host records differ"
         return host
 
-    def put_born(self, topo, w):
+    def put_born(self, topo, w, text=None):
         """Enter a NUMATopology the adapter has just built from its column
         text (numafit.nova.column), watched by w from its making: its first
         sight writes its records and finds or builds its library host, and
         the sights after it cost a watch check (without it the second and
         third sights write the records again, as for any object not
         watched yet: a scheduler's first requests after every update, and
-        the fit and the usage of every claim)."""
+        the fit and the usage of every claim).  With the column text, the
+        library host of an object read from the same text a little earlier
+        is used from the start (nova's resource tracker reads the column
+        twice per claim, for the claim's test and for the usage update),
+        and the host built at the first sight is kept for the text (a few
+        recent texts: _texts)."""
         k = id(topo)
         ref = _KeyRef(topo, self._dead.append)
         ref.key = k
+        host = self._texts.get(text) if text is not None else None
+        ck = None if host is not None or text is None else _Born(text)
         if self._dead:
             self.purge()
         with self._lock:
             _retire(self._items.get(k))
-            self._items[k] = (ref, w, None, None)
+            self._items[k] = (ref, w, host, ck)
             self._items.move_to_end(k)
             while len(self._items) > self.MAX:
                 _retire(self._items.popitem(last=False)[1])
@@ -349,6 +396,7 @@ class _HostCache:
                 _retire(hit)
             self._items.clear()
             self._content.clear()
+            self._texts.clear()
             del self._dead[:]
 
 
@@ -359,27 +407,6 @@ def _cells_host(host_topology, settle=True):
     """The library host (_CHost) of a nova NUMATopology (cached; fits only
     read it)."""
     return _hosts.get(host_topology, settle)
-
-
-class _SmallCache:
-    """A dict with a size limit (emptied when full); values are immutable
-    once stored, so readers need no lock."""
-
-    def __init__(self, size):
-        self.size = size
-        self.d = {}
-
-    def get(self, key):
-        return self.d.get(key)
-
-    def put(self, key, value):
-        if len(self.d) >= self.size:
-            self.d.clear()
-        self.d[key] = value
-        return value
-
-    def clear(self):
-        self.d.clear()
 
 
 # (profile, emulator threads policy, per cell: cpuset, pcpuset, memory,

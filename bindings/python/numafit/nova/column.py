@@ -25,12 +25,13 @@ differ, nova's own are used from then on and a warning is logged.
 """
 import json
 import logging
+import weakref
 
 from . import runtime
-from .cache import _hosts, new_watch
+from .cache import _SmallCache, _hosts, new_watch
 from .convert import _state, owner
 from .runtime import _nova
-from .watch import WATCHES
+from .watch import WATCHES, attach
 
 LOG = logging.getLogger(__package__)
 
@@ -106,10 +107,20 @@ def _all(values, t):
     return not values or set(map(type, values)) == {t}
 
 
-def _build(prim, want, wl=None):
+# a host cell's collections nova never changes after discovery: an object
+# read from a column text shares them with an unchanged object read from the
+# same text before (numafit.nova.convert shares the same with a claimed
+# topology)
+_SHARED = frozenset(("cpuset", "pcpuset", "siblings"))
+
+
+def _build(prim, want, wl=None, like=None, shared=None):
     """The object of class name `want` that oslo's obj_from_primitive makes
     of primitive `prim`, it and everything in it watched by the watches of
-    list wl (or None); raises _Slow for anything unusual."""
+    list wl (or None); raises _Slow for anything unusual.  like: an
+    unchanged object built from the same primitive (or None): its cells'
+    collections of _SHARED are used instead of new ones, and appended (with
+    the sets in them) to the list shared."""
     if type(prim) is not dict or prim.get("nova_object.namespace") != "nova" or \
             prim.get("nova_object.name") != want:
         raise _Slow("object")
@@ -127,10 +138,20 @@ def _build(prim, want, wl=None):
     d["VERSION"] = version
     if wl is not None:
         d[WATCHES] = wl
+    ld = like.__dict__ if like is not None else None
     for name, kind, field, extra in spec:
         if name not in data:
             continue
         v = data[name]
+        if ld is not None and name in _SHARED and want == "NUMACell":
+            lv = ld.get("_obj_" + name)
+            t = type(lv)
+            if v is not None and (t is _CoercedSet or t is _CoercedList) and len(lv) == len(v):
+                shared.append(lv)
+                if t is _CoercedList:
+                    shared.extend(lv)
+                d["_obj_" + name] = lv
+                continue
         if v is None:
             if not field.nullable:
                 raise _Slow("null")
@@ -168,7 +189,11 @@ def _build(prim, want, wl=None):
             out.__dict__ = {"_element_type": et, "_obj": own, "_field": name}
             if wl is not None:
                 out.__dict__[WATCHES] = wl
-            list.extend(out, [_build(x, oname, wl) for x in v])
+            likes = ld.get("_obj_" + name) if ld is not None and name == "cells" else None
+            if likes is not None and len(likes) == len(v):
+                list.extend(out, [_build(x, oname, wl, lk, shared) for x, lk in zip(v, likes)])
+            else:
+                list.extend(out, [_build(x, oname, wl) for x in v])
             v = out
         d["_obj_" + name] = v
     fields = cls.fields
@@ -292,18 +317,55 @@ def obj_from_db_obj(cls, db_obj):
             return original(db_obj)
         # watched from its making, and entered in the host cache: a fit
         # finds its library host from the first sight on
-        w = new_watch()
-        obj = _build(_loads(db_obj), "NUMATopology", [w] if w is not None else None)
+        obj, w, shares = _build_shared(_loads(db_obj), db_obj, new_watch())
     except (_Slow, TypeError, ValueError, AttributeError):
         return original(db_obj)
     if _checked is None or runtime._VERIFY:
         slow = original(db_obj)
-        if not _agree(_state(obj), _state(slow), "obj_from_db_obj") or \
+        # (a shared collection's owner is the cell of the object it was
+        # first read for)
+        if not _agree(_state(obj, owned=not shares), _state(slow, owned=not shares),
+                      "obj_from_db_obj") or \
                 not _agree(_text(obj), _text(slow), "obj_from_db_obj (its text)"):
             return slow
     if w is not None:
-        _hosts.put_born(obj, w)
+        _hosts.put_born(obj, w, db_obj if type(db_obj) is str else None)
     return obj
+
+
+# column text -> (weak reference to the last topology read from it, its
+# watch), for a few recent texts
+_likes = _SmallCache(64)
+
+
+def _build_shared(prim, text, w):
+    """(_build(prim, "NUMATopology") watched by w, its watch, whether it
+    shares): the collections nova never changes are shared with the last
+    topology read from the same text if that one is unchanged since (its
+    watch clean): nova's resource tracker reads a compute node's column
+    twice per claim.  Without watches, or for a text other than a str,
+    nothing is shared."""
+    if w is None or type(text) is not str:
+        return _build(prim, "NUMATopology", [w] if w is not None else None), w, False
+    hit = _likes.get(text)
+    like = hit[0]() if hit is not None and not hit[1].dirty else None
+    if like is not None:
+        shared = []
+        obj = _build(prim, "NUMATopology", [w], like, shared)
+        # the new watch goes on the shared collections before the old one
+        # is read again: a change before this is in the old watch, one
+        # after it in the new one
+        attach(shared, w)
+        if not hit[1].dirty:
+            _likes.put(text, (weakref.ref(obj), w))
+            return obj, w, bool(shared)
+        w.dirty = True  # changed meanwhile: built anew, with a new watch
+        w = new_watch()
+        if w is None:
+            return _build(prim, "NUMATopology"), None, False
+    obj = _build(prim, "NUMATopology", [w])
+    _likes.put(text, (weakref.ref(obj), w))
+    return obj, w, False
 
 
 def _to_json(self):

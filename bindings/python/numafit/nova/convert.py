@@ -443,15 +443,32 @@ def _build_cell_fast(rc, pc, vmap):
     changed."""
     cls = type(rc)
     fields = cls.fields
-    c = _clone_storage(rc, clone_nested=True)
+    c = cls.__new__(cls)
     d = c.__dict__
-    d["_changed_fields"] = set()
+    d.update(rc.__dict__)  # values by reference; collections and objects below
+    d.pop(WATCHES, None)
+    d.pop("VERSION", None)
+    if "_context" in d:
+        d["_context"] = None
+    oc = owner(c)
+    for k in _collection_keys(cls):
+        v = d.get(k)
+        if v is not None:
+            d[k] = _copy_owned(v, oc)
+    for k in _object_keys(cls):
+        v = d.get(k)
+        if v is not None and hasattr(v, "obj_clone"):
+            d[k] = v.obj_clone()
     for name, default in _defaults(cls):
         if "_obj_" + name not in d:
             setattr(c, name, copy.deepcopy(default))
 
     def put(name, value):
-        d["_obj_" + name] = fields[name].coerce(c, name, value)
+        v = fields[name].coerce(c, name, value)
+        a = getattr(v, "__dict__", None) if isinstance(v, (set, dict, list)) else None
+        if a is not None and a.get("_obj") is c:
+            a["_obj"] = oc
+        d["_obj_" + name] = v
 
     put("id", pc["id"])
     ps = pc.get("pagesize")
@@ -470,8 +487,45 @@ def _build_cell_fast(rc, pc, vmap):
     if pc.get("cpuset_reserved") is not None:
         put("cpuset_reserved", set(pc["cpuset_reserved"]))
     d["_changed_fields"] = {k[5:] for k in d if k.startswith("_obj_") and k[5:] in fields}
-    _weaken(c)
+    _weaken(c)  # (collections a default's deep copy bound to c)
     return c
+
+
+@functools.lru_cache(maxsize=16)
+def _object_keys(cls):
+    """The storage keys of cls's fields whose values are objects."""
+    from oslo_versionedobjects import fields as ovo_fields
+    return tuple("_obj_" + n for n, f in cls.fields.items()
+                 if isinstance(getattr(f, "_type", None), ovo_fields.Object))
+
+
+def _copy_owned(v, oc):
+    """A copy of collection v (a set, dict or list, or one of oslo's
+    coerced ones: the same class, made without its constructor, whose
+    coerce would check every element again; the base type's C copy of the
+    items, then the collection's attributes: element type, field, owner)
+    bound to the _Owner oc where v has an owner, without v's watches; a
+    list's collections copied too."""
+    t = type(v)
+    for base in (set, list, dict):
+        if isinstance(v, base):
+            break
+    else:
+        return v
+    w = t.__new__(t) if t is not base else base()
+    if base is set:
+        set.update(w, v)
+    elif base is list:
+        list.extend(w, [_copy_owned(x, oc) if isinstance(x, (set, dict, list)) else x
+                        for x in v])
+    else:
+        dict.update(w, v)
+    attrs = getattr(v, "__dict__", None)
+    if attrs:
+        w.__dict__.update(unwatched(attrs))
+        if "_obj" in attrs:
+            w._obj = oc
+    return w
 
 
 def _weaken(obj):
@@ -504,35 +558,10 @@ def _clone_storage(src, clone_nested=False):
     d = c.__dict__
     oc = owner(c)
 
-    def own(v):
-        # the same class without its constructor (oslo's coerces every
-        # element again): the base type's C copy of the items, then the
-        # collection's attributes (element type, field, owner)
-        t = type(v)
-        for base in (set, list, dict):
-            if isinstance(v, base):
-                break
-        w = t.__new__(t) if t is not base else base()
-        if base is set:
-            set.update(w, v)
-        elif base is list:
-            list.extend(w, v)
-        else:
-            dict.update(w, v)
-        attrs = getattr(v, "__dict__", None)
-        if attrs:
-            w.__dict__.update(unwatched(attrs))
-            if "_obj" in attrs:
-                w._obj = oc
-        return w
     for k, v in src.__dict__.items():
         if k.startswith("_obj_"):
             if isinstance(v, (set, dict, list)):
-                v = own(v)
-                if isinstance(v, list):
-                    for i, x in enumerate(v):
-                        if isinstance(x, (set, dict, list)):
-                            list.__setitem__(v, i, own(x))
+                v = _copy_owned(v, oc)
             elif clone_nested and hasattr(v, "obj_clone"):
                 v = v.obj_clone()
         elif k == "_context":
@@ -547,6 +576,8 @@ def _clone_storage(src, clone_nested=False):
 # network_metadata when the host cell has it): the new cells' changed fields
 _USAGE_FIELDS = ("id", "cpuset", "pcpuset", "memory", "socket", "cpu_usage", "memory_usage",
                  "mempages", "pinned_cpus", "siblings")
+# what a claimed cell gets anew (not copied from the host cell)
+_CLAIM_KEYS = frozenset(("_obj_pinned_cpus", "_obj_mempages"))
 
 
 def _copy_coerced(v, own, wl, colls):
@@ -644,32 +675,69 @@ def _coerced_list():
     return ovo_fields.CoercedList
 
 
-def _clone_cell(src, wl, colls):
+# a host cell's collections that nova never changes after discovery: a
+# claimed topology's cells share them with the host topology's cells
+_SHARED_KEYS = frozenset(("_obj_cpuset", "_obj_pcpuset", "_obj_siblings"))
+
+
+@functools.lru_cache(maxsize=16)
+def _collection_keys(cls):
+    """The storage keys of cls's fields whose values are sets, lists or
+    dicts (oslo's Set, List and Dict field types)."""
+    from oslo_versionedobjects import fields as ovo_fields
+    kinds = (ovo_fields.Set, ovo_fields.List, ovo_fields.Dict)
+    return tuple("_obj_" + n for n, f in cls.fields.items()
+                 if isinstance(getattr(f, "_type", None), kinds))
+
+
+def _clone_cell(src, wl, colls, skip=(), shared=None):
     """_clone_storage(src) for a host NUMACell, quicker (its sets and
     lists are oslo's coerced ones, the sibling sets inside their list too),
     the new cell and its new collections watched by the watches of list wl
-    (or None); None when a collection is of another kind."""
+    (or None); None when a collection is of another kind.  The keys in skip
+    are left out (the caller sets them).  With a list shared, the
+    collections of _SHARED_KEYS (and the sibling sets in their list) are
+    not copied but shared, and appended to shared (the caller adds its
+    watch to theirs: watch.attach)."""
     cls = type(src)
     c = cls.__new__(cls)
-    oc = owner(c)
     d = c.__dict__
-    for k, v in src.__dict__.items():
-        if k.startswith("_obj_"):
-            if isinstance(v, (set, dict, list)):
-                v = _copy_coerced(v, oc, wl, colls)
-                if v is None:  # not one of oslo's coerced sets and lists
-                    return None
-                if type(v) is colls[1]:
-                    for i, x in enumerate(v):
-                        if isinstance(x, (set, dict, list)):
-                            x = _copy_coerced(x, oc, wl, colls)
-                            if x is None:
-                                return None
-                            list.__setitem__(v, i, x)
-        elif k == "_context":
-            v = None
-        elif k == "VERSION" or k == WATCHES:
+    d.update(src.__dict__)  # values copied by reference; collections below
+    d.pop(WATCHES, None)
+    d.pop("VERSION", None)
+    if "_context" in d:
+        d["_context"] = None
+    cset, clist = colls
+    oc = None
+    for k in _collection_keys(cls):
+        v = d.get(k)
+        if v is None:
             continue
+        if k in skip:
+            del d[k]
+            continue
+        t = type(v)
+        if shared is not None and k in _SHARED_KEYS and (t is cset or t is clist):
+            if t is cset:
+                shared.append(v)
+            elif set(map(type, v)) <= {cset}:
+                shared.append(v)
+                shared.extend(v)
+            else:
+                return None
+            continue
+        if oc is None:
+            oc = owner(c)
+        v = _copy_coerced(v, oc, wl, colls)
+        if v is None:  # not one of oslo's coerced sets and lists
+            return None
+        if type(v) is clist:
+            for i, x in enumerate(v):
+                if isinstance(x, (set, dict, list)):
+                    x = _copy_coerced(x, oc, wl, colls)
+                    if x is None:
+                        return None
+                    list.__setitem__(v, i, x)
         d[k] = v
     if wl is not None:
         d[WATCHES] = wl
@@ -696,14 +764,16 @@ def _usage_topology_fast(host_topology, host, claimed_ids, w=None):
         for name in _USAGE_FIELDS:
             if "_obj_" + name not in hd:
                 raise _Unsupported("host cell without %s" % name)
-        c = _clone_cell(hc, wl, colls) if colls else None
+        claimed = hd["_obj_id"] in claimed_ids
+        c = _clone_cell(hc, wl, colls, _CLAIM_KEYS if claimed else (),
+                        shared if wl is not None else None) if colls else None
         if c is None:
             if w is not None:
                 raise _Unsupported("a collection of another kind")
             c = _clone_storage(hc)
         d = c.__dict__
         fields = type(c).fields
-        if hd["_obj_id"] in claimed_ids:
+        if claimed:
             cpu_usage, memory_usage, pinned, pages = host.cell_usage(i)
             old = hd["_obj_mempages"]
             if len(old) != len(pages):
@@ -804,19 +874,21 @@ def _usage_topology(host_topology, instance_topology, host, w=None):
     return objects.NUMATopology.obj_from_primitive(host.to_dict())
 
 
-def _state(obj):
+def _state(obj, owned=True):
     """An object's storage as comparable values: collection types, their
-    owner and field, nested objects, changed fields."""
+    owner (whether it is obj; with owned=False only whether they have one)
+    and field, nested objects, changed fields."""
     out = {}
     for k, v in obj.__dict__.items():
         if k == WATCHES:
             continue
         if hasattr(v, "obj_fields"):
-            v = ("object", type(v), _state(v))
+            v = ("object", type(v), _state(v, owned))
         elif isinstance(v, (set, dict, list)):
             v = (type(v), v if not isinstance(v, list) else
-                 [_state(x) if hasattr(x, "obj_fields") else x for x in v],
-                 getattr(v, "_field", None), _owner_of(v) is obj if hasattr(v, "_obj") else True)
+                 [_state(x, owned) if hasattr(x, "obj_fields") else x for x in v],
+                 getattr(v, "_field", None),
+                 (_owner_of(v) is obj if owned else True) if hasattr(v, "_obj") else True)
         out[k] = v
     return out
 
