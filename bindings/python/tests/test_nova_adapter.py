@@ -51,6 +51,13 @@ def prim(o):
     return None if o is None else nfd.strip_changes(o.obj_to_primitive())
 
 
+def pins(host, inst):
+    """The adapter's fit of inst on host: per guest cell its host cell id
+    and the sorted pCPUs, or None."""
+    got = nn.numa_fit_instance_to_host(host, inst)
+    return None if got is None else [(c.id, sorted(c.cpu_pinning.values())) for c in got.cells]
+
+
 class PinningLines(logging.Handler):
     """The messages nova.virt.hardware's logger takes at INFO while in the
     with block (a list)."""
@@ -644,9 +651,7 @@ class Patching(unittest.TestCase):
             id=0, cpuset=set(), pcpuset=set(range(6)), memory=512, cpu_policy="dedicated")])
 
         def answer(h):
-            got = nn.numa_fit_instance_to_host(h, inst)
-            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
-                                             for c in got.cells]
+            return pins(h, inst)
         for rnd in range(6):
             host = o.NUMATopology(cells=[cell(0), cell(1)])
             stop = threading.Event()
@@ -776,6 +781,14 @@ class Patching(unittest.TestCase):
         cell.pinned_cpus.discard(3)
         self.assertIsNotNone(nn.numa_fit_instance_to_host(host, inst))
 
+    def assert_as_fresh(self, inst, *hosts):
+        """Each host's fit of inst equals a deep copy's (a new object, built
+        afresh), five times in a row: through every stage of the host
+        cache."""
+        for h in hosts:
+            for _ in range(5):
+                self.assertEqual(pins(h, inst), pins(copy.deepcopy(h), inst))
+
     def test_claimed_topology_shares_what_never_changes(self):
         """numa_usage_from_instance_numa's cells share the host cells' CPU
         sets and sibling sets (as nova's share the page objects); pinned
@@ -797,14 +810,10 @@ class Patching(unittest.TestCase):
             id=0, cpuset=set(), pcpuset={0}, memory=512, cpu_policy="dedicated")])
 
         def answer(h):
-            got = nn.numa_fit_instance_to_host(h, inst)
-            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
-                                             for c in got.cells]
+            return pins(h, inst)
 
         def check(*hosts):
-            for h in hosts:
-                for _ in range(5):  # through every stage of the host cache
-                    self.assertEqual(answer(h), answer(copy.deepcopy(h)))
+            self.assert_as_fresh(inst, *hosts)
         host = o.NUMATopology(cells=[cell(0, [0, 1, 2, 3, 4, 5]), cell(1, [6, 7, 8, 9])])
         check(host)
         used = nn.numa_usage_from_instance_numa(host, nn.numa_fit_instance_to_host(host, one))
@@ -860,9 +869,7 @@ class Patching(unittest.TestCase):
             id=0, cpuset=set(), pcpuset={0, 1}, memory=512, cpu_policy="dedicated")])
 
         def answer(h):
-            got = nn.numa_fit_instance_to_host(h, inst)
-            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
-                                             for c in got.cells]
+            return pins(h, inst)
         text = o.NUMATopology(cells=[o.NUMACell(
             id=0, cpuset=set(), pcpuset={0, 1, 2, 3}, memory=4096, cpu_usage=0,
             memory_usage=0, pinned_cpus={0}, socket=0, siblings=[{0, 1}, {2, 3}],
@@ -871,7 +878,7 @@ class Patching(unittest.TestCase):
         self.assertEqual(want, [(0, [2, 3])])
         # the first object changed before its first fit: its host is not
         # kept for the text
-        self.assertIsNotNone(nn._hosts._texts.get(text))
+        self.assertIsNotNone(nn._hosts._texts.get(text)[0])
         nn._hosts._texts.clear()
         first = column.obj_from_db_obj(o.NUMATopology, text)
         first.cells[0].pinned_cpus.update({1, 2, 3})
@@ -879,10 +886,10 @@ class Patching(unittest.TestCase):
         second = column.obj_from_db_obj(o.NUMATopology, text)
         self.assertEqual(answer(second), want)
         # fitted unchanged, then changed: the second still reads the text's
-        self.assertIs(nn._hosts._texts.get(text), nn._hosts.get(second))
+        self.assertIs(nn._hosts._texts.get(text)[0], nn._hosts.get(second))
         second.cells[0].pinned_cpus.add(1)
         third = column.obj_from_db_obj(o.NUMATopology, text)
-        self.assertIs(nn._hosts.get(third), nn._hosts._texts.get(text))
+        self.assertIs(nn._hosts.get(third), nn._hosts._texts.get(text)[0])
         self.assertEqual(answer(third), want)
         self.assertEqual(answer(second), answer(copy.deepcopy(second)))
         # the third changed after being read: its own content counts
@@ -902,14 +909,10 @@ class Patching(unittest.TestCase):
             cpu_thread_policy="require")])
 
         def answer(h):
-            got = nn.numa_fit_instance_to_host(h, inst)
-            return None if got is None else [(c.id, sorted(c.cpu_pinning.values()))
-                                             for c in got.cells]
+            return pins(h, inst)
 
         def check(*hosts):
-            for h in hosts:
-                for _ in range(5):
-                    self.assertEqual(answer(h), answer(copy.deepcopy(h)))
+            self.assert_as_fresh(inst, *hosts)
         text = o.NUMATopology(cells=[o.NUMACell(
             id=0, cpuset=set(), pcpuset={0, 1, 2, 3, 4, 5}, memory=4096, cpu_usage=0,
             memory_usage=0, pinned_cpus={0}, socket=0, siblings=[{0, 1}, {2, 3}, {4, 5}],

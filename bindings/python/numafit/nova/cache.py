@@ -206,9 +206,8 @@ class _HostCache:
     # its object goes (a weak reference's callback), so objects replaced on
     # every update hold no memory here.
     MAX = 16384
-    # column texts whose library host is kept (put_born): a compute claim
-    # reads one text twice in a row; the scheduler's sights of an object
-    # go through its entry above
+    # column texts kept (put_born): a compute claim reads one text twice in
+    # a row; the scheduler's sights of an object go through its entry above
     TEXTS = 64
 
     def __init__(self):
@@ -222,7 +221,9 @@ class _HostCache:
         self._dead = []
         # (records, names) -> _CHost, while an entry above holds it
         self._content = weakref.WeakValueDictionary()
-        # column text -> the _CHost of its content, for a few recent texts
+        # column text -> (the _CHost of its content or None, a weak
+        # reference to the last object read from it, that object's watch),
+        # for a few recent texts
         self._texts = _SmallCache(self.TEXTS)
 
     def get(self, topo, settle=True):
@@ -256,7 +257,8 @@ class _HostCache:
                         if type(born) is _Born and not snap.dirty:
                             # (the records were read under the watch: a
                             # change since their reading would show here)
-                            self._texts.put(born.text, host)
+                            t = self._texts.get(born.text)
+                            self._texts.put(born.text, (host,) + (t[1:] if t else (None, None)))
                         return host
                 snap = _TWICE  # changed since: its records again, a new watch
             if snap is None or snap is _TWICE:
@@ -335,12 +337,16 @@ class _HostCache:
         library host of an object read from the same text a little earlier
         is used from the start (nova's resource tracker reads the column
         twice per claim, for the claim's test and for the usage update),
-        and the host built at the first sight is kept for the text (a few
-        recent texts: _texts)."""
+        the host built at the first sight is kept for the text, and topo is
+        the text's last object (like(); a few recent texts: _texts)."""
         k = id(topo)
         ref = _KeyRef(topo, self._dead.append)
         ref.key = k
-        host = self._texts.get(text) if text is not None else None
+        host = None
+        if text is not None:
+            t = self._texts.get(text)
+            host = t[0] if t else None
+            self._texts.put(text, (host, weakref.ref(topo), w))
         ck = None if host is not None or text is None else _Born(text)
         if self._dead:
             self.purge()
@@ -379,6 +385,16 @@ class _HostCache:
             self._items.move_to_end(k)
             while len(self._items) > self.MAX:
                 _retire(self._items.popitem(last=False)[1])
+
+    def like(self, text):
+        """(the last object put_born() entered for column text, its watch)
+        while that object lives and is unchanged (its watch clean), else
+        (None, None)."""
+        t = self._texts.get(text)
+        if t is None or t[1] is None or t[2].dirty:
+            return None, None
+        obj = t[1]()
+        return (obj, t[2]) if obj is not None else (None, None)
 
     def purge(self):
         """Drop the entries of topologies that are gone."""

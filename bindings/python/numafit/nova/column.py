@@ -25,10 +25,9 @@ differ, nova's own are used from then on and a warning is logged.
 """
 import json
 import logging
-import weakref
 
 from . import runtime
-from .cache import _SmallCache, _hosts, new_watch
+from .cache import _hosts, new_watch
 from .convert import _state, owner
 from .runtime import _nova
 from .watch import WATCHES, attach
@@ -333,22 +332,16 @@ def obj_from_db_obj(cls, db_obj):
     return obj
 
 
-# column text -> (weak reference to the last topology read from it, its
-# watch), for a few recent texts
-_likes = _SmallCache(64)
-
-
 def _build_shared(prim, text, w):
     """(_build(prim, "NUMATopology") watched by w, its watch, whether it
     shares): the collections nova never changes are shared with the last
     topology read from the same text if that one is unchanged since (its
-    watch clean): nova's resource tracker reads a compute node's column
-    twice per claim.  Without watches, or for a text other than a str,
-    nothing is shared."""
+    watch clean; _hosts.like()): nova's resource tracker reads a compute
+    node's column twice per claim.  Without watches, or for a text other
+    than a str, nothing is shared."""
     if w is None or type(text) is not str:
         return _build(prim, "NUMATopology", [w] if w is not None else None), w, False
-    hit = _likes.get(text)
-    like = hit[0]() if hit is not None and not hit[1].dirty else None
+    like, lw = _hosts.like(text)
     if like is not None:
         shared = []
         obj = _build(prim, "NUMATopology", [w], like, shared)
@@ -356,16 +349,11 @@ def _build_shared(prim, text, w):
         # is read again: a change before this is in the old watch, one
         # after it in the new one
         attach(shared, w)
-        if not hit[1].dirty:
-            _likes.put(text, (weakref.ref(obj), w))
+        if not lw.dirty:
             return obj, w, bool(shared)
         w.dirty = True  # changed meanwhile: built anew, with a new watch
         w = new_watch()
-        if w is None:
-            return _build(prim, "NUMATopology"), None, False
-    obj = _build(prim, "NUMATopology", [w])
-    _likes.put(text, (weakref.ref(obj), w))
-    return obj, w, False
+    return _build(prim, "NUMATopology", [w] if w is not None else None), w, False
 
 
 def _to_json(self):
