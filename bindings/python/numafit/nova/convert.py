@@ -443,13 +443,8 @@ def _build_cell_fast(rc, pc, vmap):
     changed."""
     cls = type(rc)
     fields = cls.fields
-    c = cls.__new__(cls)
+    c = _shallow_clone(rc)  # collections and nested objects copied below
     d = c.__dict__
-    d.update(rc.__dict__)  # values by reference; collections and objects below
-    d.pop(WATCHES, None)
-    d.pop("VERSION", None)
-    if "_context" in d:
-        d["_context"] = None
     oc = owner(c)
     for k in _collection_keys(cls):
         v = d.get(k)
@@ -488,6 +483,20 @@ def _build_cell_fast(rc, pc, vmap):
         put("cpuset_reserved", set(pc["cpuset_reserved"]))
     d["_changed_fields"] = {k[5:] for k in d if k.startswith("_obj_") and k[5:] in fields}
     _weaken(c)  # (collections a default's deep copy bound to c)
+    return c
+
+
+def _shallow_clone(src):
+    """A new object of src's class whose storage holds src's values by
+    reference (one dict copy), without src's watches, instance VERSION or
+    context: the callers then copy what must not be shared."""
+    c = type(src).__new__(type(src))
+    d = c.__dict__
+    d.update(src.__dict__)
+    d.pop(WATCHES, None)
+    d.pop("VERSION", None)
+    if "_context" in d:
+        d["_context"] = None
     return c
 
 
@@ -700,13 +709,8 @@ def _clone_cell(src, wl, colls, skip=(), shared=None):
     not copied but shared, and appended to shared (the caller adds its
     watch to theirs: watch.attach)."""
     cls = type(src)
-    c = cls.__new__(cls)
+    c = _shallow_clone(src)  # collections copied (or shared) below
     d = c.__dict__
-    d.update(src.__dict__)  # values copied by reference; collections below
-    d.pop(WATCHES, None)
-    d.pop("VERSION", None)
-    if "_context" in d:
-        d["_context"] = None
     cset, clist = colls
     oc = None
     for k in _collection_keys(cls):
