@@ -223,6 +223,8 @@ _fn("thread_policy_to_string", [c_int], c_char_p)
 _fn("thread_policy_from_string", [cp], c_int)
 _fn("emulator_threads_policy_to_string", [c_int], c_char_p)
 _fn("emulator_threads_policy_from_string", [cp], c_int)
+_fn("resources_from_flavor", [cp, sz, cp, sz, u, POINTER(c_int64), sz, ErrorP], c_int, _E)
+_fn("resource_class_to_string", [c_int], c_char_p)
 
 # fit.h
 _fn("options_new", [POINTER(OptionsP)], c_int, _N)

@@ -160,6 +160,33 @@ class RequestTests(unittest.TestCase):
         with self.assertRaises(ValueError):
             numafit.Request.from_flavor(2, 512, profile="havana")
 
+    def test_resources_from_flavor(self):
+        rt = {"vcpus": 4, "memory_mb": 4096, "root_gb": 20, "swap": 1025,
+              "extra_specs": {"hw:cpu_policy": "dedicated", "hw:cpu_realtime": "yes",
+                              "hw:cpu_realtime_mask": "^0-1", "hw:mem_page_size": "1GB",
+                              "hw:emulator_threads_policy": "isolate"}}
+        r = numafit.resources_from_flavor(rt)
+        self.assertIsInstance(r, numafit.Resources)
+        self.assertEqual(r, {"PCPU": 5, "MEMORY_MB": 4096, "DISK_GB": 22})
+        self.assertTrue(r.legacy_fallback)
+        r = numafit.resources_from_flavor(json.dumps(rt), None, "zed", boot_from_volume=True,
+                                          legacy=True)
+        self.assertEqual(r, {"VCPU": 4, "MEMORY_MB": 4096, "DISK_GB": 2})
+        self.assertFalse(r.legacy_fallback)
+        shared = numafit.resources_from_flavor({"vcpus": 2, "memory_mb": 512},
+                                               {"properties": {}})
+        self.assertEqual(shared, {"VCPU": 2, "MEMORY_MB": 512})
+        self.assertFalse(shared.legacy_fallback)
+        with self.assertRaises(errors.InvalidRequest):
+            numafit.resources_from_flavor({"vcpus": 2, "memory_mb": 512, "extra_specs": {
+                "hw:cpu_policy": "dedicated", "resources:PCPU": "2"}})
+        with self.assertRaises(errors.RangeError) as cm:
+            numafit.resources_from_flavor({"vcpus": 2, "memory_mb": 512, "extra_specs": {
+                "resources:DISK_GB": str(2 ** 31)}})
+        self.assertEqual(cm.exception.where, "DISK_GB")
+        with self.assertRaises(ValueError):
+            numafit.resources_from_flavor({"vcpus": 2, "memory_mb": 512}, profile="havana")
+
     def test_unknown_exception_name_class(self):
         cls = errors.exception_class("SomeFutureNovaError", errno.EINVAL)
         self.assertTrue(issubclass(cls, errors.NumafitError))
