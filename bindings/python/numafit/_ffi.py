@@ -77,6 +77,16 @@ class _Domconf(Structure):
     pass
 
 
+class _Inventory(Structure):
+    pass
+
+
+class InventoryClass(Structure):
+    """numafit_inventory_class_t: one class's placement inventory record."""
+    _fields_ = [("total", c_int64), ("reserved", c_int64), ("min_unit", c_int64),
+                ("max_unit", c_int64), ("step_size", c_int64), ("allocation_ratio", c_double)]
+
+
 HostP = POINTER(_Host)
 RequestP = POINTER(_Request)
 OptionsP = POINTER(_Options)
@@ -84,6 +94,7 @@ PlacementP = POINTER(_Placement)
 CpusetP = POINTER(_Cpuset)
 HostconfP = POINTER(_Hostconf)
 DomconfP = POINTER(_Domconf)
+InventoryP = POINTER(_Inventory)
 ErrorP = POINTER(Error)
 StrP = POINTER(c_void_p)  # char **ret_json: read with take_string()
 
@@ -225,6 +236,24 @@ _fn("emulator_threads_policy_to_string", [c_int], c_char_p)
 _fn("emulator_threads_policy_from_string", [cp], c_int)
 _fn("resources_from_flavor", [cp, sz, cp, sz, u, POINTER(c_int64), sz, ErrorP], c_int, _E)
 _fn("resource_class_to_string", [c_int], c_char_p)
+
+# inventory.h
+_I64P = POINTER(c_int64)
+_fn("inventory_new", [POINTER(InventoryP)], c_int, _N)
+_fn("inventory_free", [InventoryP], None)
+_fn("inventory_dup", [InventoryP, POINTER(InventoryP)], c_int, _N)
+_fn("inventory_set_class", [InventoryP, c_int, POINTER(InventoryClass), ErrorP], c_int, _E)
+_fn("inventory_get_class", [InventoryP, c_int, POINTER(InventoryClass)], c_int, _N)
+_fn("inventory_set_used", [InventoryP, c_int, c_int64], c_int, _N)
+_fn("inventory_get_used", [InventoryP, c_int, _I64P], c_int, _N)
+_fn("inventory_new_from_json", [cp, sz, u, POINTER(InventoryP), ErrorP], c_int, _E)
+_fn("inventory_to_json", [InventoryP, u, StrP, ErrorP], c_int, _E)
+_fn("inventory_equal", [InventoryP, InventoryP], c_int, _N)
+_fn("inventory_new_from_host", [HostP, cp, sz, c_int64, InventoryP, u, POINTER(InventoryP),
+                                ErrorP], c_int, _E)
+_fn("inventory_check", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
+_fn("inventory_claim", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
+_fn("inventory_release", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
 
 # fit.h
 _fn("options_new", [POINTER(OptionsP)], c_int, _N)
@@ -386,7 +415,7 @@ def _c_range(ctype):
     return 0, (1 << bits) - 1
 
 
-_RANGES = {t: _c_range(t) for t in (c_int, c_uint, c_uint64, c_size_t)}
+_RANGES = {t: _c_range(t) for t in (c_int, c_uint, c_uint64, c_size_t, c_int64)}
 
 
 def cint(value, what, ctype=c_uint, lo=None, hi=None):
@@ -418,7 +447,7 @@ def call_str(func, *args):
 
 
 __all__ = ["lib", "Error", "HostP", "RequestP", "OptionsP", "PlacementP", "CpusetP",
-           "HostconfP", "DomconfP", "take_string", "cbuf", "cstr", "cpath", "cint",
+           "HostconfP", "DomconfP", "InventoryP", "InventoryClass", "take_string", "cbuf", "cstr", "cpath", "cint",
            "call_str", "byref", "hold", "Owned"]
 
 

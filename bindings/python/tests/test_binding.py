@@ -199,6 +199,49 @@ class RequestTests(unittest.TestCase):
         self.assertIs(type(e), errors.InvalidArgument)
 
 
+class InventoryTests(unittest.TestCase):
+    def test_two_steps(self):
+        host = numafit.Host.synthetic(
+            "cells:2 cores:8 threads:2 mem:64G dedicated:4-15,20-31 shared:0-3,16-19")
+        inv = numafit.Inventory.from_host(host, "[DEFAULT]\nreserved_host_cpus = 1\n",
+                                          disk_gb=100, profile="zed")
+        self.assertEqual(inv["VCPU"], {"total": 8, "reserved": 1, "min_unit": 1, "max_unit": 8,
+                                       "step_size": 1, "allocation_ratio": 16.0})
+        self.assertEqual(inv["PCPU"]["total"], 24)
+        rt = numafit.resources_from_flavor({"vcpus": 10, "memory_mb": 4096, "root_gb": 10,
+                                            "extra_specs": {"hw:cpu_policy": "dedicated"}})
+        self.assertEqual(inv.check(rt), (True, None))
+        inv.claim(rt)
+        inv.claim(rt)
+        self.assertEqual((inv.used("PCPU"), inv.used("DISK_GB")), (20, 20))
+        ok, why = inv.check(rt)
+        self.assertFalse(ok)
+        self.assertEqual(why[0], "PCPU")
+        before = copy.copy(inv)
+        with self.assertRaises(errors.NoSpace):
+            inv.claim(rt)
+        self.assertEqual(inv, before)  # all or nothing
+        inv.release(rt)
+        self.assertEqual(inv.used("PCPU"), 10)
+        again = numafit.Inventory.from_json(inv.to_dict())
+        self.assertEqual(again, inv)
+        del again["DISK_GB"]
+        self.assertNotEqual(again, inv)
+        with self.assertRaises(KeyError):
+            again["DISK_GB"]
+        again["DISK_GB"] = {"total": 50, "max_unit": 50}
+        self.assertEqual(again["DISK_GB"]["step_size"], 1)
+        with self.assertRaises(errors.InvalidArgument):
+            again["VCPU"] = {"total": 4, "reserved": 5}
+        with self.assertRaises(ValueError):
+            inv.check({"VGPU": 1})
+        with self.assertRaises(errors.InvalidArgument) as cm:
+            numafit.Inventory.from_host(host, "[DEFAULT]\nreserved_host_cpus = 9\n")
+        self.assertEqual(cm.exception.where, "reserved_host_cpus")
+        for o in (inv, again, before, host):
+            o.close()
+
+
 class FitTests(unittest.TestCase):
     def setUp(self):
         self.host = numafit.Host.synthetic(SYN)

@@ -1,0 +1,149 @@
+"""numafit.Inventory: a compute node's placement inventory (doc/placement.md)."""
+import json
+from ctypes import byref, c_int64
+
+from . import _ffi
+from .request import RESOURCE_CLASSES, profile_number
+
+INVENTORY_ZED = 1
+_FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio")
+
+
+def _class_number(name):
+    try:
+        return RESOURCE_CLASSES.index(name)
+    except ValueError:
+        raise ValueError("numafit: %r is not a resource class of the model (%s)"
+                         % (name, ", ".join(RESOURCE_CLASSES))) from None
+
+
+def _amounts(amounts):
+    """{class: amount} (a numafit.Resources, say) as the C array."""
+    arr = (c_int64 * len(RESOURCE_CLASSES))()
+    for name, amount in dict(amounts).items():
+        arr[_class_number(name)] = _ffi.cint(amount, name, c_int64)
+    return arr
+
+
+class Inventory(_ffi.Owned):
+    """The classes VCPU, PCPU, MEMORY_MB and DISK_GB of a compute node's
+    inventory in placement, each a record {"total", "reserved", "min_unit",
+    "max_unit", "step_size", "allocation_ratio"} and an amount used, with
+    placement's capacity rule: check(), claim() and release() take
+    {class: amount} as numafit.resources_from_flavor() gives it."""
+    _free = "inventory_free"
+
+    def __init__(self, handle):
+        self._h = handle
+
+    @classmethod
+    def new(cls):
+        h = _ffi.InventoryP()
+        _ffi.inventory_new(byref(h))
+        return cls(h)
+
+    @classmethod
+    def from_json(cls, doc):
+        """placement's {"inventories": {...}, "usages": {...}} (dict or text)."""
+        text = doc if isinstance(doc, (str, bytes)) else json.dumps(doc)
+        b, n = _ffi.cbuf(text, "inventory")
+        h = _ffi.InventoryP()
+        _ffi.inventory_new_from_json(b, n, 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
+    @classmethod
+    def from_host(cls, host, nova_conf=None, disk_gb=0, current=None, profile="latest"):
+        """What nova's libvirt driver reports for host (a numafit.Host):
+        nova_conf is nova.conf's text, current the Inventory placement
+        already has (its ratios and usage are kept as nova keeps them)."""
+        b, n = _ffi.cbuf(nova_conf, "nova_conf", none=True)
+        flags = INVENTORY_ZED if profile_number(profile) == 1 else 0
+        h = _ffi.InventoryP()
+        disk = _ffi.cint(disk_gb, "disk_gb", c_int64)
+        with _ffi.hold(host, current) as (hh, ch):
+            _ffi.inventory_new_from_host(hh, b, n, disk, ch, flags, byref(h),
+                                         byref(_ffi.Error()))
+        return cls(h)
+
+    def to_json(self, flags=0):
+        with _ffi.hold(self) as (h,):
+            return _ffi.call_str(_ffi.inventory_to_json, h, _ffi.cint(flags, "flags"))
+
+    def to_dict(self):
+        return json.loads(self.to_json())
+
+    def __copy__(self):
+        c = _ffi.InventoryP()
+        with _ffi.hold(self) as (h,):
+            _ffi.inventory_dup(h, byref(c))
+        return type(self)(c)
+
+    def __eq__(self, other):
+        if not isinstance(other, Inventory):
+            return NotImplemented
+        with _ffi.hold(self, other) as (a, b):
+            return _ffi.inventory_equal(a, b) == 1
+
+    __hash__ = None
+
+    def __getitem__(self, name):
+        """The record of class name (a dict), KeyError when absent."""
+        c = _ffi.InventoryClass()
+        with _ffi.hold(self) as (h,):
+            if _ffi.inventory_get_class(h, _class_number(name), byref(c)) == 0:
+                raise KeyError(name)
+        return {f: getattr(c, f) for f in _FIELDS}
+
+    def __setitem__(self, name, record):
+        """Set class name's record (placement's defaults for missing fields:
+        reserved 0, min_unit, max_unit and step_size 1, ratio 1.0)."""
+        r = dict(record)
+        c = _ffi.InventoryClass(
+            *[_ffi.cint(r.get(f, 1 if f in ("min_unit", "max_unit", "step_size") else 0), f,
+                        c_int64) for f in _FIELDS[:5]],
+            float(r.get("allocation_ratio", 1.0)))
+        with _ffi.hold(self, write=self) as (h,):
+            _ffi.inventory_set_class(h, _class_number(name), byref(c), byref(_ffi.Error()))
+
+    def __delitem__(self, name):
+        with _ffi.hold(self, write=self) as (h,):
+            _ffi.inventory_set_class(h, _class_number(name), None, byref(_ffi.Error()))
+
+    def used(self, name):
+        v = c_int64()
+        with _ffi.hold(self) as (h,):
+            _ffi.inventory_get_used(h, _class_number(name), byref(v))
+        return v.value
+
+    def set_used(self, name, amount):
+        with _ffi.hold(self, write=self) as (h,):
+            _ffi.inventory_set_used(h, _class_number(name), _ffi.cint(amount, name, c_int64))
+
+    def check(self, amounts):
+        """(True, None) when there is room for {class: amount}, else
+        (False, (class, why))."""
+        arr, err = _amounts(amounts), _ffi.Error()
+        with _ffi.hold(self) as (h,):
+            rc = _ffi.inventory_check(h, arr, len(arr), byref(err))
+        if rc == 1:
+            return True, None
+        d = err.as_dict()
+        return False, (d["where"], d["text"])
+
+    def claim(self, amounts):
+        """Add {class: amount} to the usage, all or nothing; no room raises
+        numafit.errors.NoSpace (nothing changed)."""
+        arr = _amounts(amounts)
+        with _ffi.hold(self, write=self) as (h,):
+            _ffi.inventory_claim(h, arr, len(arr), byref(_ffi.Error()))
+
+    def release(self, amounts):
+        arr = _amounts(amounts)
+        with _ffi.hold(self, write=self) as (h,):
+            _ffi.inventory_release(h, arr, len(arr), byref(_ffi.Error()))
+
+    def __repr__(self):
+        try:
+            return "<numafit.Inventory %s>" % json.dumps(self.to_dict()["inventories"])
+        except Exception:
+            return "<numafit.Inventory closed>"

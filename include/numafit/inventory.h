@@ -1,0 +1,145 @@
+/** \file inventory.h  A compute node's placement inventory: the first step of nova's
+ * scheduling, before the NUMA fit. */
+#ifndef NUMAFIT_INVENTORY_H
+#define NUMAFIT_INVENTORY_H
+
+#include <numafit/common.h>
+#include <numafit/host.h>
+#include <numafit/request.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A compute node's inventory in placement (opaque): for each resource class
+ * of the model (enum numafit_resource_class, request.h) the record
+ * placement keeps (total, reserved, min_unit, max_unit, step_size,
+ * allocation_ratio) and the amount used. A class may be absent: then
+ * nothing that asks for it fits.
+ */
+typedef struct numafit_inventory numafit_inventory_t;
+
+/** One class's inventory record, placement's fields. */
+typedef struct numafit_inventory_class {
+    int64_t total;           /**< 1 .. NUMAFIT_RESOURCE_AMOUNT_MAX */
+    int64_t reserved;        /**< 0 .. NUMAFIT_RESOURCE_AMOUNT_MAX */
+    int64_t min_unit;        /**< 1 .. NUMAFIT_RESOURCE_AMOUNT_MAX */
+    int64_t max_unit;        /**< 1 .. NUMAFIT_RESOURCE_AMOUNT_MAX */
+    int64_t step_size;       /**< 1 .. NUMAFIT_RESOURCE_AMOUNT_MAX */
+    double allocation_ratio; /**< at least 0, finite */
+} numafit_inventory_class_t;
+
+/** Flags for numafit_inventory_new_from_host(). */
+enum numafit_inventory_flags {
+    /** Debian 12's nova 26.2.2 (Zed) defaults (initial_cpu_allocation_ratio 16.0,
+     * initial_ram_allocation_ratio 1.5) instead of the latest (4.0, 1.0) */
+    NUMAFIT_INVENTORY_ZED = 1u << 0,
+};
+
+/** \brief An empty inventory (no class). \return 0, -EINVAL, -ENOMEM. \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_inventory_new(numafit_inventory_t **ret_inv);
+/** Free an inventory (NULL is fine). */
+NUMAFIT_EXPORT void numafit_inventory_free(numafit_inventory_t *inv);
+/** \brief A copy. \return 0, -EINVAL, -ENOMEM. \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_inventory_dup(const numafit_inventory_t *inv,
+                                                           numafit_inventory_t **ret_inv);
+
+/**
+ * \brief Set (or, with c NULL, remove) class rc's record, checked as placement
+ * checks an inventory it is given: the ranges above and a capacity
+ * int((total - reserved) * allocation_ratio) of at least 0. The amount used
+ * is kept. \return 0, -EINVAL (err->where names the field).
+ */
+NUMAFIT_EXPORT int numafit_inventory_set_class(numafit_inventory_t *inv, int rc,
+                                               const numafit_inventory_class_t *c,
+                                               numafit_error_t *reterr);
+/** \brief Class rc's record. \return 1 (set), 0 (absent: *ret zeroed), -EINVAL. */
+NUMAFIT_EXPORT int numafit_inventory_get_class(const numafit_inventory_t *inv, int rc,
+                                               numafit_inventory_class_t *ret);
+/** \brief The amount of class rc used (0 .. 2^53). \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_inventory_set_used(numafit_inventory_t *inv, int rc, int64_t used);
+/** \brief The amount of class rc used. \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_inventory_get_used(const numafit_inventory_t *inv, int rc, int64_t *ret);
+
+/**
+ * \brief Read placement's JSON: {"inventories": {CLASS: {"total": N,
+ * "reserved": N, "min_unit": N, "max_unit": N, "step_size": N,
+ * "allocation_ratio": X}, ...}, "usages": {CLASS: N, ...}}, the bodies of
+ * GET /resource_providers/{uuid}/inventories and .../usages in one object
+ * ("resource_provider_generation" is read and ignored; "usages" is
+ * optional). Missing fields take placement's defaults (reserved 0, min_unit,
+ * max_unit and step_size 1, allocation_ratio 1.0). Classes outside the model
+ * (CUSTOM_*, VGPU, ...) are skipped. \return 0, -EBADMSG, -EINVAL, -ENOMEM.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_inventory_new_from_json(const char *buf, size_t len,
+                                                                     unsigned flags,
+                                                                     numafit_inventory_t **ret_inv,
+                                                                     numafit_error_t *reterr);
+/** \brief The JSON numafit_inventory_new_from_json() reads (NUMAFIT_JSON_INDENT allowed).
+ * \ownership owned (numafit_free) */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_inventory_to_json(const numafit_inventory_t *inv,
+                                                               unsigned flags, char **ret_json,
+                                                               numafit_error_t *reterr);
+/** \return 1 when a and b hold the same records and usage, 0 when not, -EINVAL. */
+NUMAFIT_EXPORT int numafit_inventory_equal(const numafit_inventory_t *a,
+                                           const numafit_inventory_t *b);
+
+/**
+ * \brief The inventory nova's libvirt driver reports for a host
+ * (update_provider_tree): VCPU for the host's shared CPUs (the cells'
+ * cpusets; every CPU on a host configured with vcpu_pin_set or with no CPU
+ * sets), reserved_host_cpus, the VCPU allocation ratio; PCPU for the
+ * dedicated CPUs (cpu_dedicated_set), none reserved, ratio 1; MEMORY_MB for
+ * the cells' memory, reserved_host_memory_mb (default 512), the RAM ratio;
+ * DISK_GB for disk_gb (0: no DISK_GB), reserved_host_disk_mb rounded up to
+ * GiB, the disk ratio. max_unit is the total, min_unit and step_size 1. A
+ * class whose total is 0 is left out.
+ *
+ * The ratios as nova chooses them: `cpu_allocation_ratio`,
+ * `ram_allocation_ratio`, `disk_allocation_ratio` of nova.conf when set
+ * (and not 0); else the ratio placement already has (current's, when
+ * current has the class); else `initial_*_allocation_ratio` (their defaults
+ * depend on the profile: NUMAFIT_INVENTORY_ZED).
+ * \param nova_conf nova.conf's text ([DEFAULT] options above), or NULL
+ * \param current the inventory placement already has, or NULL; its usage
+ *   is copied
+ * \return 0; -EINVAL (an option's value, a reserved amount above the
+ * total: err->where names the option), -EBADMSG, -ERANGE, -ENOMEM.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_inventory_new_from_host(const numafit_host_t *host, const char *nova_conf, size_t conf_len,
+                                int64_t disk_gb, const numafit_inventory_t *current, unsigned flags,
+                                numafit_inventory_t **ret_inv, numafit_error_t *reterr);
+
+/**
+ * \brief Has the inventory room for these amounts (indexed by enum
+ * numafit_resource_class, n of them; 0 asks for nothing), as placement's
+ * allocation candidates decide: per class asked, the class exists,
+ * min_unit <= amount <= max_unit, amount is a multiple of step_size, and
+ * used + amount <= int((total - reserved) * allocation_ratio).
+ * \return 1 (room), 0 (no room: err->code NUMAFIT_E_NOFIT_INVENTORY,
+ * err->where the first class in enum order that has none, err->text why),
+ * -EINVAL.
+ */
+NUMAFIT_EXPORT int numafit_inventory_check(const numafit_inventory_t *inv, const int64_t *amounts,
+                                           size_t n, numafit_error_t *reterr);
+/**
+ * \brief Add the amounts to what is used, all or nothing, when
+ * numafit_inventory_check() says there is room. \return 0; -ENOSPC (no
+ * room, nothing changed; err as numafit_inventory_check() fills it),
+ * -EINVAL.
+ */
+NUMAFIT_EXPORT int numafit_inventory_claim(numafit_inventory_t *inv, const int64_t *amounts,
+                                           size_t n, numafit_error_t *reterr);
+/** \brief Take the amounts from what is used, all or nothing. \return 0; -EINVAL (more than
+ * is used of a class: nothing changed, err->where the class). */
+NUMAFIT_EXPORT int numafit_inventory_release(numafit_inventory_t *inv, const int64_t *amounts,
+                                             size_t n, numafit_error_t *reterr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,316 @@
+/*
+ * Placement inventories (numafit_inventory_*): placement's record checks
+ * and capacity rule, claims all or nothing, its JSON, and the inventory
+ * nova's libvirt driver reports for a host with nova.conf's options and
+ * its precedence of allocation ratios in both profiles.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <numafit.h>
+
+static numafit_inventory_t *inv_new(void) {
+    numafit_inventory_t *inv = NULL;
+    ck_assert_int_eq(numafit_inventory_new(&inv), 0);
+    return inv;
+}
+
+static void set(numafit_inventory_t *inv, int rc, int64_t total, int64_t reserved, int64_t max,
+                int64_t step, double ratio) {
+    numafit_inventory_class_t c = {total, reserved, 1, max, step, ratio};
+    numafit_error_t e;
+    ck_assert_msg(numafit_inventory_set_class(inv, rc, &c, &e) == 0, "%s", e.text);
+}
+
+static numafit_inventory_t *from_json(const char *json) {
+    numafit_inventory_t *inv = NULL;
+    numafit_error_t e;
+    ck_assert_msg(numafit_inventory_new_from_json(json, strlen(json), 0, &inv, &e) == 0, "%s: %s",
+                  e.where, e.text);
+    return inv;
+}
+
+static void json_fails(const char *json, const char *where) {
+    numafit_inventory_t *inv = (numafit_inventory_t *)&inv;
+    numafit_inventory_t *const sentinel = inv;
+    numafit_error_t e;
+    int rc = numafit_inventory_new_from_json(json, strlen(json), 0, &inv, &e);
+    ck_assert_msg(rc < 0, "%s accepted", json);
+    ck_assert_ptr_eq(inv, sentinel);
+    ck_assert_msg(strcmp(e.where, where) == 0, "%s: where '%s', expected '%s' (%s)", json, e.where,
+                  where, e.text);
+}
+
+/* amounts VCPU, PCPU, MEMORY_MB, DISK_GB */
+static int check4(const numafit_inventory_t *inv, int64_t v, int64_t p, int64_t m, int64_t d,
+                  numafit_error_t *e) {
+    const int64_t a[4] = {v, p, m, d};
+    return numafit_inventory_check(inv, a, 4, e);
+}
+
+START_TEST(test_records) {
+    numafit_inventory_t *inv = inv_new(), *copy = NULL;
+    numafit_inventory_class_t c = {16, 17, 1, 16, 1, 1.0}, got;
+    numafit_error_t e;
+    int64_t used;
+
+    /* placement's checks: ranges, then a capacity of at least 0 */
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_VCPU, &c, &e), -EINVAL);
+    ck_assert_str_eq(e.where, "VCPU/reserved");
+    ck_assert_str_eq(e.exception, "InvalidInventoryCapacityReservedCanBeTotal");
+    c.allocation_ratio = 0.0; /* int(-1 x 0.0) = 0: allowed, as in placement */
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_VCPU, &c, &e), 0);
+    c = (numafit_inventory_class_t){1, 2, 1, 1, 1, 0.5}; /* int(-0.5) = 0 */
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_VCPU, &c, &e), 0);
+    c = (numafit_inventory_class_t){16, 16, 1, 16, 1, 1.0}; /* capacity 0: allowed */
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_VCPU, &c, &e), 0);
+    c.total = 0;
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_VCPU, &c, &e), -EINVAL);
+    ck_assert_str_eq(e.where, "VCPU/total");
+    c = (numafit_inventory_class_t){16, 0, 1, 16, 0, 1.0};
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_VCPU, &c, &e), -EINVAL);
+    ck_assert_str_eq(e.where, "VCPU/step_size");
+    c = (numafit_inventory_class_t){16, 0, 1, 16, 1, -1.0};
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_VCPU, &c, &e), -EINVAL);
+    c.allocation_ratio = NAN;
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_VCPU, &c, &e), -EINVAL);
+    ck_assert_int_eq(numafit_inventory_set_class(inv, NUMAFIT_RC_COUNT, &c, &e), -EINVAL);
+    /* the refused records left the last good one */
+    ck_assert_int_eq(numafit_inventory_get_class(inv, NUMAFIT_RC_VCPU, &got), 1);
+    ck_assert_int_eq(got.reserved, 16);
+    ck_assert_int_eq(numafit_inventory_get_class(inv, NUMAFIT_RC_PCPU, &got), 0);
+    ck_assert_int_eq(got.total, 0);
+
+    ck_assert_int_eq(numafit_inventory_set_used(inv, NUMAFIT_RC_PCPU, 3), 0);
+    ck_assert_int_eq(numafit_inventory_set_used(inv, NUMAFIT_RC_PCPU, -1), -EINVAL);
+    ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_PCPU, &used), 0);
+    ck_assert_int_eq(used, 3);
+    ck_assert_int_eq(numafit_inventory_dup(inv, &copy), 0);
+    ck_assert_int_eq(numafit_inventory_equal(inv, copy), 1);
+    ck_assert_int_eq(numafit_inventory_set_class(copy, NUMAFIT_RC_VCPU, NULL, &e), 0);
+    ck_assert_int_eq(numafit_inventory_equal(inv, copy), 0);
+    numafit_inventory_free(copy);
+    numafit_inventory_free(inv);
+    numafit_inventory_free(NULL);
+}
+END_TEST
+
+START_TEST(test_room_and_claims) {
+    numafit_inventory_t *inv = inv_new(), *before = NULL;
+    numafit_error_t e;
+
+    set(inv, NUMAFIT_RC_VCPU, 16, 2, 16, 1, 4.0);       /* capacity 56 */
+    set(inv, NUMAFIT_RC_MEMORY_MB, 3, 0, 8, 1, 1.5);    /* capacity int(4.5) = 4 */
+    set(inv, NUMAFIT_RC_DISK_GB, 100, 0, 100, 10, 1.0); /* steps of 10 */
+    ck_assert_int_eq(numafit_inventory_set_used(inv, NUMAFIT_RC_VCPU, 50), 0);
+
+    ck_assert_int_eq(check4(inv, 6, 0, 4, 10, &e), 1);
+    ck_assert_int_eq(check4(inv, 7, 0, 4, 10, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_INVENTORY);
+    ck_assert_str_eq(e.where, "VCPU");
+    ck_assert_int_eq(check4(inv, 1, 0, 5, 0, &e), 0);
+    ck_assert_str_eq(e.where, "MEMORY_MB");
+    ck_assert_int_eq(check4(inv, 17, 0, 0, 0, &e), 0); /* above max_unit */
+    ck_assert_str_eq(e.where, "VCPU");
+    ck_assert_int_eq(check4(inv, 0, 0, 0, 15, &e), 0); /* not a step */
+    ck_assert_str_eq(e.where, "DISK_GB");
+    ck_assert_int_eq(check4(inv, 0, 1, 0, 0, &e), 0); /* no PCPU inventory */
+    ck_assert_str_eq(e.where, "PCPU");
+    ck_assert_int_eq(check4(inv, 0, 0, 0, 0, &e), 1); /* nothing asked */
+
+    /* all or nothing */
+    ck_assert_int_eq(numafit_inventory_dup(inv, &before), 0);
+    const int64_t too_much[4] = {6, 0, 5, 0};
+    ck_assert_int_eq(numafit_inventory_claim(inv, too_much, 4, &e), -ENOSPC);
+    ck_assert_str_eq(e.where, "MEMORY_MB");
+    ck_assert_int_eq(numafit_inventory_equal(inv, before), 1);
+    const int64_t ok[4] = {6, 0, 4, 10};
+    ck_assert_int_eq(numafit_inventory_claim(inv, ok, 4, &e), 0);
+    ck_assert_int_eq(check4(inv, 1, 0, 0, 0, &e), 0);
+    const int64_t back[4] = {6, 0, 4, 20};
+    ck_assert_int_eq(numafit_inventory_release(inv, back, 4, &e), -EINVAL);
+    ck_assert_str_eq(e.where, "DISK_GB");
+    ck_assert_int_eq(numafit_inventory_release(inv, ok, 4, &e), 0);
+    ck_assert_int_eq(numafit_inventory_equal(inv, before), 1);
+    const int64_t negative[1] = {-1};
+    ck_assert_int_eq(numafit_inventory_check(inv, negative, 1, &e), -EINVAL);
+    ck_assert_int_eq(numafit_inventory_check(inv, NULL, 1, &e), -EINVAL);
+    numafit_inventory_free(before);
+    numafit_inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_json) {
+    /* placement's GET .../inventories and .../usages bodies in one object */
+    numafit_inventory_t *inv = from_json(
+        "{\"resource_provider_generation\":7,\"inventories\":{"
+        "\"VCPU\":{\"total\":32,\"reserved\":2,\"min_unit\":1,\"max_unit\":32,\"step_size\":1,"
+        "\"allocation_ratio\":4.0},"
+        "\"MEMORY_MB\":{\"total\":65536,\"reserved\":512,\"max_unit\":65536,"
+        "\"allocation_ratio\":1.5},"
+        "\"CUSTOM_GOLD\":{\"total\":1},\"DISK_GB\":{\"total\":100}},"
+        "\"usages\":{\"VCPU\":8,\"CUSTOM_GOLD\":1}}");
+    numafit_inventory_class_t c;
+    numafit_inventory_t *again;
+    char *json = NULL, *json2 = NULL;
+    int64_t used;
+
+    ck_assert_int_eq(numafit_inventory_get_class(inv, NUMAFIT_RC_VCPU, &c), 1);
+    ck_assert(c.total == 32 && c.reserved == 2 && c.allocation_ratio == 4.0);
+    ck_assert_int_eq(numafit_inventory_get_class(inv, NUMAFIT_RC_DISK_GB, &c), 1);
+    /* placement's defaults: max_unit 1, ratio 1.0 */
+    ck_assert(c.max_unit == 1 && c.min_unit == 1 && c.step_size == 1 && c.allocation_ratio == 1.0);
+    ck_assert_int_eq(numafit_inventory_get_class(inv, NUMAFIT_RC_PCPU, &c), 0);
+    ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_VCPU, &used), 0);
+    ck_assert_int_eq(used, 8);
+
+    ck_assert_int_eq(numafit_inventory_to_json(inv, 0, &json, NULL), 0);
+    again = from_json(json);
+    ck_assert_int_eq(numafit_inventory_equal(inv, again), 1);
+    ck_assert_int_eq(numafit_inventory_to_json(again, 0, &json2, NULL), 0);
+    ck_assert_str_eq(json, json2);
+    numafit_free(json);
+    numafit_free(json2);
+    numafit_inventory_free(again);
+    numafit_inventory_free(inv);
+
+    json_fails("[]", "");
+    json_fails("{\"usages\":{}}", "");
+    json_fails("{\"inventories\":{\"VCPU\":{\"total\":0}}}", "/inventories/VCPU/total");
+    json_fails("{\"inventories\":{\"VCPU\":{\"reserved\":1}}}", "/inventories/VCPU");
+    json_fails("{\"inventories\":{\"VCPU\":{\"total\":4,\"reserved\":5}}}",
+               "/inventories/VCPU/reserved");
+    json_fails("{\"inventories\":{\"VCPU\":{\"total\":4,\"totl\":5}}}", "/inventories/VCPU/totl");
+    json_fails("{\"inventories\":{\"vcpu\":{\"total\":4}}}", "/inventories/vcpu");
+    json_fails("{\"inventories\":{\"VCPU\":{\"total\":4,\"allocation_ratio\":\"2\"}}}",
+               "/inventories/VCPU/allocation_ratio");
+    json_fails("{\"inventories\":{\"VCPU\":{\"total\":2147483648}}}", "/inventories/VCPU/total");
+    json_fails("{\"inventories\":{},\"usages\":{\"VCPU\":-1}}", "/usages/VCPU");
+    json_fails("{\"inventories\":{},\"generation\":1}", "/generation");
+    json_fails("{\"inventories\":{", "");
+}
+END_TEST
+
+static numafit_inventory_t *of_host(const char *spec, const char *conf, int64_t disk,
+                                    const numafit_inventory_t *current, unsigned flags) {
+    numafit_host_t *h = NULL;
+    numafit_inventory_t *inv = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_new_synthetic(spec, 0, &h, NULL), 0);
+    ck_assert_msg(numafit_inventory_new_from_host(h, conf, conf ? strlen(conf) : 0, disk, current,
+                                                  flags, &inv, &e) == 0,
+                  "%s: %s", e.where, e.text);
+    numafit_host_free(h);
+    return inv;
+}
+
+static void expect_class(const numafit_inventory_t *inv, int rc, int64_t total, int64_t reserved,
+                         double ratio) {
+    numafit_inventory_class_t c;
+    if (!total) {
+        ck_assert_int_eq(numafit_inventory_get_class(inv, rc, &c), 0);
+        return;
+    }
+    ck_assert_int_eq(numafit_inventory_get_class(inv, rc, &c), 1);
+    ck_assert_msg(c.total == total && c.reserved == reserved && c.allocation_ratio == ratio &&
+                      c.max_unit == total && c.min_unit == 1 && c.step_size == 1,
+                  "%s: %lld/%lld/%g, expected %lld/%lld/%g", numafit_resource_class_to_string(rc),
+                  (long long)c.total, (long long)c.reserved, c.allocation_ratio, (long long)total,
+                  (long long)reserved, ratio);
+}
+
+START_TEST(test_from_host) {
+    /* the seed's E5-2620 host without CPU options: every CPU is VCPU (mem: per cell) */
+    numafit_inventory_t *inv = of_host("cells:2 cores:6 threads:2 mem:32G", NULL, 0, NULL, 0);
+    expect_class(inv, NUMAFIT_RC_VCPU, 24, 0, 4.0);
+    expect_class(inv, NUMAFIT_RC_PCPU, 0, 0, 0);
+    expect_class(inv, NUMAFIT_RC_MEMORY_MB, 65536, 512, 1.0);
+    expect_class(inv, NUMAFIT_RC_DISK_GB, 0, 0, 0);
+    numafit_inventory_free(inv);
+    /* Zed's initial ratios */
+    inv = of_host("cells:2 cores:6 threads:2 mem:32G", NULL, 500, NULL, NUMAFIT_INVENTORY_ZED);
+    expect_class(inv, NUMAFIT_RC_VCPU, 24, 0, 16.0);
+    expect_class(inv, NUMAFIT_RC_MEMORY_MB, 65536, 512, 1.5);
+    expect_class(inv, NUMAFIT_RC_DISK_GB, 500, 0, 1.0);
+    numafit_inventory_free(inv);
+
+    /* dedicated and shared sets; nova.conf's reserved amounts and ratios */
+    const char *conf = "[DEFAULT]\nreserved_host_cpus = 1\nreserved_host_memory_mb=4096\n"
+                       "reserved_host_disk_mb = 1025\ncpu_allocation_ratio = 2.0\n"
+                       "ram_allocation_ratio = 0.0\ninitial_ram_allocation_ratio = 1.25\n";
+    inv = of_host("cells:2 cores:8 threads:2 mem:64G dedicated:4-15,20-31 shared:0-3,16-19", conf,
+                  200, NULL, 0);
+    expect_class(inv, NUMAFIT_RC_VCPU, 8, 1, 2.0);
+    expect_class(inv, NUMAFIT_RC_PCPU, 24, 0, 1.0);
+    /* ram_allocation_ratio = 0.0 counts as unset, as in nova */
+    expect_class(inv, NUMAFIT_RC_MEMORY_MB, 131072, 4096, 1.25);
+    expect_class(inv, NUMAFIT_RC_DISK_GB, 200, 2, 1.0);
+
+    /* placement's ratio wins over the initial one, the option over both */
+    numafit_inventory_t *current = inv_new();
+    set(current, NUMAFIT_RC_MEMORY_MB, 100, 0, 100, 1, 3.0);
+    set(current, NUMAFIT_RC_VCPU, 100, 0, 100, 1, 9.0);
+    ck_assert_int_eq(numafit_inventory_set_used(current, NUMAFIT_RC_PCPU, 5), 0);
+    numafit_inventory_free(inv);
+    inv = of_host("cells:2 cores:8 threads:2 mem:64G dedicated:4-15,20-31 shared:0-3,16-19", conf,
+                  0, current, 0);
+    expect_class(inv, NUMAFIT_RC_MEMORY_MB, 131072, 4096, 3.0);
+    expect_class(inv, NUMAFIT_RC_VCPU, 8, 1, 2.0);
+    int64_t used;
+    ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_PCPU, &used), 0);
+    ck_assert_int_eq(used, 5);
+    numafit_inventory_free(current);
+    numafit_inventory_free(inv);
+
+    /* only dedicated CPUs: no VCPU inventory */
+    inv = of_host("cells:1 cores:4 threads:1 mem:8G dedicated:0-3", NULL, 0, NULL, 0);
+    expect_class(inv, NUMAFIT_RC_VCPU, 0, 0, 0);
+    expect_class(inv, NUMAFIT_RC_PCPU, 4, 0, 1.0);
+    numafit_inventory_free(inv);
+
+    /* refused: a reserved amount above the total, bad option values */
+    numafit_host_t *h = NULL;
+    numafit_inventory_t *none = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_host_new_synthetic("cells:1 cores:2 threads:1 mem:1G", 0, &h, NULL),
+                     0);
+    const char *bad[][2] = {
+        {"[DEFAULT]\nreserved_host_cpus = 3\n", "reserved_host_cpus"},
+        {"[DEFAULT]\nreserved_host_memory_mb = 2048\n", "reserved_host_memory_mb"},
+        {"[DEFAULT]\nreserved_host_cpus = -1\n", "reserved_host_cpus"},
+        {"[DEFAULT]\ncpu_allocation_ratio = lots\n", "cpu_allocation_ratio"},
+        {"[DEFAULT]\ninitial_disk_allocation_ratio = -1\n", "initial_disk_allocation_ratio"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_int_eq(
+            numafit_inventory_new_from_host(h, bad[i][0], strlen(bad[i][0]), 0, NULL, 0, &none, &e),
+            -EINVAL);
+        ck_assert_str_eq(e.where, bad[i][1]);
+        ck_assert_ptr_null(none);
+    }
+    ck_assert_int_eq(numafit_inventory_new_from_host(h, NULL, 0, -1, NULL, 0, &none, &e), -EINVAL);
+    ck_assert_int_eq(numafit_inventory_new_from_host(h, NULL, 0, 0, NULL, 8, &none, &e), -EINVAL);
+    numafit_host_free(h);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("inventory");
+    TCase *tc = tcase_create("api");
+    tcase_add_test(tc, test_records);
+    tcase_add_test(tc, test_room_and_claims);
+    tcase_add_test(tc, test_json);
+    tcase_add_test(tc, test_from_host);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
