@@ -300,6 +300,108 @@ START_TEST(test_from_host) {
 }
 END_TEST
 
+static char *host_json(const numafit_host_t *h) {
+    char *s = NULL;
+    ck_assert_int_eq(numafit_host_to_json(h, 0, &s, NULL), 0);
+    return s;
+}
+
+/* resources and request of one flavor */
+static numafit_request_t *flavor(const char *json, int64_t amounts[NUMAFIT_RC_COUNT]) {
+    numafit_request_t *r = NULL;
+    ck_assert_int_ge(numafit_resources_from_flavor(json, strlen(json), NULL, 0, 0, amounts,
+                                                   NUMAFIT_RC_COUNT, NULL),
+                     0);
+    ck_assert_int_ge(numafit_request_new(json, strlen(json), NULL, 0, 0, &r, NULL), 0);
+    return r;
+}
+
+START_TEST(test_node) {
+    numafit_host_t *h = NULL;
+    numafit_inventory_t *inv = NULL, *inv0 = NULL;
+    numafit_placement_t *p = NULL, *p2 = NULL;
+    numafit_error_t e;
+    int64_t ded[NUMAFIT_RC_COUNT], shr[NUMAFIT_RC_COUNT], used;
+    char *before, *after;
+    int placed = 0;
+
+    ck_assert_int_eq(
+        numafit_host_new_synthetic(
+            "cells:2 cores:4 threads:2 mem:8G dedicated:2-7,10-15 shared:0-1,8-9", 0, &h, NULL),
+        0);
+    /* 8 GiB cells, 4 GiB reserved: MEMORY_MB runs out before the CPUs do */
+    const char *conf = "[DEFAULT]\nreserved_host_memory_mb = 4096\n";
+    ck_assert_int_eq(numafit_inventory_new_from_host(h, conf, strlen(conf), 0, NULL, 0, &inv, &e),
+                     0);
+    numafit_request_t *rd = flavor("{\"vcpus\":2,\"memory_mb\":4096,\"extra_specs\":{"
+                                   "\"hw:cpu_policy\":\"dedicated\"}}",
+                                   ded);
+    numafit_request_t *rs = flavor("{\"vcpus\":1,\"memory_mb\":1024}", shr);
+    ck_assert_int_eq(numafit_request_get_cell_count(rs), 0);
+
+    /* a guest without NUMA topology: inventory only, the host unchanged */
+    before = host_json(h);
+    ck_assert_int_eq(numafit_node_fit(h, inv, rs, shr, NUMAFIT_RC_COUNT, NULL, 0, &p, &e), 1);
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(numafit_node_claim(h, inv, NULL, shr, NUMAFIT_RC_COUNT, &e), 0);
+    after = host_json(h);
+    ck_assert_str_eq(before, after);
+    numafit_free(after);
+    ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_VCPU, &used), 0);
+    ck_assert_int_eq(used, 1);
+
+    /* dedicated guests until MEMORY_MB (12288 left, 4096 each) is used up */
+    while (numafit_node_fit(h, inv, rd, ded, NUMAFIT_RC_COUNT, NULL, 0, &p, &e) == 1) {
+        ck_assert_int_eq(numafit_node_claim(h, inv, p, ded, NUMAFIT_RC_COUNT, &e), 0);
+        numafit_placement_free(p);
+        p = NULL;
+        placed++;
+    }
+    ck_assert_int_eq(placed, 2); /* 1024 + 2 x 4096 of 12288 */
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_INVENTORY);
+    ck_assert_str_eq(e.where, "MEMORY_MB");
+    ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_PCPU, &used), 0);
+    ck_assert_int_eq(used, 4);
+
+    /* all or nothing: no room (-ENOSPC), a host claim refused (-EBUSY) */
+    numafit_free(before);
+    before = host_json(h);
+    ck_assert_int_eq(numafit_inventory_dup(inv, &inv0), 0);
+    ck_assert_int_eq(numafit_node_claim(h, inv, NULL, ded, NUMAFIT_RC_COUNT, &e), -ENOSPC);
+    ck_assert_int_eq(numafit_inventory_equal(inv, inv0), 1);
+    const int64_t none[NUMAFIT_RC_COUNT] = {0, 0, 0, 0};
+    ck_assert_int_eq(numafit_node_fit(h, inv, rd, none, NUMAFIT_RC_COUNT, NULL, 0, &p2, &e), 1);
+    ck_assert_int_eq(numafit_node_claim(h, inv, p2, none, NUMAFIT_RC_COUNT, &e), 0);
+    ck_assert_int_eq(numafit_node_claim(h, inv, p2, none, NUMAFIT_RC_COUNT, &e), -EBUSY);
+    ck_assert_int_eq(numafit_node_release(h, inv, p2, none, NUMAFIT_RC_COUNT, &e), 0);
+    after = host_json(h);
+    ck_assert_str_eq(before, after);
+    numafit_free(after);
+    /* a release the inventory refuses changes neither */
+    ck_assert_int_eq(numafit_node_claim(h, inv, p2, none, NUMAFIT_RC_COUNT, &e), 0);
+    ck_assert_int_eq(numafit_node_release(h, inv, p2, ded, NUMAFIT_RC_COUNT, &e), 0);
+    ck_assert_int_eq(numafit_node_release(h, inv, NULL, ded, NUMAFIT_RC_COUNT, &e), 0);
+    ck_assert_int_eq(numafit_node_release(h, inv, NULL, ded, NUMAFIT_RC_COUNT, &e), -EINVAL);
+    ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_PCPU, &used), 0);
+    ck_assert_int_eq(used, 0);
+    /* the host refuses to release p2 (not claimed): the inventory keeps its VCPU */
+    ck_assert_int_lt(numafit_node_release(h, inv, p2, shr, NUMAFIT_RC_COUNT, &e), 0);
+    ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_VCPU, &used), 0);
+    ck_assert_int_eq(used, 1);
+
+    ck_assert_int_eq(numafit_node_fit(NULL, inv, rd, ded, NUMAFIT_RC_COUNT, NULL, 0, &p, &e),
+                     -EINVAL);
+    ck_assert_int_eq(numafit_node_fit(h, inv, rd, ded, NUMAFIT_RC_COUNT, NULL, 4, &p, &e), -EINVAL);
+    numafit_free(before);
+    numafit_placement_free(p2);
+    numafit_request_free(rd);
+    numafit_request_free(rs);
+    numafit_inventory_free(inv0);
+    numafit_inventory_free(inv);
+    numafit_host_free(h);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("inventory");
     TCase *tc = tcase_create("api");
@@ -307,6 +409,7 @@ int main(void) {
     tcase_add_test(tc, test_room_and_claims);
     tcase_add_test(tc, test_json);
     tcase_add_test(tc, test_from_host);
+    tcase_add_test(tc, test_node);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

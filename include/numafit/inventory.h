@@ -4,6 +4,7 @@
 #define NUMAFIT_INVENTORY_H
 
 #include <numafit/common.h>
+#include <numafit/fit.h>
 #include <numafit/host.h>
 #include <numafit/request.h>
 
@@ -138,6 +139,45 @@ NUMAFIT_EXPORT int numafit_inventory_claim(numafit_inventory_t *inv, const int64
  * is used of a class: nothing changed, err->where the class). */
 NUMAFIT_EXPORT int numafit_inventory_release(numafit_inventory_t *inv, const int64_t *amounts,
                                              size_t n, numafit_error_t *reterr);
+
+/**
+ * \brief Fit on a compute node in nova's two steps: placement's inventory
+ * must have room for the request's amounts (numafit_resources_from_flavor()
+ * of the same flavor and image), then a request with a NUMA topology must
+ * fit the host (numafit_fit() with opt). A request without NUMA topology
+ * fits on the inventory alone: its vCPUs float over the shared CPUs and
+ * nova counts nothing of it in the cells.
+ *
+ * nova asks placement about the whole fleet: when no node has room for a
+ * dedicated guest's PCPU (numafit_resources_from_flavor() returned 1), it
+ * asks again with NUMAFIT_RESOURCES_LEGACY amounts. That second query is
+ * the caller's: this call checks the amounts it is given.
+ * \param ret_placement NULL for the answer only; else the placement of a
+ * NUMA request, or NULL for a request without NUMA topology.
+ * \return 1 (fits), 0 (does not: reterr->code NUMAFIT_E_NOFIT_INVENTORY
+ * with the class in reterr->where, or numafit_fit()'s reason), -EINVAL,
+ * -ENOMEM, -E2BIG (the fit's work budget).
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_node_fit(const numafit_host_t *host, const numafit_inventory_t *inv,
+                 const numafit_request_t *req, const int64_t *amounts, size_t n,
+                 const numafit_options_t *opt, unsigned flags, numafit_placement_t **ret_placement,
+                 numafit_error_t *reterr);
+/**
+ * \brief Claim on both, all or nothing: the inventory's room is checked,
+ * then the placement (NULL: none, a request without NUMA topology) is
+ * claimed on the host, then the amounts are added to the inventory.
+ * \return 0; -ENOSPC (no room in the inventory), numafit_host_claim()'s
+ * errors; on any error neither changed.
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_node_claim(numafit_host_t *host, numafit_inventory_t *inv, const numafit_placement_t *p,
+                   const int64_t *amounts, size_t n, numafit_error_t *reterr);
+/** \brief The inverse of numafit_node_claim(), all or nothing. \return 0,
+ * numafit_host_release()'s and numafit_inventory_release()'s errors. */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_node_release(numafit_host_t *host, numafit_inventory_t *inv, const numafit_placement_t *p,
+                     const int64_t *amounts, size_t n, numafit_error_t *reterr);
 
 #ifdef __cplusplus
 }

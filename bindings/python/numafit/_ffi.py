@@ -254,6 +254,10 @@ _fn("inventory_new_from_host", [HostP, cp, sz, c_int64, InventoryP, u, POINTER(I
 _fn("inventory_check", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
 _fn("inventory_claim", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
 _fn("inventory_release", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
+_fn("node_fit", [HostP, InventoryP, RequestP, _I64P, sz, OptionsP, u, POINTER(PlacementP),
+                 ErrorP], c_int, _E)
+_fn("node_claim", [HostP, InventoryP, PlacementP, _I64P, sz, ErrorP], c_int, _E)
+_fn("node_release", [HostP, InventoryP, PlacementP, _I64P, sz, ErrorP], c_int, _E)
 
 # fit.h
 _fn("options_new", [POINTER(OptionsP)], c_int, _N)
@@ -512,7 +516,7 @@ class Owned:
 class hold:
     """`with hold(a, b, c, write=a) as (ha, hb, hc):` the handles of Owned
     objects (None passes as None) under their locks: shared, or exclusive
-    for the object given as `write`.  The locks are taken in one global
+    for the object given as `write` (or each object of a tuple).  The locks are taken in one global
     order (by id) and each object's once, so holders never deadlock each
     other.  Raises errors.ClosedError (having released everything) when an
     object is closed, and TypeError for something that is not a numafit
@@ -539,7 +543,8 @@ class hold:
                     raise TypeError("numafit: expected a numafit object, not %s"
                                     % type(o).__name__)
                 lock = o._lock
-                if o is self._write:
+                w = self._write
+                if o is w or (type(w) is tuple and any(o is x for x in w)):
                     lock.acquire_write()
                     held.append(lock.release_write)
                 else:

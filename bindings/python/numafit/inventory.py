@@ -147,3 +147,51 @@ class Inventory(_ffi.Owned):
             return "<numafit.Inventory %s>" % json.dumps(self.to_dict()["inventories"])
         except Exception:
             return "<numafit.Inventory closed>"
+
+
+def node_fit(host, inventory, request, resources, limits=None, profile="latest",
+             strategy="spread", budget=None, claim=False):
+    """nova's two steps on one compute node (numafit_node_fit): the
+    inventory has room for `resources` (numafit.resources_from_flavor() of
+    the request's flavor), then a request with a NUMA topology fits the
+    host (numafit.fit()'s arguments).  A numafit.FitResult: code 0 when it
+    fits, with the placement (None for a request without NUMA topology);
+    else code_name "NOFIT_INVENTORY" (text: which class, why) or the NUMA
+    reason.  claim=True claims what fits on both, under both locks, so no
+    other claim comes in between."""
+    from .fit import FitResult, _check_args, _options
+    from .placement import Placement
+    _check_args(host, request)
+    arr = _amounts(resources)
+    opt, own = _options(limits, profile, strategy, budget)
+    try:
+        p, err = _ffi.PlacementP(), _ffi.Error()
+        with _ffi.hold(host, inventory, request, opt,
+                       write=(host, inventory) if claim else None) as (h, i, r, o):
+            rc = _ffi.node_fit(h, i, r, arr, len(arr), o, 0, byref(p), byref(err))
+            placement = Placement(p) if rc == 1 and p else None
+            if rc == 1 and claim:
+                _ffi.node_claim(h, i, p if p else None, arr, len(arr), byref(_ffi.Error()))
+    finally:
+        if own:
+            opt.close()
+    if rc == 1:
+        return FitResult(placement, 0, "OK", -1, "")
+    name = _ffi.error_code_name(err.code)
+    return FitResult(None, err.code, name.decode() if name else "", err.cell,
+                     err.text.decode("utf-8", "replace"))
+
+
+def node_claim(host, inventory, placement, resources):
+    """Claim a placement (None: a request without NUMA topology) and the
+    resources on host and inventory, all or nothing (numafit_node_claim)."""
+    arr = _amounts(resources)
+    with _ffi.hold(host, inventory, placement, write=(host, inventory)) as (h, i, p):
+        _ffi.node_claim(h, i, p, arr, len(arr), byref(_ffi.Error()))
+
+
+def node_release(host, inventory, placement, resources):
+    """The inverse of node_claim(), all or nothing."""
+    arr = _amounts(resources)
+    with _ffi.hold(host, inventory, placement, write=(host, inventory)) as (h, i, p):
+        _ffi.node_release(h, i, p, arr, len(arr), byref(_ffi.Error()))

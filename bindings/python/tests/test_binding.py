@@ -241,6 +241,38 @@ class InventoryTests(unittest.TestCase):
         for o in (inv, again, before, host):
             o.close()
 
+    def test_node_fit_and_claim(self):
+        host = numafit.Host.synthetic(
+            "cells:2 cores:4 threads:2 mem:8G dedicated:2-7,10-15 shared:0-1,8-9")
+        inv = numafit.Inventory.from_host(host, "[DEFAULT]\nreserved_host_memory_mb = 4096\n")
+        flavor = {"vcpus": 2, "memory_mb": 4096, "extra_specs": {"hw:cpu_policy": "dedicated"}}
+        req = numafit.Request.from_json(flavor)
+        res = numafit.resources_from_flavor(flavor)
+        small = {"vcpus": 1, "memory_mb": 1024}
+        r = numafit.node_fit(host, inv, numafit.Request.from_json(small),
+                             numafit.resources_from_flavor(small), claim=True)
+        self.assertEqual((r.code, r.placement), (0, None))
+        placed = 0
+        while True:
+            r = numafit.node_fit(host, inv, req, res, claim=True)
+            if r.code:
+                break
+            self.assertIsNotNone(r.placement)
+            placed += 1
+        self.assertEqual(placed, 2)
+        self.assertEqual(r.code_name, "NOFIT_INVENTORY")
+        self.assertIn("MEMORY_MB", r.text)
+        self.assertEqual(inv.used("PCPU"), 4)
+        r = numafit.node_fit(host, inv, req, {})
+        self.assertEqual(r.code, 0)
+        numafit.node_claim(host, inv, r.placement, {})
+        with self.assertRaises(errors.PinningConflict):
+            numafit.node_claim(host, inv, r.placement, {})
+        numafit.node_release(host, inv, r.placement, {})
+        with self.assertRaises(errors.NoSpace):
+            numafit.node_claim(host, inv, None, res)
+        self.assertEqual(inv.used("MEMORY_MB"), 9216)
+
 
 class FitTests(unittest.TestCase):
     def setUp(self):
