@@ -350,7 +350,7 @@ static int read_record(struct numafit__jpath *p, const json_t *rec, int rc,
     if ((r = int_field(p, rec, "total", 0, 1, &c.total)) < 0 ||
         (r = int_field(p, rec, "reserved", 0, 0, &c.reserved)) < 0 ||
         (r = int_field(p, rec, "min_unit", 1, 1, &c.min_unit)) < 0 ||
-        (r = int_field(p, rec, "max_unit", 1, 1, &c.max_unit)) < 0 ||
+        (r = int_field(p, rec, "max_unit", NUMAFIT_RESOURCE_AMOUNT_MAX, 1, &c.max_unit)) < 0 ||
         (r = int_field(p, rec, "step_size", 1, 1, &c.step_size)) < 0)
         return r;
     c.allocation_ratio = 1.0;

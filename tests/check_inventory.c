@@ -164,8 +164,9 @@ START_TEST(test_json) {
     ck_assert_int_eq(numafit_inventory_get_class(inv, NUMAFIT_RC_VCPU, &c), 1);
     ck_assert(c.total == 32 && c.reserved == 2 && c.allocation_ratio == 4.0);
     ck_assert_int_eq(numafit_inventory_get_class(inv, NUMAFIT_RC_DISK_GB, &c), 1);
-    /* placement's defaults: max_unit 1, ratio 1.0 */
-    ck_assert(c.max_unit == 1 && c.min_unit == 1 && c.step_size == 1 && c.allocation_ratio == 1.0);
+    /* placement's API defaults: max_unit 2147483647, ratio 1.0 */
+    ck_assert(c.max_unit == NUMAFIT_RESOURCE_AMOUNT_MAX && c.min_unit == 1 && c.step_size == 1 &&
+              c.allocation_ratio == 1.0);
     ck_assert_int_eq(numafit_inventory_get_class(inv, NUMAFIT_RC_PCPU, &c), 0);
     ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_VCPU, &used), 0);
     ck_assert_int_eq(used, 8);

@@ -69,8 +69,9 @@ NUMAFIT_EXPORT int numafit_inventory_get_used(const numafit_inventory_t *inv, in
  * "allocation_ratio": X}, ...}, "usages": {CLASS: N, ...}}, the bodies of
  * GET /resource_providers/{uuid}/inventories and .../usages in one object
  * ("resource_provider_generation" is read and ignored; "usages" is
- * optional). Missing fields take placement's defaults (reserved 0, min_unit,
- * max_unit and step_size 1, allocation_ratio 1.0). Classes outside the model
+ * optional). Missing fields take placement's API defaults (reserved 0,
+ * min_unit and step_size 1, max_unit NUMAFIT_RESOURCE_AMOUNT_MAX,
+ * allocation_ratio 1.0). Classes outside the model
  * (CUSTOM_*, VGPU, ...) are skipped. \return 0, -EBADMSG, -EINVAL, -ENOMEM.
  * \ownership owned
  */

@@ -7,6 +7,9 @@ from .request import RESOURCE_CLASSES, profile_number
 
 INVENTORY_ZED = 1
 _FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio")
+# placement's API defaults of a record's fields
+_DEFAULTS = {"reserved": 0, "min_unit": 1, "max_unit": 2147483647, "step_size": 1,
+             "allocation_ratio": 1.0}
 
 
 def _class_number(name):
@@ -95,13 +98,12 @@ class Inventory(_ffi.Owned):
         return {f: getattr(c, f) for f in _FIELDS}
 
     def __setitem__(self, name, record):
-        """Set class name's record (placement's defaults for missing fields:
-        reserved 0, min_unit, max_unit and step_size 1, ratio 1.0)."""
-        r = dict(record)
-        c = _ffi.InventoryClass(
-            *[_ffi.cint(r.get(f, 1 if f in ("min_unit", "max_unit", "step_size") else 0), f,
-                        c_int64) for f in _FIELDS[:5]],
-            float(r.get("allocation_ratio", 1.0)))
+        """Set class name's record (placement's API defaults for missing
+        fields: reserved 0, min_unit and step_size 1, max_unit 2147483647,
+        ratio 1.0)."""
+        r = dict(_DEFAULTS, **record)
+        c = _ffi.InventoryClass(*[_ffi.cint(r[f], f, c_int64) for f in _FIELDS[:5]],
+                                float(r["allocation_ratio"]))
         with _ffi.hold(self, write=self) as (h,):
             _ffi.inventory_set_class(h, _class_number(name), byref(c), byref(_ffi.Error()))
 
