@@ -22,7 +22,10 @@
 #define USED_MAX (INT64_C(1) << 53) /* usage stays exact as a JSON number */
 #define NCLS     NUMAFIT_RC_COUNT
 
+#define SMT_NAME "HW_CPU_HYPERTHREADING"
+
 struct numafit_inventory {
+    unsigned traits; /* enum numafit_inventory_trait */
     bool has[NCLS];
     numafit_inventory_class_t cls[NCLS];
     int64_t used[NCLS];
@@ -142,6 +145,44 @@ NUMAFIT_EXPORT int numafit_inventory_get_class(const numafit_inventory_t *inv, i
     return 1;
 }
 
+NUMAFIT_EXPORT int numafit_inventory_set_traits(numafit_inventory_t *inv, unsigned traits) {
+    if (!inv || (traits & ~(unsigned)NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING))
+        return -EINVAL;
+    inv->traits = traits;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_inventory_get_traits(const numafit_inventory_t *inv) {
+    return inv ? (int)inv->traits : -EINVAL;
+}
+
+NUMAFIT_EXPORT int numafit_inventory_check_traits(const numafit_inventory_t *inv, unsigned bits,
+                                                  numafit_error_t *err) {
+    const unsigned known = NUMAFIT_RESOURCES_FALLBACK | NUMAFIT_RESOURCES_SMT_REQUIRED |
+                           NUMAFIT_RESOURCES_SMT_FORBIDDEN;
+    bool smt;
+    numafit__error_clear(err);
+    if (!inv || (bits & ~known)) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           inv ? "unknown bits 0x%x" : "an inventory is required", bits & ~known);
+        return -EINVAL;
+    }
+    smt = inv->traits & NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING;
+    if ((bits & NUMAFIT_RESOURCES_SMT_REQUIRED) && !smt) {
+        numafit__error_set(err, NUMAFIT_E_NOFIT_INVENTORY, -1, SMT_NAME, NULL,
+                           "the trait " SMT_NAME " is required (thread policy require), the "
+                           "host has no SMT");
+        return 0;
+    }
+    if ((bits & NUMAFIT_RESOURCES_SMT_FORBIDDEN) && smt) {
+        numafit__error_set(err, NUMAFIT_E_NOFIT_INVENTORY, -1, SMT_NAME, NULL,
+                           "the trait " SMT_NAME " is forbidden (thread policy isolate), the "
+                           "host has SMT");
+        return 0;
+    }
+    return 1;
+}
+
 NUMAFIT_EXPORT int numafit_inventory_set_used(numafit_inventory_t *inv, int rc, int64_t used) {
     if (!inv || !valid_rc(rc) || used < 0 || used > USED_MAX)
         return -EINVAL;
@@ -161,6 +202,8 @@ NUMAFIT_EXPORT int numafit_inventory_equal(const numafit_inventory_t *a,
                                            const numafit_inventory_t *b) {
     if (!a || !b)
         return -EINVAL;
+    if (a->traits != b->traits)
+        return 0;
     for (int i = 0; i < NCLS; i++) {
         const numafit_inventory_class_t *x = &a->cls[i], *y = &b->cls[i];
         if (a->has[i] != b->has[i] || a->used[i] != b->used[i])
@@ -414,6 +457,27 @@ static int read_section(struct numafit__jpath *p, const json_t *doc, const char 
     return 0;
 }
 
+/* "traits": a list of trait names (placement's pattern); those the model knows are kept. */
+static int read_traits(struct numafit__jpath *p, const json_t *doc, numafit_inventory_t *inv) {
+    const json_t *list = json_object_get(doc, "traits"), *t;
+    size_t mark, i;
+    if (!list)
+        return 0;
+    mark = numafit__jp_push(p, "traits");
+    if (!json_is_array(list))
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be a list of trait names");
+    json_array_foreach(list, i, t) {
+        size_t m2 = numafit__jp_index(p, i);
+        if (!json_is_string(t) || class_of(json_string_value(t)) == -2)
+            return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "not a trait name");
+        if (!strcmp(json_string_value(t), SMT_NAME))
+            inv->traits |= NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING;
+        numafit__jp_pop(p, m2);
+    }
+    numafit__jp_pop(p, mark);
+    return 0;
+}
+
 NUMAFIT_EXPORT int numafit_inventory_new_from_json(const char *buf, size_t len, unsigned flags,
                                                    numafit_inventory_t **ret,
                                                    numafit_error_t *err) {
@@ -444,7 +508,7 @@ NUMAFIT_EXPORT int numafit_inventory_new_from_json(const char *buf, size_t len, 
         goto out;
     }
     json_object_foreach(doc, key, v) {
-        if (strcmp(key, "inventories") && strcmp(key, "usages") &&
+        if (strcmp(key, "inventories") && strcmp(key, "usages") && strcmp(key, "traits") &&
             strcmp(key, "resource_provider_generation")) {
             numafit__jp_push(&p, key);
             r = numafit__jp_fail(&p, -EINVAL, NUMAFIT_E_SCHEMA, "not a key of an inventory");
@@ -460,7 +524,7 @@ NUMAFIT_EXPORT int numafit_inventory_new_from_json(const char *buf, size_t len, 
         goto out;
     }
     if ((r = read_section(&p, doc, "inventories", inv)) < 0 ||
-        (r = read_section(&p, doc, "usages", inv)) < 0)
+        (r = read_section(&p, doc, "usages", inv)) < 0 || (r = read_traits(&p, doc, inv)) < 0)
         goto out;
     *ret = inv;
     inv = NULL;
@@ -504,6 +568,11 @@ NUMAFIT_EXPORT int numafit_inventory_to_json(const numafit_inventory_t *inv, uns
         fail = json_object_set_new(doc, "usages", use) < 0;
     else
         json_decref(use);
+    if (!fail)
+        fail = json_object_set_new(doc, "traits",
+                                   inv->traits & NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING
+                                       ? json_pack("[s]", SMT_NAME)
+                                       : json_array()) < 0;
     if (fail) {
         json_decref(doc);
         return nomem(err);
@@ -673,6 +742,9 @@ numafit_inventory_new_from_host(const numafit_host_t *host, const char *nova_con
     }
     if (current)
         memcpy(inv->used, current->used, sizeof(inv->used));
+    for (uint32_t i = 0; i < host->ncells; i++)
+        if (host->cells[i].tpc > 1)
+            inv->traits |= NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING;
     *ret = inv;
     return 0;
 }

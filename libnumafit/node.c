@@ -19,8 +19,9 @@ NUMAFIT_EXPORT int numafit_node_fit(const numafit_host_t *host, const numafit_in
     numafit__error_clear(err);
     if (!host || !inv || !req)
         return bad_arg(err, "a host, an inventory and a request are required");
-    if (flags)
-        return bad_arg(err, "unknown flag bits");
+    r = numafit_inventory_check_traits(inv, flags, err);
+    if (r <= 0)
+        return r;
     r = numafit_inventory_check(inv, amounts, n, err);
     if (r <= 0)
         return r;

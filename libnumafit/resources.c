@@ -47,31 +47,82 @@ static bool suffix_char(char ch) {
 
 /*
  * key as nova's ResourceRequest reads it: re.match of
- * ^resources([a-zA-Z0-9_-]{1,64})?:(.*)$. Returns the class of the
- * model it names (-1 for another class or none) and sets *keylen to the
- * key's length without a final newline; false when it is no resources key.
+ * ^(resources|trait)([a-zA-Z0-9_-]{1,64})?:(.*)$ for this prefix. Sets
+ * *name and *n to the name after ':' (without a final newline, which `$`
+ * lets through) and *keylen to the key's length without it; false when it
+ * is no such key.
  */
-static bool resources_key(const char *key, int *cls, size_t *keylen) {
-    const char *p, *name, *nl;
-    size_t n, len;
-    if (strncmp(key, "resources", 9))
+static bool xs_key(const char *key, const char *prefix, const char **name, size_t *n,
+                   size_t *keylen) {
+    size_t plen = strlen(prefix), len;
+    const char *p, *nl;
+    if (strncmp(key, prefix, plen))
         return false;
-    for (p = key + 9; suffix_char(*p); p++)
+    for (p = key + plen; suffix_char(*p); p++)
         ;
-    if (p - (key + 9) > 64 || *p != ':')
+    if (p - (key + plen) > 64 || *p != ':')
         return false;
-    name = p + 1;
-    len = strlen(name);
-    nl = strchr(name, '\n');
-    if (nl && nl != name + len - 1)
+    *name = p + 1;
+    len = strlen(*name);
+    nl = strchr(*name, '\n');
+    if (nl && nl != *name + len - 1)
         return false; /* '.' does not match a newline, '$' only before the last */
-    n = nl ? len - 1 : len;
-    *keylen = (size_t)(name - key) + n;
+    *n = nl ? len - 1 : len;
+    *keylen = (size_t)(*name - key) + *n;
+    return true;
+}
+
+/* A resources key: the class of the model it names (-1 for another class or none). */
+static bool resources_key(const char *key, int *cls, size_t *keylen) {
+    const char *name;
+    size_t n;
+    if (!xs_key(key, "resources", &name, &n, keylen))
+        return false;
     *cls = -1;
     for (int i = 0; i < NUMAFIT_RC_COUNT; i++)
         if (strlen(class_names[i]) == n && !memcmp(name, class_names[i], n))
             *cls = i;
     return true;
+}
+
+#define SMT_TRAIT "HW_CPU_HYPERTHREADING"
+
+/* A trait key naming HW_CPU_HYPERTHREADING: its requirement bits. */
+static unsigned smt_trait_bits(const char *key, const char *value) {
+    const char *name;
+    size_t n, len;
+    if (!xs_key(key, "trait", &name, &n, &len) || n != strlen(SMT_TRAIT) ||
+        memcmp(name, SMT_TRAIT, n))
+        return 0;
+    if (value && !strcmp(value, "required"))
+        return NUMAFIT_RESOURCES_SMT_REQUIRED;
+    if (value && !strcmp(value, "forbidden"))
+        return NUMAFIT_RESOURCES_SMT_FORBIDDEN;
+    return 0; /* nova warns and ignores other values */
+}
+
+/* The image's required traits naming HW_CPU_HYPERTHREADING, in the forms the
+ * request reads: "trait:HW_CPU_HYPERTHREADING": "required" (what
+ * ImageMetaProps.from_dict turns into traits_required) and the list
+ * "traits_required" itself. */
+static unsigned image_smt_bits(const char *image_json, size_t len) {
+    json_t *img, *props, *list, *t;
+    unsigned bits = 0;
+    size_t i;
+    if (!image_json)
+        return 0;
+    img = json_loadb(image_json, len, JSON_DECODE_ANY, NULL); /* checked by the request */
+    props = json_object_get(img, "properties");
+    t = json_object_get(props, "trait:" SMT_TRAIT);
+    if (json_is_string(t) && !strcmp(json_string_value(t), "required"))
+        bits = NUMAFIT_RESOURCES_SMT_REQUIRED;
+    list = json_object_get(props, "traits_required");
+    json_array_foreach(list, i, t) {
+        if (json_is_string(t) && !strcmp(json_string_value(t), SMT_TRAIT))
+            bits = NUMAFIT_RESOURCES_SMT_REQUIRED;
+    }
+    json_decref(img);
+    return bits;
 }
 
 /* RequestGroup.add_resource's amount: int(value) >= 0, else ignored (false). */
@@ -90,7 +141,8 @@ static bool amount_of(const char *s, int64_t *out) {
  * sums (*hw_cpu: whether either is non-zero, which sets the CPU policy
  * and leaves hw:cpu_policy untranslated).
  */
-static int read_groups(const json_t *specs, json_t *slots, bool *hw_cpu, numafit_error_t *err) {
+static int read_groups(const json_t *specs, json_t *slots, bool *hw_cpu, unsigned *traits,
+                       numafit_error_t *err) {
     int64_t vsum = 0, psum = 0;
     const char *key;
     json_t *v;
@@ -105,6 +157,7 @@ static int read_groups(const json_t *specs, json_t *slots, bool *hw_cpu, numafit
         int cls, rc;
         if ((rc = numafit__spec_value(v, key, buf, sizeof(buf), &str, err)) < 0)
             return rc;
+        *traits |= smt_trait_bits(key, str);
         if (numafit__spec_key_matches(key, "resources", "VCPU") && numafit__py_int(str, &n, NULL))
             vsum = add_sat(vsum, n);
         if (numafit__spec_key_matches(key, "resources", "PCPU") && numafit__py_int(str, &n, NULL))
@@ -153,12 +206,23 @@ static int64_t pinned_vcpus(const numafit_request_t *req) {
     return n;
 }
 
+/* hw:cpu_thread_policy as nova's scheduler translates it: a trait of group
+ * None (nova reads the policy given; the request may have it from the
+ * trait itself, whose key then set the same bit already). */
+static unsigned thread_traits(const numafit_request_t *req) {
+    if (req->thread_policy == NUMAFIT_THREAD_POLICY_ISOLATE)
+        return NUMAFIT_RESOURCES_SMT_FORBIDDEN;
+    if (req->thread_policy == NUMAFIT_THREAD_POLICY_REQUIRE)
+        return NUMAFIT_RESOURCES_SMT_REQUIRED;
+    return 0;
+}
+
 /* hw:cpu_policy as nova's scheduler translates it into group None. */
 static int translate_policy(const numafit_request_t *req, json_t *slots, int *pinning,
                             numafit_error_t *err) {
     int64_t pcpus;
     if (req->cpu_policy == NUMAFIT_CPU_POLICY_DEDICATED) {
-        *pinning = 1;
+        *pinning = NUMAFIT_RESOURCES_FALLBACK;
         pcpus = req->vcpus;
     } else if (req->cpu_policy == NUMAFIT_CPU_POLICY_MIXED) {
         pcpus = pinned_vcpus(req);
@@ -223,6 +287,7 @@ NUMAFIT_EXPORT int numafit_resources_from_flavor(const char *flavor_json, size_t
     const json_t *specs;
     int64_t sum[NUMAFIT_RC_COUNT];
     bool present[NUMAFIT_RC_COUNT], hw_cpu;
+    unsigned traits = 0;
     int rc, pinning = 0;
 
     numafit__error_clear(err);
@@ -248,11 +313,14 @@ NUMAFIT_EXPORT int numafit_resources_from_flavor(const char *flavor_json, size_t
     if (rc == 0 && !(slots = json_object()))
         rc = nomem(err);
     if (rc == 0)
-        rc = read_groups(specs, slots, &hw_cpu, err);
+        rc = read_groups(specs, slots, &hw_cpu, &traits, err);
     /* resources:VCPU/PCPU and hw:cpu_policy exclude each other (the
      * request refuses both), so a policy of theirs is not translated */
-    if (rc == 0 && !hw_cpu && !(flags & NUMAFIT_RESOURCES_LEGACY))
-        rc = translate_policy(req, slots, &pinning, err);
+    if (rc == 0 && !(flags & NUMAFIT_RESOURCES_LEGACY)) {
+        traits |= thread_traits(req);
+        if (!hw_cpu)
+            rc = translate_policy(req, slots, &pinning, err);
+    }
     if (rc == 0) {
         merge(slots, sum, present);
         rc = defaults(req, flavor, flags, sum, present, err);
@@ -271,5 +339,5 @@ NUMAFIT_EXPORT int numafit_resources_from_flavor(const char *flavor_json, size_t
         return rc;
     for (size_t i = 0; i < n; i++)
         ret_amounts[i] = i < NUMAFIT_RC_COUNT ? sum[i] : 0;
-    return pinning;
+    return pinning | (int)traits | (int)image_smt_bits(image_json, image_len);
 }

@@ -171,7 +171,11 @@ START_TEST(test_json) {
     ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_VCPU, &used), 0);
     ck_assert_int_eq(used, 8);
 
+    ck_assert_int_eq(numafit_inventory_get_traits(inv), 0);
+    ck_assert_int_eq(numafit_inventory_set_traits(inv, NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING), 0);
+    ck_assert_int_eq(numafit_inventory_set_traits(inv, 2), -EINVAL);
     ck_assert_int_eq(numafit_inventory_to_json(inv, 0, &json, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(json, "\"traits\":[\"HW_CPU_HYPERTHREADING\"]"));
     again = from_json(json);
     ck_assert_int_eq(numafit_inventory_equal(inv, again), 1);
     ck_assert_int_eq(numafit_inventory_to_json(again, 0, &json2, NULL), 0);
@@ -195,6 +199,18 @@ START_TEST(test_json) {
     json_fails("{\"inventories\":{},\"usages\":{\"VCPU\":-1}}", "/usages/VCPU");
     json_fails("{\"inventories\":{},\"generation\":1}", "/generation");
     json_fails("{\"inventories\":{", "");
+    json_fails("{\"inventories\":{},\"traits\":[\"hw smt\"]}", "/traits/0");
+    json_fails("{\"inventories\":{},\"traits\":\"HW_CPU_HYPERTHREADING\"}", "/traits");
+    inv = from_json("{\"inventories\":{},\"traits\":[\"CUSTOM_X\",\"HW_CPU_HYPERTHREADING\"]}");
+    ck_assert_int_eq(numafit_inventory_get_traits(inv), NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING);
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_inventory_check_traits(inv, NUMAFIT_RESOURCES_SMT_REQUIRED, &e), 1);
+    ck_assert_int_eq(numafit_inventory_check_traits(inv, NUMAFIT_RESOURCES_SMT_FORBIDDEN, &e), 0);
+    ck_assert_str_eq(e.where, "HW_CPU_HYPERTHREADING");
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_INVENTORY);
+    ck_assert_int_eq(numafit_inventory_check_traits(inv, NUMAFIT_RESOURCES_FALLBACK, &e), 1);
+    ck_assert_int_eq(numafit_inventory_check_traits(inv, 8, &e), -EINVAL);
+    numafit_inventory_free(inv);
 }
 END_TEST
 
@@ -233,6 +249,7 @@ START_TEST(test_from_host) {
     expect_class(inv, NUMAFIT_RC_PCPU, 0, 0, 0);
     expect_class(inv, NUMAFIT_RC_MEMORY_MB, 65536, 512, 1.0);
     expect_class(inv, NUMAFIT_RC_DISK_GB, 0, 0, 0);
+    ck_assert_int_eq(numafit_inventory_get_traits(inv), NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING);
     numafit_inventory_free(inv);
     /* Zed's initial ratios */
     inv = of_host("cells:2 cores:6 threads:2 mem:32G", NULL, 500, NULL, NUMAFIT_INVENTORY_ZED);
@@ -269,8 +286,9 @@ START_TEST(test_from_host) {
     numafit_inventory_free(current);
     numafit_inventory_free(inv);
 
-    /* only dedicated CPUs: no VCPU inventory */
+    /* only dedicated CPUs: no VCPU inventory; one thread per core: no SMT */
     inv = of_host("cells:1 cores:4 threads:1 mem:8G dedicated:0-3", NULL, 0, NULL, 0);
+    ck_assert_int_eq(numafit_inventory_get_traits(inv), 0);
     expect_class(inv, NUMAFIT_RC_VCPU, 0, 0, 0);
     expect_class(inv, NUMAFIT_RC_PCPU, 4, 0, 1.0);
     numafit_inventory_free(inv);
@@ -340,6 +358,37 @@ START_TEST(test_node) {
     numafit_request_t *rs = flavor("{\"vcpus\":1,\"memory_mb\":1024}", shr);
     ck_assert_int_eq(numafit_request_get_cell_count(rs), 0);
 
+    /* isolate forbids SMT: on an SMT host (legacy: every CPU VCPU) the first
+     * query is refused by its trait before any class; nova's legacy query
+     * (VCPU, no trait) fits */
+    int64_t iso[NUMAFIT_RC_COUNT], isol[NUMAFIT_RC_COUNT];
+    const char *isoj = "{\"vcpus\":1,\"memory_mb\":16,\"extra_specs\":{\"hw:cpu_policy\":"
+                       "\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}}";
+    int bits =
+        numafit_resources_from_flavor(isoj, strlen(isoj), NULL, 0, 0, iso, NUMAFIT_RC_COUNT, NULL);
+    ck_assert_int_eq(bits, NUMAFIT_RESOURCES_FALLBACK | NUMAFIT_RESOURCES_SMT_FORBIDDEN);
+    int lbits = numafit_resources_from_flavor(isoj, strlen(isoj), NULL, 0, NUMAFIT_RESOURCES_LEGACY,
+                                              isol, NUMAFIT_RC_COUNT, NULL);
+    ck_assert_int_eq(lbits, 0);
+    numafit_request_t *ri = flavor(isoj, iso);
+    numafit_host_t *h2 = NULL;
+    numafit_inventory_t *inv2 = NULL;
+    ck_assert_int_eq(numafit_host_new_synthetic("cells:1 cores:4 threads:2 mem:8G", 0, &h2, NULL),
+                     0);
+    ck_assert_int_eq(numafit_inventory_new_from_host(h2, NULL, 0, 0, NULL, 0, &inv2, &e), 0);
+    ck_assert_int_eq(
+        numafit_node_fit(h2, inv2, ri, iso, NUMAFIT_RC_COUNT, NULL, (unsigned)bits, &p, &e), 0);
+    ck_assert_str_eq(e.where, "HW_CPU_HYPERTHREADING");
+    ck_assert_int_eq(numafit_node_fit(h2, inv2, ri, iso, NUMAFIT_RC_COUNT, NULL, 0, &p, &e), 0);
+    ck_assert_str_eq(e.where, "PCPU");
+    ck_assert_msg(
+        numafit_node_fit(h2, inv2, ri, isol, NUMAFIT_RC_COUNT, NULL, (unsigned)lbits, &p, &e) == 1,
+        "%s: %s", e.where, e.text);
+    numafit_placement_free(p);
+    p = NULL;
+    numafit_request_free(ri);
+    numafit_inventory_free(inv2);
+    numafit_host_free(h2);
     /* a guest without NUMA topology: inventory only, the host unchanged */
     before = host_json(h);
     ck_assert_int_eq(numafit_node_fit(h, inv, rs, shr, NUMAFIT_RC_COUNT, NULL, 0, &p, &e), 1);
@@ -390,9 +439,11 @@ START_TEST(test_node) {
     ck_assert_int_eq(numafit_inventory_get_used(inv, NUMAFIT_RC_VCPU, &used), 0);
     ck_assert_int_eq(used, 1);
 
+    ck_assert_int_eq(numafit_node_fit(h, inv, rd, ded, NUMAFIT_RC_COUNT, NULL, 16, &p, &e),
+                     -EINVAL);
+
     ck_assert_int_eq(numafit_node_fit(NULL, inv, rd, ded, NUMAFIT_RC_COUNT, NULL, 0, &p, &e),
                      -EINVAL);
-    ck_assert_int_eq(numafit_node_fit(h, inv, rd, ded, NUMAFIT_RC_COUNT, NULL, 4, &p, &e), -EINVAL);
     numafit_free(before);
     numafit_placement_free(p2);
     numafit_request_free(rd);

@@ -69,6 +69,10 @@ def gen_resources(r, vcpus):
         es["group_policy"] = r.choice(["none", "isolate", "bogus"])
     if r.random() < 0.05:
         es["trait:CUSTOM_X"] = "required"
+    if r.random() < 0.15:
+        es[r.choice(["trait", "trait1", "trait_a", "trait" + "x" * 65]) + ":" +
+           r.choice(["HW_CPU_HYPERTHREADING", "HW_CPU_HYPERTHREADING\n", "HW_CPU_HYPER"])] = \
+            r.choice(["required", "forbidden", "bogus", "Required"])
     return es
 
 
@@ -76,6 +80,11 @@ def gen(r):
     vcpus, mem, es, props = reqdiff.gen_case(r)
     es.pop("hw:mem_encryption", None)
     props.pop("hw_mem_encryption", None)
+    if r.random() < 0.1:
+        # the form ImageMetaProps.from_dict reads (a raw "traits_required"
+        # is dropped by it; the library reads both)
+        props["trait:" + r.choice(["HW_CPU_HYPERTHREADING", "CUSTOM_Y"])] = \
+            r.choice(["required", "required", "forbidden"])
     if r.random() < 0.5:
         es.update(gen_resources(r, vcpus))
     disk = {"root_gb": r.choice([0, 0, 1, 10, 20, 40, MAX]),
@@ -99,8 +108,12 @@ def nova_run(vcpus, mem, es, props, disk, bfv, legacy):
     rr = sched_utils.resources_from_request_spec(None, spec, None,
                                                  enable_pinning_translate=not legacy)
     merged = rr.merged_resources()
+    forbidden = set()
+    for g in rr._rg_by_id.values():
+        forbidden |= g.forbidden_traits
+    smt = "HW_CPU_HYPERTHREADING"
     return ("ok", {k: v for k, v in merged.items() if k in CLASSES and v},
-            bool(rr.cpu_pinning_requested))
+            bool(rr.cpu_pinning_requested), smt in rr.all_required_traits, smt in forbidden)
 
 
 def ours_run(numafit, vcpus, mem, es, props, disk, bfv, legacy, profile):
@@ -112,7 +125,7 @@ def ours_run(numafit, vcpus, mem, es, props, disk, bfv, legacy, profile):
                                             profile, boot_from_volume=bfv, legacy=legacy)
     except numafit.errors.NumafitError as e:
         return ("exc", e.exception or type(e).__name__, e.text, e.where)
-    return ("ok", dict(res), res.legacy_fallback)
+    return ("ok", dict(res), res.legacy_fallback, res.smt_required, res.smt_forbidden)
 
 
 def main():

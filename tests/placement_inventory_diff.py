@@ -95,7 +95,9 @@ def gen(r):
             ask[rc] = max(1, r.choice([1, 2, 3, 4, 8, t // 8, t // 4, t // 2, t, t + 1]))
     if not ask or r.random() < 0.05:
         ask[r.choice(CLASSES)] = r.choice([1, 2])
-    return inv, ask, r.choice([0.0, 0.0, 0.3, 0.7, 0.95, 1.0])
+    smt_host = r.random() < 0.5
+    smt_ask = r.choice([0, 0, 0, 2, 4])  # numafit_resources_result bits: required, forbidden
+    return inv, ask, r.choice([0.0, 0.0, 0.3, 0.7, 0.95, 1.0]), smt_host, smt_ask
 
 
 def capacity(rec):
@@ -103,24 +105,31 @@ def capacity(rec):
 
 
 
-def ours_inventory(numafit, inv, usages):
+def ours_inventory(numafit, inv, usages, traits):
     try:
-        return numafit.Inventory.from_json({"inventories": inv, "usages": usages})
+        return numafit.Inventory.from_json({"inventories": inv, "usages": usages,
+                                            "traits": traits})
     except numafit.errors.NumafitError:
         return None
 
 
 def run_case(client, numafit, case, r):
-    inv, ask, fill = case
+    inv, ask, fill, smt_host, smt_ask = case
     rp = str(uuid.uuid4())
     out = {}
     resp = client.post("/resource_providers", json={"name": rp, "uuid": rp})
     assert resp.status_code in (200, 201), resp.text
     gen_ = resp.json()["generation"]
+    traits = ["HW_CPU_HYPERTHREADING"] if smt_host else []
+    if traits:
+        resp = client.put("/resource_providers/%s/traits" % rp,
+                          json={"resource_provider_generation": gen_, "traits": traits})
+        assert resp.status_code == 200, resp.text
+        gen_ = resp.json()["resource_provider_generation"]
     resp = client.put("/resource_providers/%s/inventories" % rp,
                       json={"resource_provider_generation": gen_, "inventories": inv})
     out["accepted"] = resp.status_code == 200
-    ours = ours_inventory(numafit, inv, {})
+    ours = ours_inventory(numafit, inv, {}, traits)
     out["ours_accepted"] = ours is not None
     if not out["accepted"] or ours is None:
         if ours is not None:
@@ -141,13 +150,17 @@ def run_case(client, numafit, case, r):
             "consumer_generation": None}, microversion="1.28")
         assert resp.status_code == 204, (resp.status_code, resp.text, inv, usages)
     ours.close()
-    ours = ours_inventory(numafit, inv, usages)
+    ours = ours_inventory(numafit, inv, usages, traits)
     try:
         q = ",".join("%s:%d" % kv for kv in sorted(ask.items()))
+        if smt_ask:
+            q += "&required=%sHW_CPU_HYPERTHREADING" % ("!" if smt_ask == 4 else "")
         resp = client.get("/allocation_candidates?resources=%s" % q, microversion="1.36")
         out["candidate"] = resp.status_code == 200 and rp in resp.json()["provider_summaries"]
+        res = numafit.Resources(ask)
+        res.bits = smt_ask
         try:
-            out["ours_room"], why = ours.check(ask)
+            out["ours_room"], why = ours.check(res)
         except numafit.errors.InvalidArgument:  # an amount above 2147483647
             assert max(ask.values()) > MAX
             out["ours_room"] = False

@@ -31,6 +31,13 @@ typedef struct numafit_inventory_class {
     double allocation_ratio; /**< at least 0, finite */
 } numafit_inventory_class_t;
 
+/** The resource provider traits the model knows. */
+enum numafit_inventory_trait {
+    /** the host has SMT: some CPU has thread siblings (nova's libvirt driver
+     * reports it from the capabilities' sibling lists) */
+    NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING = 1u << 0,
+};
+
 /** Flags for numafit_inventory_new_from_host(). */
 enum numafit_inventory_flags {
     /** Debian 12's nova 26.2.2 (Zed) defaults (initial_cpu_allocation_ratio 16.0,
@@ -58,6 +65,19 @@ NUMAFIT_EXPORT int numafit_inventory_set_class(numafit_inventory_t *inv, int rc,
 /** \brief Class rc's record. \return 1 (set), 0 (absent: *ret zeroed), -EINVAL. */
 NUMAFIT_EXPORT int numafit_inventory_get_class(const numafit_inventory_t *inv, int rc,
                                                numafit_inventory_class_t *ret);
+/** \brief The provider's traits (enum numafit_inventory_trait bits). \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_inventory_set_traits(numafit_inventory_t *inv, unsigned traits);
+/** \return the provider's traits (enum numafit_inventory_trait bits), -EINVAL. */
+NUMAFIT_EXPORT int numafit_inventory_get_traits(const numafit_inventory_t *inv);
+/**
+ * \brief Do the provider's traits satisfy the trait bits of
+ * numafit_resources_from_flavor() (NUMAFIT_RESOURCES_SMT_REQUIRED /
+ * _FORBIDDEN; NUMAFIT_RESOURCES_FALLBACK is ignored)? \return 1, 0 (err:
+ * NUMAFIT_E_NOFIT_INVENTORY, where "HW_CPU_HYPERTHREADING"), -EINVAL
+ * (other bits).
+ */
+NUMAFIT_EXPORT int numafit_inventory_check_traits(const numafit_inventory_t *inv, unsigned bits,
+                                                  numafit_error_t *reterr);
 /** \brief The amount of class rc used (0 .. 2^53). \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_inventory_set_used(numafit_inventory_t *inv, int rc, int64_t used);
 /** \brief The amount of class rc used. \return 0, -EINVAL. */
@@ -69,7 +89,8 @@ NUMAFIT_EXPORT int numafit_inventory_get_used(const numafit_inventory_t *inv, in
  * "allocation_ratio": X}, ...}, "usages": {CLASS: N, ...}}, the bodies of
  * GET /resource_providers/{uuid}/inventories and .../usages in one object
  * ("resource_provider_generation" is read and ignored; "usages" is
- * optional). Missing fields take placement's API defaults (reserved 0,
+ * optional), and optionally "traits": [NAME, ...] (the body of
+ * GET .../traits; names the model does not know are skipped). Missing fields take placement's API defaults (reserved 0,
  * min_unit and step_size 1, max_unit NUMAFIT_RESOURCE_AMOUNT_MAX,
  * allocation_ratio 1.0). Classes outside the model
  * (CUSTOM_*, VGPU, ...) are skipped. \return 0, -EBADMSG, -EINVAL, -ENOMEM.
@@ -97,7 +118,8 @@ NUMAFIT_EXPORT int numafit_inventory_equal(const numafit_inventory_t *a,
  * the cells' memory, reserved_host_memory_mb (default 512), the RAM ratio;
  * DISK_GB for disk_gb (0: no DISK_GB), reserved_host_disk_mb rounded up to
  * GiB, the disk ratio. max_unit is the total, min_unit and step_size 1. A
- * class whose total is 0 is left out.
+ * class whose total is 0 is left out. The trait HW_CPU_HYPERTHREADING when
+ * a cell has a sibling set of more than one CPU.
  *
  * The ratios as nova chooses them: `cpu_allocation_ratio`,
  * `ram_allocation_ratio`, `disk_allocation_ratio` of nova.conf when set
@@ -155,9 +177,11 @@ NUMAFIT_EXPORT int numafit_inventory_release(numafit_inventory_t *inv, const int
  * the caller's: this call checks the amounts it is given.
  * \param ret_placement NULL for the answer only; else the placement of a
  * NUMA request, or NULL for a request without NUMA topology.
+ * \param flags what numafit_resources_from_flavor() returned: its trait
+ * bits are checked against the inventory's traits first.
  * \return 1 (fits), 0 (does not: reterr->code NUMAFIT_E_NOFIT_INVENTORY
- * with the class in reterr->where, or numafit_fit()'s reason), -EINVAL,
- * -ENOMEM, -E2BIG (the fit's work budget).
+ * with the class or trait in reterr->where, or numafit_fit()'s reason),
+ * -EINVAL, -ENOMEM, -E2BIG (the fit's work budget).
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int
 numafit_node_fit(const numafit_host_t *host, const numafit_inventory_t *inv,

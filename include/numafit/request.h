@@ -105,6 +105,20 @@ enum numafit_resource_class {
 /** Largest amount of a class placement takes in one request (its MAX_INT). */
 #define NUMAFIT_RESOURCE_AMOUNT_MAX 2147483647
 
+/** The bits numafit_resources_from_flavor() returns. */
+enum numafit_resources_result {
+    /** nova would ask again with NUMAFIT_RESOURCES_LEGACY if placement found
+     * no host (a dedicated guest whose hw:cpu_policy became PCPU) */
+    NUMAFIT_RESOURCES_FALLBACK = 1u << 0,
+    /** the host must have the trait HW_CPU_HYPERTHREADING (SMT):
+     * hw:cpu_thread_policy=require, a trait[SUFFIX]:HW_CPU_HYPERTHREADING
+     * =required extra spec or the image's traits_required */
+    NUMAFIT_RESOURCES_SMT_REQUIRED = 1u << 1,
+    /** the host must not have it: hw:cpu_thread_policy=isolate, or the
+     * extra spec =forbidden */
+    NUMAFIT_RESOURCES_SMT_FORBIDDEN = 1u << 2,
+};
+
 /** Flags for numafit_resources_from_flavor(). */
 enum numafit_resources_flags {
     /** Debian 12's nova 26.2.2 (Zed) rules, as NUMAFIT_REQUEST_ZED */
@@ -137,8 +151,12 @@ enum numafit_resources_flags {
  * \param image_json {"properties":{...}} or NULL (len ignored)
  * \param ret_amounts n amounts indexed by enum numafit_resource_class (0:
  *   not asked); classes at or above NUMAFIT_RC_COUNT are set to 0
- * \return 1 when nova would ask again with NUMAFIT_RESOURCES_LEGACY if
- * placement found no host (a dedicated guest, translation on), else 0;
+ * \return the bits of enum numafit_resources_result (0 or more):
+ * NUMAFIT_RESOURCES_FALLBACK when nova would ask again with
+ * NUMAFIT_RESOURCES_LEGACY if placement found no host (a dedicated guest,
+ * translation on), and the HW_CPU_HYPERTHREADING trait the query requires
+ * or forbids (the thread policy is translated only with the translation
+ * on; trait extra specs and the image's traits_required always count);
  * -EINVAL (nova's refusal or bad input, reterr->exception as
  * numafit_request_new() sets it), -ERANGE (an amount above
  * NUMAFIT_RESOURCE_AMOUNT_MAX, which placement refuses; reterr->where names

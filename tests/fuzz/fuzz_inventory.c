@@ -7,6 +7,9 @@
  *  - a refused input leaves *ret untouched and fills the error text;
  *  - an accepted inventory writes JSON that reads back to an equal
  *    inventory and the same text; a dup is equal;
+ *  - the trait checks answer 0 or 1 for the bits of
+ *    numafit_resources_from_flavor() (an SMT host refuses SMT_FORBIDDEN
+ *    only, a host without SMT SMT_REQUIRED only) and -EINVAL for others;
  *  - for amounts taken from the records themselves (each class's min_unit,
  *    max_unit, step_size, and 1): check says 1 exactly when claim
  *    succeeds; a refused claim changes nothing (-ENOSPC); claim then
@@ -19,6 +22,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +57,21 @@ static void check_round_trip(const numafit_inventory_t *inv) {
     numafit_free(b);
     numafit_inventory_free(back);
     numafit_inventory_free(copy);
+}
+
+static void check_traits(const numafit_inventory_t *inv) {
+    int t = numafit_inventory_get_traits(inv);
+    numafit_error_t e;
+    FUZZ_ASSERT(t == 0 || t == NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING);
+    for (unsigned bits = 0; bits < 8; bits++) {
+        int r = numafit_inventory_check_traits(inv, bits, &e);
+        bool want = !((bits & NUMAFIT_RESOURCES_SMT_REQUIRED) && !t) &&
+                    !((bits & NUMAFIT_RESOURCES_SMT_FORBIDDEN) && t);
+        FUZZ_ASSERT(r == (want ? 1 : 0));
+        if (!r)
+            FUZZ_ASSERT(e.code == NUMAFIT_E_NOFIT_INVENTORY);
+    }
+    FUZZ_ASSERT(numafit_inventory_check_traits(inv, 8, &e) == -EINVAL);
 }
 
 /* check == claim; a refused claim changes nothing; claim + release restores. */
@@ -121,6 +140,8 @@ static void check_from_host(const char *spec, const char *conf, size_t len,
                 FUZZ_ASSERT(numafit_inventory_get_used(current, i, &cu) == 0);
             FUZZ_ASSERT(u == cu);
         }
+        /* both fixed hosts have 2 threads per core */
+        FUZZ_ASSERT(numafit_inventory_get_traits(inv) == NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING);
         check_round_trip(inv);
         numafit_inventory_free(inv);
     }
@@ -151,6 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_ASSERT(r == 0);
         check_round_trip(inv);
         check_claims(inv);
+        check_traits(inv);
     }
     if (nul) {
         size_t clen = size - jlen - 1;

@@ -267,6 +267,7 @@ static json_t *inventory_step(const struct fit_cli *c, const char *ftxt, const c
                               const struct labels *lb, struct run *out, json_t **ret_resources) {
     int64_t amounts[NUMAFIT_RC_COUNT];
     numafit_inventory_t *inv = NULL;
+    unsigned bits;
     unsigned flags = (c->fit.req_flags & NUMAFIT_REQUEST_ZED ? NUMAFIT_RESOURCES_ZED : 0) |
                      (c->boot_from_volume ? NUMAFIT_RESOURCES_BOOT_FROM_VOLUME : 0);
     numafit_error_t e;
@@ -279,6 +280,7 @@ static json_t *inventory_step(const struct fit_cli *c, const char *ftxt, const c
                                        amounts, NUMAFIT_RC_COUNT, &e);
     if (rc < 0)
         return lib_error(e.exception[0] ? "request" : lb->flavor, rc, &e);
+    bits = (unsigned)rc;
     res = json_object();
     if (!res)
         return error_answer("NOMEM", "out of memory");
@@ -295,7 +297,10 @@ static json_t *inventory_step(const struct fit_cli *c, const char *ftxt, const c
     if (rc < 0)
         return lib_error(lb->inventory ? lb->inventory : "inventory", rc, &e);
     cli_error_clear(&out->why);
-    rc = numafit_inventory_check(inv, amounts, NUMAFIT_RC_COUNT, &out->why);
+    /* the query's HW_CPU_HYPERTHREADING trait, then its amounts */
+    rc = numafit_inventory_check_traits(inv, bits, &out->why);
+    if (rc == 1)
+        rc = numafit_inventory_check(inv, amounts, NUMAFIT_RC_COUNT, &out->why);
     numafit_inventory_free(inv);
     if (rc < 0)
         return lib_error("inventory", rc, &out->why);

@@ -111,6 +111,23 @@ class Inventory(_ffi.Owned):
         with _ffi.hold(self, write=self) as (h,):
             _ffi.inventory_set_class(h, _class_number(name), None, byref(_ffi.Error()))
 
+    @property
+    def traits(self):
+        """The provider's traits the model knows: ["HW_CPU_HYPERTHREADING"] or []."""
+        with _ffi.hold(self) as (h,):
+            t = _ffi.inventory_get_traits(h)
+        return ["HW_CPU_HYPERTHREADING"] if t & 1 else []
+
+    @traits.setter
+    def traits(self, names):
+        names = list(names)
+        bad = [n for n in names if n != "HW_CPU_HYPERTHREADING"]
+        if bad:
+            raise ValueError("numafit: the model knows the trait HW_CPU_HYPERTHREADING only, "
+                             "not %r" % bad[0])
+        with _ffi.hold(self, write=self) as (h,):
+            _ffi.inventory_set_traits(h, 1 if names else 0)
+
     def used(self, name):
         v = c_int64()
         with _ffi.hold(self) as (h,):
@@ -123,10 +140,15 @@ class Inventory(_ffi.Owned):
 
     def check(self, amounts):
         """(True, None) when there is room for {class: amount}, else
-        (False, (class, why))."""
+        (False, (class or trait, why)).  A numafit.Resources also has the
+        HW_CPU_HYPERTHREADING trait its query requires or forbids checked,
+        first."""
         arr, err = _amounts(amounts), _ffi.Error()
+        bits = _ffi.cint(getattr(amounts, "bits", 0), "resources.bits")
         with _ffi.hold(self) as (h,):
-            rc = _ffi.inventory_check(h, arr, len(arr), byref(err))
+            rc = _ffi.inventory_check_traits(h, bits, byref(err))
+            if rc == 1:
+                rc = _ffi.inventory_check(h, arr, len(arr), byref(err))
         if rc == 1:
             return True, None
         d = err.as_dict()
@@ -159,18 +181,22 @@ def node_fit(host, inventory, request, resources, limits=None, profile="latest",
     host (numafit.fit()'s arguments).  A numafit.FitResult: code 0 when it
     fits, with the placement (None for a request without NUMA topology);
     else code_name "NOFIT_INVENTORY" (text: which class, why) or the NUMA
-    reason.  claim=True claims what fits on both, under both locks, so no
-    other claim comes in between."""
+    reason.  With a numafit.Resources, the HW_CPU_HYPERTHREADING trait its
+    query requires or forbids is checked first (Inventory.traits).
+    claim=True claims what fits on both, under both locks, so no other
+    claim comes in between."""
     from .fit import FitResult, _check_args, _options
     from .placement import Placement
     _check_args(host, request)
     arr = _amounts(resources)
+    # a numafit.Resources carries the trait bits of its query
+    bits = _ffi.cint(getattr(resources, "bits", 0), "resources.bits")
     opt, own = _options(limits, profile, strategy, budget)
     try:
         p, err = _ffi.PlacementP(), _ffi.Error()
         with _ffi.hold(host, inventory, request, opt,
                        write=(host, inventory) if claim else None) as (h, i, r, o):
-            rc = _ffi.node_fit(h, i, r, arr, len(arr), o, 0, byref(p), byref(err))
+            rc = _ffi.node_fit(h, i, r, arr, len(arr), o, bits, byref(p), byref(err))
             placement = Placement(p) if rc == 1 and p else None
             if rc == 1 and claim:
                 _ffi.node_claim(h, i, p if p else None, arr, len(arr), byref(_ffi.Error()))

@@ -12,6 +12,8 @@ PAGE_SIZES = {0: None, -1: "small", -2: "large", -3: "any"}
 
 # enum numafit_resources_flags
 RESOURCES_ZED, RESOURCES_BOOT_FROM_VOLUME, RESOURCES_LEGACY = 1, 2, 4
+# enum numafit_resources_result
+RESOURCES_FALLBACK, RESOURCES_SMT_REQUIRED, RESOURCES_SMT_FORBIDDEN = 1, 2, 4
 RESOURCE_CLASSES = ("VCPU", "PCPU", "MEMORY_MB", "DISK_GB")
 
 
@@ -139,8 +141,12 @@ class Resources(dict):
     ResourceRequest.merged_resources() after strip_zeros()).
     `legacy_fallback` is True when nova's scheduler would ask again with
     legacy=True if placement found no host (a dedicated guest whose
-    hw:cpu_policy became PCPU)."""
-    legacy_fallback = False
+    hw:cpu_policy became PCPU); `smt_required` / `smt_forbidden`: the
+    query requires / forbids the host trait HW_CPU_HYPERTHREADING; `bits`
+    is the library's answer (enum numafit_resources_result), for
+    node_fit()."""
+    legacy_fallback = smt_required = smt_forbidden = False
+    bits = 0
 
 
 def resources_from_flavor(flavor, image=None, profile="latest", boot_from_volume=False,
@@ -166,5 +172,8 @@ def resources_from_flavor(flavor, image=None, profile="latest", boot_from_volume
     rc = _ffi.resources_from_flavor(fb, fn, ib, inn, flags, amounts, len(amounts),
                                     byref(_ffi.Error()))
     out = Resources((name, amounts[i]) for i, name in enumerate(RESOURCE_CLASSES) if amounts[i])
-    out.legacy_fallback = rc == 1
+    out.bits = rc
+    out.legacy_fallback = bool(rc & RESOURCES_FALLBACK)
+    out.smt_required = bool(rc & RESOURCES_SMT_REQUIRED)
+    out.smt_forbidden = bool(rc & RESOURCES_SMT_FORBIDDEN)
     return out

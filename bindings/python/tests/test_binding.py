@@ -272,6 +272,19 @@ class InventoryTests(unittest.TestCase):
         with self.assertRaises(errors.NoSpace):
             numafit.node_claim(host, inv, None, res)
         self.assertEqual(inv.used("MEMORY_MB"), 9216)
+        # isolate forbids SMT, which this host has: refused by the trait
+        self.assertEqual(inv.traits, ["HW_CPU_HYPERTHREADING"])
+        iso = dict(flavor, extra_specs={"hw:cpu_policy": "dedicated",
+                                        "hw:cpu_thread_policy": "isolate"})
+        res_iso = numafit.resources_from_flavor(iso)
+        self.assertTrue(res_iso.smt_forbidden)
+        r = numafit.node_fit(host, inv, numafit.Request.from_json(iso), res_iso)
+        self.assertEqual((r.code_name, inv.check(res_iso)[1][0]),
+                         ("NOFIT_INVENTORY", "HW_CPU_HYPERTHREADING"))
+        inv.traits = []
+        self.assertEqual(inv.check(res_iso)[1][0], "MEMORY_MB")
+        with self.assertRaises(ValueError):
+            inv.traits = ["CUSTOM_X"]
 
 
 class FitTests(unittest.TestCase):
