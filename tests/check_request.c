@@ -903,6 +903,29 @@ START_TEST(test_resources) {
                      "MEMORY_MB\":\"7\",\"resources.x:MEMORY_MB\":\"8\"}}",
                      0, 0, 4, 0, 1, 0);
 
+    /* the SMT trait: the thread policy (translated only with the translation
+     * on), the trait extra spec (always), the image's required traits */
+    const int F = NUMAFIT_RESOURCES_FALLBACK, R = NUMAFIT_RESOURCES_SMT_REQUIRED,
+              X = NUMAFIT_RESOURCES_SMT_FORBIDDEN;
+    expect_resources("{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}}",
+                     0, F | X, 0, 2, 1, 0);
+    expect_resources("{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}}",
+                     NUMAFIT_RESOURCES_LEGACY, 0, 2, 0, 1, 0);
+    expect_resources("{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"trait1:HW_CPU_HYPERTHREADING\":\"required\"}}",
+                     NUMAFIT_RESOURCES_LEGACY, R, 2, 0, 1, 0);
+    expect_resources("{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"trait:HW_CPU_HYPERTHREADING\":\"Required\"}}",
+                     0, F, 0, 2, 1, 0);
+    int64_t got[4];
+    const char *ded = "{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                      "\"dedicated\"}}";
+    const char *img = "{\"properties\":{\"trait:HW_CPU_HYPERTHREADING\":\"required\"}}";
+    ck_assert_int_eq(
+        numafit_resources_from_flavor(ded, strlen(ded), img, strlen(img), 0, got, 4, NULL), F | R);
+
     /* placement takes at most 2^31-1 of a class */
     expect_resources_fail("{\"vcpus\":1,\"memory_mb\":1,\"root_gb\":2147483647,\"swap\":1}", 0,
                           -ERANGE, NUMAFIT_E_RANGE, "DISK_GB");
