@@ -273,15 +273,21 @@ static int check_amounts(const int64_t *amounts, size_t n, numafit_error_t *err)
     return 0;
 }
 
-NUMAFIT_EXPORT int numafit_inventory_check(const numafit_inventory_t *inv, const int64_t *amounts,
-                                           size_t n, numafit_error_t *err) {
-    int r;
+/* The arguments of a check, claim or release (err cleared first). */
+static int check_args(const numafit_inventory_t *inv, const int64_t *amounts, size_t n,
+                      numafit_error_t *err) {
     numafit__error_clear(err);
     if (!inv) {
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "an inventory is required");
         return -EINVAL;
     }
-    if ((r = check_amounts(amounts, n, err)) < 0)
+    return check_amounts(amounts, n, err);
+}
+
+NUMAFIT_EXPORT int numafit_inventory_check(const numafit_inventory_t *inv, const int64_t *amounts,
+                                           size_t n, numafit_error_t *err) {
+    int r;
+    if ((r = check_args(inv, amounts, n, err)) < 0)
         return r;
     for (size_t i = 0; i < n && i < NCLS; i++)
         if (amounts[i] && !room(inv, (int)i, amounts[i], err))
@@ -302,12 +308,7 @@ NUMAFIT_EXPORT int numafit_inventory_claim(numafit_inventory_t *inv, const int64
 NUMAFIT_EXPORT int numafit_inventory_release(numafit_inventory_t *inv, const int64_t *amounts,
                                              size_t n, numafit_error_t *err) {
     int r;
-    numafit__error_clear(err);
-    if (!inv) {
-        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "an inventory is required");
-        return -EINVAL;
-    }
-    if ((r = check_amounts(amounts, n, err)) < 0)
+    if ((r = check_args(inv, amounts, n, err)) < 0)
         return r;
     for (size_t i = 0; i < n && i < NCLS; i++)
         if (amounts[i] > inv->used[i]) {

@@ -20,7 +20,6 @@ profile must differ only in the initial ratios' defaults (4.0 and 1.0).
 Exit 0 on success, 1 on failure, 77 when nova is not importable.
 Last line: "N passed, N failed".
 """
-import argparse
 import os
 import random
 import sys
@@ -188,13 +187,7 @@ def ours_run(numafit, spec, opts, conf, current, disk, profile):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--library")
-    ap.add_argument("--numafit")
-    ap.add_argument("--cases", type=int, default=CASES)
-    ap.add_argument("--seed", type=int, default=SEED)
-    args = ap.parse_args()
-    numafit = reqdiff.import_numafit(args.library)
+    args, numafit = reqdiff.setup(CASES, SEED)
     CONF([], project="nova")
 
     r = random.Random(args.seed)

@@ -20,7 +20,6 @@ same answers (no memory-encryption input is generated).
 Exit 0 on success, 1 on failure, 77 when nova is not importable.
 Last line: "N passed, N failed".
 """
-import argparse
 import json
 import logging
 import os
@@ -129,13 +128,7 @@ def ours_run(numafit, vcpus, mem, es, props, disk, bfv, legacy, profile):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--library")
-    ap.add_argument("--numafit")
-    ap.add_argument("--cases", type=int, default=CASES)
-    ap.add_argument("--seed", type=int, default=SEED)
-    args = ap.parse_args()
-    numafit = reqdiff.import_numafit(args.library)
+    args, numafit = reqdiff.setup(CASES, SEED)
     logging.disable(logging.CRITICAL)  # nova warns about every ignored resources key
 
     r = random.Random(args.seed)

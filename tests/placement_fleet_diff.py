@@ -30,7 +30,6 @@ nova's cell usage (cpu_usage, memory_usage, pinned CPUs) the host's.
 Exit 0 on success, 1 on failure, 77 when nova or placement is missing.
 Last line: "N passed, N failed".
 """
-import argparse
 import json
 import logging
 import os
@@ -219,14 +218,8 @@ def cell_usage_ours(h):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--library")
-    ap.add_argument("--numafit")
-    ap.add_argument("--fleets", type=int, default=FLEETS)
-    ap.add_argument("--arrivals", type=int, default=ARRIVALS)
-    ap.add_argument("--seed", type=int, default=SEED)
-    args = ap.parse_args()
-    numafit = reqdiff.import_numafit(args.library)
+    # --cases: the fleets
+    args, numafit = reqdiff.setup(FLEETS, SEED, arrivals=(int, ARRIVALS))
     logging.disable(logging.CRITICAL)
     warnings.simplefilter("ignore")
     conf = pdiff.start_placement()
@@ -234,7 +227,7 @@ def main():
     passed = failed = 0
     st = {}
     with pdiff.direct.PlacementDirect(conf, latest_microversion=True) as client:
-        for _ in range(args.fleets):
+        for _ in range(args.cases):
             fleet = Fleet(numafit, client, r)
             for _ in range(args.arrivals):
                 fl = r.choice(FLAVORS)

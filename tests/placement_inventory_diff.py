@@ -19,7 +19,6 @@ capacity; then a random request of amounts:
 Exit 0 on success, 1 on failure, 77 when placement is not importable.
 Last line: "N passed, N failed".
 """
-import argparse
 import logging
 import os
 import random
@@ -183,13 +182,7 @@ def run_case(client, numafit, case, r):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--library")
-    ap.add_argument("--numafit")
-    ap.add_argument("--cases", type=int, default=CASES)
-    ap.add_argument("--seed", type=int, default=SEED)
-    args = ap.parse_args()
-    numafit = reqdiff.import_numafit(args.library)
+    args, numafit = reqdiff.setup(CASES, SEED)
     logging.disable(logging.CRITICAL)
     warnings.simplefilter("ignore")
     conf = start_placement()

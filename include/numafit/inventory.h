@@ -90,8 +90,8 @@ NUMAFIT_EXPORT int numafit_inventory_get_used(const numafit_inventory_t *inv, in
  * GET /resource_providers/{uuid}/inventories and .../usages in one object
  * ("resource_provider_generation" is read and ignored; "usages" is
  * optional), and optionally "traits": [NAME, ...] (the body of
- * GET .../traits; names the model does not know are skipped). Missing fields take placement's API defaults (reserved 0,
- * min_unit and step_size 1, max_unit NUMAFIT_RESOURCE_AMOUNT_MAX,
+ * GET .../traits; names the model does not know are skipped). Missing fields take placement's API
+ * defaults (reserved 0, min_unit and step_size 1, max_unit NUMAFIT_RESOURCE_AMOUNT_MAX,
  * allocation_ratio 1.0). Classes outside the model
  * (CUSTOM_*, VGPU, ...) are skipped. \return 0, -EBADMSG, -EINVAL, -ENOMEM.
  * \ownership owned

@@ -185,7 +185,7 @@ def node_fit(host, inventory, request, resources, limits=None, profile="latest",
     query requires or forbids is checked first (Inventory.traits).
     claim=True claims what fits on both, under both locks, so no other
     claim comes in between."""
-    from .fit import FitResult, _check_args, _options
+    from .fit import _check_args, _options, _result
     from .placement import Placement
     _check_args(host, request)
     arr = _amounts(resources)
@@ -203,11 +203,7 @@ def node_fit(host, inventory, request, resources, limits=None, profile="latest",
     finally:
         if own:
             opt.close()
-    if rc == 1:
-        return FitResult(placement, 0, "OK", -1, "")
-    name = _ffi.error_code_name(err.code)
-    return FitResult(None, err.code, name.decode() if name else "", err.cell,
-                     err.text.decode("utf-8", "replace"))
+    return _result(rc, placement, err)
 
 
 def node_claim(host, inventory, placement, resources):
