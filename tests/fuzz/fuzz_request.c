@@ -15,9 +15,10 @@
  *  - failure leaves *ret_req untouched and fills exception or text;
  *  - numafit_resources_from_flavor (plain, boot from volume, legacy) fails
  *    as the request does when it fails; otherwise it gives amounts from 0
- *    to NUMAFIT_RESOURCE_AMOUNT_MAX and 1 only for a dedicated request
- *    without the legacy flag, or fails with -ERANGE / -EINVAL (a disk size)
- *    leaving the amounts untouched.
+ *    to NUMAFIT_RESOURCE_AMOUNT_MAX and the bits of enum
+ *    numafit_resources_result only (FALLBACK only for a dedicated request
+ *    without the legacy flag), or fails with -ERANGE / -EINVAL (a disk
+ *    size) leaving the amounts untouched.
  */
 #include "config.h"
 
@@ -82,8 +83,10 @@ static void try_resources(const char *flavor, size_t flen, const char *image, si
             FUZZ_ASSERT(err.code == NUMAFIT_E_RANGE || err.code == NUMAFIT_E_SCHEMA ||
                         err.code == NUMAFIT_E_NOMEM);
         } else {
-            FUZZ_ASSERT(r == 0 || r == 1);
-            if (r == 1)
+            const int bits = NUMAFIT_RESOURCES_FALLBACK | NUMAFIT_RESOURCES_SMT_REQUIRED |
+                             NUMAFIT_RESOURCES_SMT_FORBIDDEN;
+            FUZZ_ASSERT((r & ~bits) == 0);
+            if (r & NUMAFIT_RESOURCES_FALLBACK)
                 FUZZ_ASSERT(cp == NUMAFIT_CPU_POLICY_DEDICATED &&
                             !(flags & NUMAFIT_RESOURCES_LEGACY));
             for (int i = 0; i < NUMAFIT_RC_COUNT; i++)
