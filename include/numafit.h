@@ -28,6 +28,7 @@
 #include <numafit/domain.h>
 #include <numafit/fit.h>
 #include <numafit/host.h>
+#include <numafit/inventory.h>
 #include <numafit/options.h>
 #include <numafit/placement.h>
 #include <numafit/request.h>

@@ -58,6 +58,7 @@ static const char *const code_names[NUMAFIT_E__MAX] = {
     [NUMAFIT_E_PINNING] = "PINNING",
     [NUMAFIT_E_TOO_COMPLEX] = "TOO_COMPLEX",
     [NUMAFIT_E_NOT_NUMA] = "NOT_NUMA",
+    [NUMAFIT_E_NOFIT_INVENTORY] = "NOFIT_INVENTORY",
 };
 
 static const char *const code_texts[NUMAFIT_E__MAX] = {
@@ -80,6 +81,7 @@ static const char *const code_texts[NUMAFIT_E__MAX] = {
     [NUMAFIT_E_PINNING] = "CPU pinning conflict",
     [NUMAFIT_E_TOO_COMPLEX] = "fit too complex for the work budget",
     [NUMAFIT_E_NOT_NUMA] = "request has no NUMA topology",
+    [NUMAFIT_E_NOFIT_INVENTORY] = "no room in the inventory",
 };
 
 NUMAFIT_EXPORT const char *numafit_error_code_name(int code) {
@@ -106,6 +108,8 @@ NUMAFIT_EXPORT const char *numafit_strerror(int v) {
             return "CPU pinning conflict";
         case E2BIG:
             return "too complex for the work budget";
+        case ENOSPC:
+            return "no room in the inventory";
         case ENOSYS:
             return "not implemented";
         default:

@@ -706,8 +706,7 @@ static int get_dedicated(struct ctx *c, uint64_t *ded, bool *have) {
     return 0;
 }
 
-/* key matches nova's re.match('<prefix>([1-9][0-9]*)?:<name>', key) (a prefix match). */
-static bool key_matches(const char *key, const char *prefix, const char *name) {
+bool numafit__spec_key_matches(const char *key, const char *prefix, const char *name) {
     size_t n = strlen(prefix);
     if (strncmp(key, prefix, n))
         return false;
@@ -726,10 +725,10 @@ static void get_vcpu_pcpu_resources(struct ctx *c, int64_t *vcpu, int64_t *pcpu)
     *vcpu = *pcpu = 0;
     json_object_foreach(c->specs, key, v) {
         int64_t n;
-        if (key_matches(key, "resources", "VCPU") &&
+        if (numafit__spec_key_matches(key, "resources", "VCPU") &&
             numafit__py_int(json_string_value(v), &n, NULL))
             *vcpu = sat_add(*vcpu, n);
-        if (key_matches(key, "resources", "PCPU") &&
+        if (numafit__spec_key_matches(key, "resources", "PCPU") &&
             numafit__py_int(json_string_value(v), &n, NULL))
             *pcpu = sat_add(*pcpu, n);
     }
@@ -739,7 +738,7 @@ static const char *get_hyperthreading_trait(struct ctx *c) {
     const char *key;
     json_t *v;
     json_object_foreach(c->specs, key, v) {
-        if (key_matches(key, "trait", "HW_CPU_HYPERTHREADING"))
+        if (numafit__spec_key_matches(key, "trait", "HW_CPU_HYPERTHREADING"))
             return json_string_value(v);
     }
     return c->img.ht_required ? "required" : NULL;

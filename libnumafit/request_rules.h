@@ -21,4 +21,9 @@
 int numafit__request_rules(const json_t *flavor, const json_t *image, bool zed,
                            numafit_request_t **ret, numafit_error_t *err);
 
+/* key matches nova's re.match('<prefix>([1-9][0-9]*)?:<name>', key), a
+ * prefix match: how numa_get_constraints() finds resources:VCPU,
+ * resources2:PCPU or trait1:HW_CPU_HYPERTHREADING among the extra specs. */
+bool numafit__spec_key_matches(const char *key, const char *prefix, const char *name);
+
 #endif

@@ -91,6 +91,8 @@ TIMEFORMAT='%U %S'
 status=0
 summary=$out/summary.txt
 mkdir -p "$out" || exit 1
+# absolute: the merge below copies from inside the work corpus
+out=$(cd "$out" && pwd) || exit 1
 printf '%-10s %10s %7s %7s %9s %s\n' target execs cov ft corpus findings >"$summary"
 
 for t in $targets; do

@@ -825,6 +825,134 @@ START_TEST(test_page_size) {
 }
 END_TEST
 
+/* numafit_resources_from_flavor: rc and the four amounts (VCPU, PCPU, MEMORY_MB, DISK_GB). */
+static void expect_resources(const char *flavor, unsigned flags, int rc, int64_t vcpu, int64_t pcpu,
+                             int64_t mem, int64_t disk) {
+    int64_t got[6] = {-7, -7, -7, -7, -7, -7};
+    numafit_error_t err;
+    int r = numafit_resources_from_flavor(flavor, strlen(flavor), NULL, 0, flags, got, 6, &err);
+    ck_assert_msg(r == rc, "%s: rc %d, expected %d (%s)", flavor, r, rc, err.text);
+    ck_assert_msg(got[0] == vcpu && got[1] == pcpu && got[2] == mem && got[3] == disk,
+                  "%s: %lld %lld %lld %lld, expected %lld %lld %lld %lld", flavor,
+                  (long long)got[0], (long long)got[1], (long long)got[2], (long long)got[3],
+                  (long long)vcpu, (long long)pcpu, (long long)mem, (long long)disk);
+    ck_assert_int_eq(got[4], 0); /* beyond the classes: 0 */
+    ck_assert_int_eq(got[5], 0);
+}
+
+static void expect_resources_fail(const char *flavor, unsigned flags, int rc, int code,
+                                  const char *where) {
+    int64_t got[4] = {-7, -7, -7, -7};
+    numafit_error_t err;
+    int r = numafit_resources_from_flavor(flavor, strlen(flavor), NULL, 0, flags, got, 4, &err);
+    ck_assert_msg(r == rc, "%s: rc %d, expected %d (%s)", flavor, r, rc, err.text);
+    ck_assert_int_eq(err.code, code);
+    if (where)
+        ck_assert_str_eq(err.where, where);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(got[i], -7); /* untouched */
+}
+
+START_TEST(test_resources) {
+    /* shared: VCPU; disk = root + ephemeral + swap MiB rounded up to GiB */
+    expect_resources("{\"vcpus\":4,\"memory_mb\":4096,\"root_gb\":10,\"ephemeral_gb\":5,"
+                     "\"swap\":1025}",
+                     0, 0, 4, 0, 4096, 17);
+    /* boot from volume: no root disk; absent sizes are 0, nothing asked is 0 */
+    expect_resources("{\"vcpus\":2,\"memory_mb\":512,\"root_gb\":10}",
+                     NUMAFIT_RESOURCES_BOOT_FROM_VOLUME, 0, 2, 0, 512, 0);
+    /* dedicated: PCPU (1: nova would ask again with VCPU); legacy: VCPU */
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1024,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\"}}",
+                     0, 1, 0, 4, 1024, 0);
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1024,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\"}}",
+                     NUMAFIT_RESOURCES_LEGACY, 0, 4, 0, 1024, 0);
+    /* the seed's realtime flavor: an isolated emulator thread adds a PCPU */
+    expect_resources("{\"vcpus\":4,\"memory_mb\":4096,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"hw:cpu_realtime\":\"yes\",\"hw:cpu_realtime_mask\":\"^0-1\","
+                     "\"hw:mem_page_size\":\"1GB\",\"hw:emulator_threads_policy\":\"isolate\"}}",
+                     0, 1, 0, 5, 4096, 0);
+    /* mixed: the dedicated vCPUs are PCPU, the others VCPU; no fallback */
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1024,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"mixed\",\"hw:cpu_dedicated_mask\":\"^0\"}}",
+                     0, 0, 1, 3, 1024, 0);
+    /* resources:PCPU sets the policy and is not translated again (suffixed too) */
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1024,\"extra_specs\":{\"resources1:PCPU\":\"4\"}}",
+                     0, 0, 0, 4, 1024, 0);
+    /* resources:VCPU=0 asks for no VCPU at all; an override of memory and disk */
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1024,\"root_gb\":9,\"extra_specs\":{"
+                     "\"resources:VCPU\":\"0\",\"resources_a:MEMORY_MB\":\"5\","
+                     "\"resources:DISK_GB\":\"1\"}}",
+                     0, 0, 0, 0, 5, 1);
+    /* one group's one class: the later valid value wins; "VCPU\n" is VCPU;
+     * invalid amounts and unknown classes are ignored */
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1,\"extra_specs\":{\"resources:VCPU\":\"2\","
+                     "\"resources:VCPU\\n\":\"3\",\"resources:VCPUS\":\"9\"}}",
+                     0, 0, 3, 0, 1, 0);
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1,\"extra_specs\":{\"resources:VCPU\\n\":\"3\","
+                     "\"resources:VCPU\":\"2\",\"resources:VCPU\\n\\n\":\"7\"}}",
+                     0, 0, 2, 0, 1, 0);
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1,\"extra_specs\":{\"resources2:VCPU\":\"1\","
+                     "\"resources3:VCPU\":\"2\",\"resources3:VCPU\\n\":\"-1\","
+                     "\"resources4:VCPU\":\"x\"}}",
+                     0, 0, 3, 0, 1, 0);
+    /* suffixes of 65 characters and other characters are no groups */
+    expect_resources("{\"vcpus\":4,\"memory_mb\":1,\"extra_specs\":{"
+                     "\"resourcesaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:"
+                     "MEMORY_MB\":\"7\",\"resources.x:MEMORY_MB\":\"8\"}}",
+                     0, 0, 4, 0, 1, 0);
+
+    /* the SMT trait: the thread policy (translated only with the translation
+     * on), the trait extra spec (always), the image's required traits */
+    const int F = NUMAFIT_RESOURCES_FALLBACK, R = NUMAFIT_RESOURCES_SMT_REQUIRED,
+              X = NUMAFIT_RESOURCES_SMT_FORBIDDEN;
+    expect_resources("{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}}",
+                     0, F | X, 0, 2, 1, 0);
+    expect_resources("{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}}",
+                     NUMAFIT_RESOURCES_LEGACY, 0, 2, 0, 1, 0);
+    expect_resources("{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"trait1:HW_CPU_HYPERTHREADING\":\"required\"}}",
+                     NUMAFIT_RESOURCES_LEGACY, R, 2, 0, 1, 0);
+    expect_resources("{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                     "\"dedicated\",\"trait:HW_CPU_HYPERTHREADING\":\"Required\"}}",
+                     0, F, 0, 2, 1, 0);
+    int64_t got[4];
+    const char *ded = "{\"vcpus\":2,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                      "\"dedicated\"}}";
+    const char *img = "{\"properties\":{\"trait:HW_CPU_HYPERTHREADING\":\"required\"}}";
+    ck_assert_int_eq(
+        numafit_resources_from_flavor(ded, strlen(ded), img, strlen(img), 0, got, 4, NULL), F | R);
+
+    /* placement takes at most 2^31-1 of a class */
+    expect_resources_fail("{\"vcpus\":1,\"memory_mb\":1,\"root_gb\":2147483647,\"swap\":1}", 0,
+                          -ERANGE, NUMAFIT_E_RANGE, "DISK_GB");
+    expect_resources_fail("{\"vcpus\":1,\"memory_mb\":1,\"extra_specs\":{\"resources:MEMORY_MB\":"
+                          "\"99999999999999999999\"}}",
+                          0, -ERANGE, NUMAFIT_E_RANGE, "MEMORY_MB");
+    expect_resources_fail("{\"vcpus\":1,\"memory_mb\":1,\"root_gb\":-1}", 0, -ERANGE,
+                          NUMAFIT_E_RANGE, "root_gb");
+    expect_resources_fail("{\"vcpus\":1,\"memory_mb\":1,\"swap\":\"x\"}", 0, -EINVAL,
+                          NUMAFIT_E_SCHEMA, "swap");
+    /* nova's refusals, as numafit_request_new gives them */
+    expect_resources_fail("{\"vcpus\":4,\"memory_mb\":1,\"extra_specs\":{\"hw:cpu_policy\":"
+                          "\"dedicated\",\"resources:PCPU\":\"4\"}}",
+                          0, -EINVAL, NUMAFIT_E_REQUEST, "hw:cpu_policy");
+    expect_resources_fail("{\"vcpus\":1,\"memory_mb\":1}", 1u << 7, -EINVAL, NUMAFIT_E_INVALID_ARG,
+                          "flags");
+    expect_resources_fail("{\"vcpus\":1,", 0, -EBADMSG, NUMAFIT_E_PARSE, NULL);
+    const char *one = "{\"vcpus\":1,\"memory_mb\":1}";
+    ck_assert_int_eq(numafit_resources_from_flavor(one, strlen(one), NULL, 0, 0, NULL, 1, NULL),
+                     -EINVAL);
+    ck_assert_int_eq(numafit_resources_from_flavor(one, strlen(one), NULL, 0, 0, NULL, 0, NULL), 0);
+    ck_assert_str_eq(numafit_resource_class_to_string(NUMAFIT_RC_PCPU), "PCPU");
+    ck_assert_ptr_null(numafit_resource_class_to_string(NUMAFIT_RC_COUNT));
+    ck_assert_ptr_null(numafit_resource_class_to_string(-1));
+}
+END_TEST
+
 static Suite *request_suite(void) {
     Suite *s = suite_create("request");
     TCase *tc = tcase_create("table");
@@ -837,6 +965,7 @@ static Suite *request_suite(void) {
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_messages);
     tcase_add_test(tc, test_page_size);
+    tcase_add_test(tc, test_resources);
     suite_add_tcase(s, tc);
     return s;
 }

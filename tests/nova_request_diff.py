@@ -238,6 +238,21 @@ def import_numafit(library=None):
     return numafit
 
 
+def setup(cases, seed, **more):
+    """The options of a differential test (--library, --numafit, --cases,
+    --seed, and more: name -> (type, default)) and the numafit package:
+    (args, numafit)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--library')
+    ap.add_argument('--numafit')
+    ap.add_argument('--cases', type=int, default=cases)
+    ap.add_argument('--seed', type=int, default=seed)
+    for name, (typ, default) in more.items():
+        ap.add_argument('--' + name, type=typ, default=default)
+    args = ap.parse_args()
+    return args, import_numafit(args.library)
+
+
 def ours_run(numafit, vcpus, mem, es, props, profile):
     try:
         r = numafit.Request.from_json({'vcpus': vcpus, 'memory_mb': mem, 'extra_specs': es},

@@ -17,24 +17,25 @@ extern "C" {
 /** What went wrong (numafit_error_t.code). */
 enum numafit_error_code {
     NUMAFIT_E_OK = 0,
-    NUMAFIT_E_INVALID_ARG,    /**< bad argument or unknown flag bits */
-    NUMAFIT_E_NOMEM,          /**< allocation failed */
-    NUMAFIT_E_PARSE,          /**< malformed JSON or cpu spec */
-    NUMAFIT_E_SCHEMA,         /**< well-formed input with a wrong type or value */
-    NUMAFIT_E_VERSION,        /**< an object version newer than we support */
-    NUMAFIT_E_RANGE,          /**< a value outside the documented bounds */
-    NUMAFIT_E_REQUEST,        /**< nova refuses the flavor/image (see .exception) */
-    NUMAFIT_E_NOFIT,          /**< no fit, no more specific reason */
-    NUMAFIT_E_NOFIT_CELLS,    /**< fewer host cells than guest cells */
-    NUMAFIT_E_NOFIT_MEM,      /**< not enough memory in the cell */
-    NUMAFIT_E_NOFIT_PAGESIZE, /**< page size missing or not enough free pages */
-    NUMAFIT_E_NOFIT_CPU,      /**< not enough (free) CPUs */
-    NUMAFIT_E_NOFIT_THREADS,  /**< thread policy cannot be honoured */
-    NUMAFIT_E_NOFIT_LIMITS,   /**< allocation-ratio limits exceeded */
-    NUMAFIT_E_NOFIT_NETWORK,  /**< network NUMA affinity not satisfied */
-    NUMAFIT_E_PINNING,        /**< claim/release conflicts with pinned CPUs */
-    NUMAFIT_E_TOO_COMPLEX,    /**< the fit exceeded its work budget */
-    NUMAFIT_E_NOT_NUMA,       /**< the request has no NUMA topology */
+    NUMAFIT_E_INVALID_ARG,     /**< bad argument or unknown flag bits */
+    NUMAFIT_E_NOMEM,           /**< allocation failed */
+    NUMAFIT_E_PARSE,           /**< malformed JSON or cpu spec */
+    NUMAFIT_E_SCHEMA,          /**< well-formed input with a wrong type or value */
+    NUMAFIT_E_VERSION,         /**< an object version newer than we support */
+    NUMAFIT_E_RANGE,           /**< a value outside the documented bounds */
+    NUMAFIT_E_REQUEST,         /**< nova refuses the flavor/image (see .exception) */
+    NUMAFIT_E_NOFIT,           /**< no fit, no more specific reason */
+    NUMAFIT_E_NOFIT_CELLS,     /**< fewer host cells than guest cells */
+    NUMAFIT_E_NOFIT_MEM,       /**< not enough memory in the cell */
+    NUMAFIT_E_NOFIT_PAGESIZE,  /**< page size missing or not enough free pages */
+    NUMAFIT_E_NOFIT_CPU,       /**< not enough (free) CPUs */
+    NUMAFIT_E_NOFIT_THREADS,   /**< thread policy cannot be honoured */
+    NUMAFIT_E_NOFIT_LIMITS,    /**< allocation-ratio limits exceeded */
+    NUMAFIT_E_NOFIT_NETWORK,   /**< network NUMA affinity not satisfied */
+    NUMAFIT_E_PINNING,         /**< claim/release conflicts with pinned CPUs */
+    NUMAFIT_E_TOO_COMPLEX,     /**< the fit exceeded its work budget */
+    NUMAFIT_E_NOT_NUMA,        /**< the request has no NUMA topology */
+    NUMAFIT_E_NOFIT_INVENTORY, /**< placement's inventory has no room for a class */
     NUMAFIT_E__MAX
 };
 

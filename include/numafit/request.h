@@ -94,6 +94,82 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_to_json(const numafit_reque
                                                              unsigned flags, char **ret_json,
                                                              numafit_error_t *reterr);
 
+/** The placement resource classes of a request (nova's os-resource-classes names). */
+enum numafit_resource_class {
+    NUMAFIT_RC_VCPU = 0,      /**< shared (floating) vCPUs: "VCPU" */
+    NUMAFIT_RC_PCPU = 1,      /**< dedicated host CPUs: "PCPU" */
+    NUMAFIT_RC_MEMORY_MB = 2, /**< "MEMORY_MB" */
+    NUMAFIT_RC_DISK_GB = 3,   /**< "DISK_GB" */
+    NUMAFIT_RC_COUNT = 4,
+};
+/** Largest amount of a class placement takes in one request (its MAX_INT). */
+#define NUMAFIT_RESOURCE_AMOUNT_MAX 2147483647
+
+/** The bits numafit_resources_from_flavor() returns. */
+enum numafit_resources_result {
+    /** nova would ask again with NUMAFIT_RESOURCES_LEGACY if placement found
+     * no host (a dedicated guest whose hw:cpu_policy became PCPU) */
+    NUMAFIT_RESOURCES_FALLBACK = 1u << 0,
+    /** the host must have the trait HW_CPU_HYPERTHREADING (SMT):
+     * hw:cpu_thread_policy=require, a trait[SUFFIX]:HW_CPU_HYPERTHREADING
+     * =required extra spec or the image's traits_required */
+    NUMAFIT_RESOURCES_SMT_REQUIRED = 1u << 1,
+    /** the host must not have it: hw:cpu_thread_policy=isolate, or the
+     * extra spec =forbidden */
+    NUMAFIT_RESOURCES_SMT_FORBIDDEN = 1u << 2,
+};
+
+/** Flags for numafit_resources_from_flavor(). */
+enum numafit_resources_flags {
+    /** Debian 12's nova 26.2.2 (Zed) rules, as NUMAFIT_REQUEST_ZED */
+    NUMAFIT_RESOURCES_ZED = 1u << 0,
+    /** the instance boots from a volume: its root disk takes no DISK_GB */
+    NUMAFIT_RESOURCES_BOOT_FROM_VOLUME = 1u << 1,
+    /** nova's second query for hosts that still pin with vcpu_pin_set
+     * (enable_pinning_translate=False): hw:cpu_policy is not translated to
+     * PCPU, a dedicated guest asks for VCPU */
+    NUMAFIT_RESOURCES_LEGACY = 1u << 2,
+};
+
+/**
+ * \brief What a flavor and image ask of placement for the classes above, as
+ * nova's scheduler computes it (resources_from_request_spec, then the sum
+ * over its request groups: ResourceRequest.merged_resources).
+ *
+ * - VCPU or PCPU from hw:cpu_policy (dedicated: PCPU = vcpus; mixed: PCPU
+ *   = the dedicated vCPUs, VCPU = the others; an isolated emulator thread
+ *   adds a PCPU), unless `resources[SUFFIX]:VCPU|PCPU` extra specs give
+ *   them; MEMORY_MB = memory_mb; DISK_GB = root_gb (not with
+ *   NUMAFIT_RESOURCES_BOOT_FROM_VOLUME) + ephemeral_gb + swap MiB rounded
+ *   up to GiB. Each class can be overridden by `resources[SUFFIX]:CLASS`
+ *   extra specs (nova's rules: the last valid value per group, summed over
+ *   the groups; amounts that are not non-negative integers are ignored).
+ * - The flavor is checked as numafit_request_new() checks it (nova's API
+ *   refusals, same errors), and root_gb, ephemeral_gb and swap (absent: 0)
+ *   must be integers from 0 to NUMAFIT_RESOURCE_AMOUNT_MAX.
+ * \param flavor_json {"vcpus","memory_mb","root_gb","ephemeral_gb","swap","extra_specs"}
+ * \param image_json {"properties":{...}} or NULL (len ignored)
+ * \param ret_amounts n amounts indexed by enum numafit_resource_class (0:
+ *   not asked); classes at or above NUMAFIT_RC_COUNT are set to 0
+ * \return the bits of enum numafit_resources_result (0 or more):
+ * NUMAFIT_RESOURCES_FALLBACK when nova would ask again with
+ * NUMAFIT_RESOURCES_LEGACY if placement found no host (a dedicated guest,
+ * translation on), and the HW_CPU_HYPERTHREADING trait the query requires
+ * or forbids (the thread policy is translated only with the translation
+ * on; trait extra specs and the image's traits_required always count);
+ * -EINVAL (nova's refusal or bad input, reterr->exception as
+ * numafit_request_new() sets it), -ERANGE (an amount above
+ * NUMAFIT_RESOURCE_AMOUNT_MAX, which placement refuses; reterr->where names
+ * the class), -EBADMSG, -ENOMEM.
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_resources_from_flavor(const char *flavor_json, size_t flavor_len, const char *image_json,
+                              size_t image_len, unsigned flags, int64_t *ret_amounts, size_t n,
+                              numafit_error_t *reterr);
+/** \return placement's name of an enum numafit_resource_class value ("VCPU"...), NULL if
+ * unknown. \ownership borrowed */
+NUMAFIT_EXPORT const char *numafit_resource_class_to_string(int rc);
+
 /** String forms of the enums ("dedicated", "isolate", ...). \ownership borrowed */
 NUMAFIT_EXPORT const char *numafit_cpu_policy_to_string(int policy);
 /** \return the enum numafit_cpu_policy value of nova's name, -EINVAL. */

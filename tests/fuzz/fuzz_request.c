@@ -12,7 +12,13 @@
  *  - success returns 1 with cells, 0 with none; to_json then succeeds and
  *    gives valid JSON ("null" without NUMA topology), the same as the JSON
  *    of a dup of the request; the getters agree with the flavor;
- *  - failure leaves *ret_req untouched and fills exception or text.
+ *  - failure leaves *ret_req untouched and fills exception or text;
+ *  - numafit_resources_from_flavor (plain, boot from volume, legacy) fails
+ *    as the request does when it fails; otherwise it gives amounts from 0
+ *    to NUMAFIT_RESOURCE_AMOUNT_MAX and the bits of enum
+ *    numafit_resources_result only (FALLBACK only for a dedicated request
+ *    without the legacy flag), or fails with -ERANGE / -EINVAL (a disk
+ *    size) leaving the amounts untouched.
  */
 #include "config.h"
 
@@ -55,6 +61,44 @@ static void check_json_text(const char *s) {
     json_decref(j);
 }
 
+/* numafit_resources_from_flavor beside a request built with rc (and policy
+ * cp when rc >= 0, error code code when not). */
+static void try_resources(const char *flavor, size_t flen, const char *image, size_t ilen,
+                          unsigned zed, int rc, int cp, int code) {
+    static const unsigned modes[] = {0, NUMAFIT_RESOURCES_BOOT_FROM_VOLUME,
+                                     NUMAFIT_RESOURCES_LEGACY};
+    for (unsigned m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+        int64_t got[NUMAFIT_RC_COUNT + 1];
+        numafit_error_t err;
+        unsigned flags = modes[m] | (zed ? NUMAFIT_RESOURCES_ZED : 0);
+        memset(got, 0x5a, sizeof(got));
+        memset(&err, 'x', sizeof(err));
+        int r = numafit_resources_from_flavor(flavor, flen, image, ilen, flags, got,
+                                              NUMAFIT_RC_COUNT + 1, &err);
+        check_strings(&err);
+        if (rc < 0) {
+            FUZZ_ASSERT(r == rc && err.code == code);
+        } else if (r < 0) {
+            FUZZ_ASSERT(r == -ERANGE || r == -EINVAL || r == -ENOMEM);
+            FUZZ_ASSERT(err.code == NUMAFIT_E_RANGE || err.code == NUMAFIT_E_SCHEMA ||
+                        err.code == NUMAFIT_E_NOMEM);
+        } else {
+            const int bits = NUMAFIT_RESOURCES_FALLBACK | NUMAFIT_RESOURCES_SMT_REQUIRED |
+                             NUMAFIT_RESOURCES_SMT_FORBIDDEN;
+            FUZZ_ASSERT((r & ~bits) == 0);
+            if (r & NUMAFIT_RESOURCES_FALLBACK)
+                FUZZ_ASSERT(cp == NUMAFIT_CPU_POLICY_DEDICATED &&
+                            !(flags & NUMAFIT_RESOURCES_LEGACY));
+            for (int i = 0; i < NUMAFIT_RC_COUNT; i++)
+                FUZZ_ASSERT(got[i] >= 0 && got[i] <= NUMAFIT_RESOURCE_AMOUNT_MAX);
+            FUZZ_ASSERT(got[NUMAFIT_RC_COUNT] == 0);
+            continue;
+        }
+        for (int i = 0; i <= NUMAFIT_RC_COUNT; i++)
+            FUZZ_ASSERT(got[i] == (int64_t)0x5a5a5a5a5a5a5a5aLL);
+    }
+}
+
 static void try_request(const char *flavor, size_t flen, const char *image, size_t ilen,
                         unsigned flags, int wrapped) {
     numafit_request_t *req = NULL, *copy = NULL;
@@ -65,6 +109,8 @@ static void try_request(const char *flavor, size_t flen, const char *image, size
     memset(&err, 'x', sizeof(err)); /* the library must overwrite it */
     r = numafit_request_new(flavor, flen, image, ilen, flags, &req, &err);
     check_strings(&err);
+    try_resources(flavor, flen, image, ilen, flags & NUMAFIT_REQUEST_ZED, r,
+                  r >= 0 ? numafit_request_get_cpu_policy(req) : 0, err.code);
     if (r < 0) {
         FUZZ_ASSERT(r == -EINVAL || r == -EBADMSG || r == -ERANGE || r == -ENOMEM);
         FUZZ_ASSERT(req == NULL);

@@ -21,7 +21,7 @@
 #include "cli_fit.h"
 #include "cli_io.h"
 
-const struct labels batch_labels = {"host", "flavor", "image", "limits"};
+const struct labels batch_labels = {"host", "flavor", "image", "limits", "inventory"};
 
 /* ------------------------------------------------------------------ JSON helpers */
 
@@ -257,6 +257,65 @@ static json_t *run_plan(numafit_host_t *host, const numafit_request_t *req,
  * or JSON null; max < 0 means "until it no longer fits" (plan only).
  * want_host: keep the loaded host's primitive in out->host0.
  */
+/*
+ * nova's first step, for a job with an inventory: what the flavor asks of
+ * placement (*ret_resources, {class: amount}) and whether the inventory
+ * has room for it. No room: out->nofit, out->why and out->answer set.
+ * Returns NULL, or an error answer.
+ */
+static json_t *inventory_step(const struct fit_cli *c, const char *ftxt, const char *itxt,
+                              const struct labels *lb, struct run *out, json_t **ret_resources) {
+    int64_t amounts[NUMAFIT_RC_COUNT];
+    numafit_inventory_t *inv = NULL;
+    unsigned bits;
+    unsigned flags = (c->fit.req_flags & NUMAFIT_REQUEST_ZED ? NUMAFIT_RESOURCES_ZED : 0) |
+                     (c->boot_from_volume ? NUMAFIT_RESOURCES_BOOT_FROM_VOLUME : 0);
+    numafit_error_t e;
+    json_t *res;
+    char *txt;
+    int rc;
+
+    cli_error_clear(&e);
+    rc = numafit_resources_from_flavor(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, flags,
+                                       amounts, NUMAFIT_RC_COUNT, &e);
+    if (rc < 0)
+        return lib_error(e.exception[0] ? "request" : lb->flavor, rc, &e);
+    bits = (unsigned)rc;
+    res = json_object();
+    if (!res)
+        return error_answer("NOMEM", "out of memory");
+    for (int i = 0; i < NUMAFIT_RC_COUNT; i++)
+        if (amounts[i])
+            json_object_set_new(res, numafit_resource_class_to_string(i), json_integer(amounts[i]));
+    *ret_resources = res;
+    txt = dump(c->inventory);
+    if (!txt)
+        return error_answer("NOMEM", "out of memory");
+    cli_error_clear(&e);
+    rc = numafit_inventory_new_from_json(txt, strlen(txt), 0, &inv, &e);
+    free(txt);
+    if (rc < 0)
+        return lib_error(lb->inventory ? lb->inventory : "inventory", rc, &e);
+    cli_error_clear(&out->why);
+    /* the query's HW_CPU_HYPERTHREADING trait, then its amounts */
+    rc = numafit_inventory_check_traits(inv, bits, &out->why);
+    if (rc == 1)
+        rc = numafit_inventory_check(inv, amounts, NUMAFIT_RC_COUNT, &out->why);
+    numafit_inventory_free(inv);
+    if (rc < 0)
+        return lib_error("inventory", rc, &out->why);
+    if (rc == 0) {
+        out->nofit = true;
+        out->answer = json_object();
+        if (!out->answer)
+            return error_answer("NOMEM", "out of memory");
+        json_object_set_new(out->answer, "fit", json_null());
+        json_object_set_new(out->answer, "reason", jstr(out->why.text));
+        json_object_set_new(out->answer, "why", json_pack("{ss}", "inventory", out->why.where));
+    }
+    return NULL;
+}
+
 void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const json_t *flavor_v,
              const json_t *image_v, const json_t *limits_v, long max, const struct labels *lb,
              bool want_host, struct run *out) {
@@ -265,8 +324,9 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
     numafit_options_t *opt = NULL;
     numafit_placement_t *p = NULL;
     numafit_error_t e;
-    json_t *err = NULL;
+    json_t *err = NULL, *resources = NULL;
     char *htxt = NULL, *ftxt = NULL, *itxt = NULL;
+    bool has_numa;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -309,7 +369,13 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
     out->cpu_policy = numafit_request_get_cpu_policy(req);
     out->thread_policy = numafit_request_get_thread_policy(req);
     out->emulator_policy = numafit_request_get_emulator_threads_policy(req);
-    if (rc == 0) {
+    has_numa = rc == 1;
+    if (c->inventory && !json_is_null(c->inventory)) {
+        err = inventory_step(c, ftxt, itxt, lb, out, &resources);
+        if (err || out->nofit)
+            goto done;
+    }
+    if (!has_numa) {
         out->answer = json_object();
         if (out->answer)
             json_object_set_new(out->answer, "request", json_null());
@@ -356,6 +422,9 @@ done:
         out->answer = error_answer("NOMEM", "out of memory");
         out->error = true;
     }
+    if (resources && !out->error)
+        json_object_set(out->answer, "resources", resources);
+    json_decref(resources);
     numafit_placement_free(p);
     numafit_options_free(opt);
     numafit_request_free(req);
@@ -373,8 +442,9 @@ void run_free(struct run *r) {
 
 /* ------------------------------------------------------------------ batch mode */
 
-static const char *const line_keys[] = {"op",  "host",     "flavor",       "image", "limits",
-                                        "max", "strategy", "nova_release", NULL};
+static const char *const line_keys[] = {
+    "op",           "host",      "flavor",           "image", "limits", "max", "strategy",
+    "nova_release", "inventory", "boot_from_volume", NULL};
 
 /*
  * Check one parsed input line: its keys and their types, and the per-line
@@ -413,6 +483,17 @@ json_t *check_line(struct fit_cli *c, const json_t *in, const char **ret_op, lon
     v = json_object_get(in, "limits");
     if (v && !json_is_object(v) && !json_is_null(v))
         return error_answer("SCHEMA", "\"limits\" must be an object or null");
+    v = json_object_get(in, "inventory");
+    if (v && !json_is_object(v) && !json_is_null(v))
+        return error_answer("SCHEMA", "\"inventory\" must be an object or null");
+    if (v && !json_is_null(v) && strcmp(op, "fit") != 0)
+        return error_answer("SCHEMA", "\"inventory\" is for \"fit\" only");
+    c->inventory = v;
+    v = json_object_get(in, "boot_from_volume");
+    if (v && !json_is_boolean(v))
+        return error_answer("SCHEMA", "\"boot_from_volume\" must be true or false");
+    if (v)
+        c->boot_from_volume = json_is_true(v);
     /* per-line overrides of --strategy and --nova-release */
     v = json_object_get(in, "strategy");
     if (v) {
@@ -514,7 +595,18 @@ int emit(json_t *ans) {
 /* ------------------------------------------------------------------ options */
 
 static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FILE *)) {
-    enum { O_HOST = 256, O_FLAVOR, O_IMAGE, O_LIMITS, O_MAX, O_RELEASE, O_STRATEGY, O_BUDGET };
+    enum {
+        O_HOST = 256,
+        O_FLAVOR,
+        O_IMAGE,
+        O_LIMITS,
+        O_MAX,
+        O_RELEASE,
+        O_STRATEGY,
+        O_BUDGET,
+        O_INVENTORY,
+        O_BFV
+    };
     static const struct option longopts[] = {
         {"batch", no_argument, NULL, 'b'},
         {"json", no_argument, NULL, 'j'},
@@ -527,6 +619,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         {"nova-release", required_argument, NULL, O_RELEASE},
         {"strategy", required_argument, NULL, O_STRATEGY},
         {"budget", required_argument, NULL, O_BUDGET},
+        {"inventory", required_argument, NULL, O_INVENTORY},
+        {"boot-from-volume", no_argument, NULL, O_BFV},
         {NULL, 0, NULL, 0},
     };
     bool is_demo = strcmp(c->cmd, "demo") == 0;
@@ -558,6 +652,18 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                 break;
             case O_LIMITS:
                 c->limits_path = optarg;
+                break;
+            case O_INVENTORY:
+            case O_BFV:
+                if (strcmp(c->cmd, "fit") != 0) {
+                    fprintf(stderr, "numafit %s: --%s is for numafit fit only\n", c->cmd,
+                            ch == O_BFV ? "boot-from-volume" : "inventory");
+                    return -1;
+                }
+                if (ch == O_BFV)
+                    c->boot_from_volume = true;
+                else
+                    c->inventory_path = optarg;
                 break;
             case O_MAX: {
                 char *end;

@@ -30,7 +30,12 @@ struct fit_cli {
     const char *flavor_path;
     const char *image_path;
     const char *limits_path;
+    const char *inventory_path;
     const char *bench_path; /* bench: the scenario file, "-" for stdin */
+    bool boot_from_volume;  /* fit: the root disk takes no DISK_GB */
+    /* fit: the job's placement inventory (placement's JSON; NULL or JSON
+     * null: none, the NUMA step alone, as nova's filter) */
+    const json_t *inventory;
 };
 
 /*
@@ -62,6 +67,7 @@ struct labels {
     const char *flavor;
     const char *image;
     const char *limits;
+    const char *inventory; /* NULL: "inventory" */
 };
 
 extern const struct labels batch_labels; /* "host", "flavor", "image", "limits" */

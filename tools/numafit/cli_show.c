@@ -289,13 +289,37 @@ void print_json_line(json_t *ans) {
 }
 
 /* Human form of a fit answer. Returns the exit code. */
+/* nova's first step, when the job had an inventory: what placement is asked. */
+static void print_resources(FILE *o, const json_t *ans) {
+    json_t *res = json_object_get(ans, "resources");
+    const char *key;
+    json_t *v;
+    bool first = true;
+    if (!res)
+        return;
+    fprintf(o, "placement:");
+    json_object_foreach(res, key, v) {
+        fprintf(o, "%s %s %lld", first ? "" : ",", key, (long long)json_integer_value(v));
+        first = false;
+    }
+    fprintf(o, "%s; %s\n", first ? " nothing" : "",
+            json_object_get(json_object_get(ans, "why"), "inventory") ? "no room in the inventory"
+                                                                      : "the inventory has room");
+}
+
 int show_fit(const struct run *r, const json_t *flavor, const json_t *image) {
     json_t *ans = r->answer;
     numafit_cpuset_t *rt;
 
     print_request(stdout, r, flavor);
+    print_resources(stdout, ans);
     if (json_object_get(ans, "request")) {
-        printf("the flavor asks for no NUMA topology: nothing to fit (nova places it anywhere)\n");
+        if (json_object_get(ans, "resources"))
+            printf("the flavor asks for no NUMA topology: it fits on the inventory alone "
+                   "(its vCPUs float over the shared CPUs)\n");
+        else
+            printf("the flavor asks for no NUMA topology: nothing to fit (nova places it "
+                   "anywhere)\n");
         return 0;
     }
     if (r->nofit) {

@@ -3,7 +3,8 @@
  *
  *   numafit fit  --batch            JSON lines in, one answer line out per line
  *   numafit plan --batch
- *   numafit fit  --host H --flavor F [--image I] [--limits L] [--json]
+ *   numafit fit  --host H --flavor F [--image I] [--limits L] [--inventory V]
+ *                [--boot-from-volume] [--json]
  *   numafit plan --host H --flavor F [--image I] [--limits L] [--max N] [--json]
  */
 #include "config.h"
@@ -30,16 +31,21 @@ static json_t *load_file(const char *path) {
 static void usage_fit(FILE *o) {
     fprintf(o, "usage: numafit fit --batch [--nova-release R] [--strategy S] [--budget N]\n"
                "       numafit fit --host H.json --flavor F.json [--image I.json]\n"
-               "                   [--limits L.json] [--json] [--nova-release R] [--strategy S]\n"
-               "                   [--budget N]\n"
+               "                   [--limits L.json] [--inventory V.json [--boot-from-volume]]\n"
+               "                   [--json] [--nova-release R] [--strategy S] [--budget N]\n"
                "\n"
                "Fit one instance of a flavor on a host (nova's numa_fit_instance_to_host).\n"
+               "With --inventory, first nova's placement step: the flavor's VCPU, PCPU,\n"
+               "MEMORY_MB and DISK_GB must have room in the host's inventory.\n"
                "  --batch            JSON lines on stdin, one answer line each on stdout\n"
                "  --host FILE        host: nova NUMATopology primitive (or legacy dict)\n"
                "  --flavor FILE      {\"vcpus\":N,\"memory_mb\":N,\"extra_specs\":{...}}\n"
                "  --image FILE       {\"properties\":{\"hw_...\":...}}\n"
                "  --limits FILE      {\"cpu_allocation_ratio\":x,\"ram_allocation_ratio\":y,\n"
                "                      \"network_metadata\":{\"physnets\":[...],\"tunneled\":b}}\n"
+               "  --inventory FILE   placement's inventory of the host: {\"inventories\":\n"
+               "                     {\"VCPU\":{\"total\":N,...},...},\"usages\":{...}}\n"
+               "  --boot-from-volume the root disk takes no DISK_GB (with --inventory)\n"
                "  --json             print the answer line instead of a table\n"
                "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
                "  --strategy S       spread (default) or pack\n");
@@ -132,10 +138,12 @@ static int batch_main(const struct fit_cli *c) {
 }
 
 /* One-off: files in, table or JSON out. */
-static int single_main(const struct fit_cli *c) {
-    json_t *host = NULL, *flavor = NULL, *image = NULL, *limits = NULL;
+static int single_main(const struct fit_cli *cli) {
+    json_t *host = NULL, *flavor = NULL, *image = NULL, *limits = NULL, *inventory = NULL;
+    struct fit_cli lc = *cli, *c = &lc;
     struct labels lb = {c->host_path, c->flavor_path, c->image_path ? c->image_path : "image",
-                        c->limits_path ? c->limits_path : "limits"};
+                        c->limits_path ? c->limits_path : "limits",
+                        c->inventory_path ? c->inventory_path : "inventory"};
     bool plan = strcmp(c->cmd, "plan") == 0;
     struct run r;
     int ret = 1;
@@ -165,6 +173,12 @@ static int single_main(const struct fit_cli *c) {
         limits = load_file(c->limits_path);
         if (!limits)
             goto out;
+    }
+    if (c->inventory_path) {
+        inventory = load_file(c->inventory_path);
+        if (!inventory)
+            goto out;
+        c->inventory = inventory;
     }
     run_job(c, plan, host, flavor, image, limits, c->has_max ? c->max : -1, &lb, !c->json, &r);
     if (r.error) {
@@ -197,6 +211,7 @@ out:
     json_decref(flavor);
     json_decref(image);
     json_decref(limits);
+    json_decref(inventory);
     return ret;
 }
 

@@ -9,6 +9,7 @@
  *                [--reserved-huge-pages node:N,size:S,count:C]...
  *                [--physnet NAME:NODES]... [--tunnel NODES]
  *                [--online SPEC] [--all-online] [--any-arch] [--json]
+ *                [--inventory [--disk-gb N] [--set OPTION=VALUE]... [--nova-release R]]
  */
 #include "config.h"
 
@@ -30,34 +31,46 @@
 #include "cli_io.h"
 
 static void usage(FILE *o) {
-    fprintf(o, "usage: numafit host --libvirt URI | --caps FILE | --sysfs [ROOT]  [OPTIONS]\n"
-               "\n"
-               "Build the host NUMA topology nova's libvirt driver reports (NUMATopology),\n"
-               "with nova.conf's CPU sets, reserved huge pages and network NUMA affinity.\n"
-               "\n"
-               "Source (one):\n"
-               "  --libvirt URI            read-only libvirt connection (e.g. qemu:///system,\n"
-               "                           test:///default); online CPUs from virNodeGetCPUMap\n"
-               "  --caps FILE              capabilities XML ('virsh capabilities'; - = stdin)\n"
-               "  --sysfs [ROOT]           Linux sysfs under ROOT (default /)\n"
-               "nova.conf options:\n"
-               "  --cpu-dedicated-set S    [compute] cpu_dedicated_set\n"
-               "  --cpu-shared-set S       [compute] cpu_shared_set\n"
-               "  --vcpu-pin-set S         [DEFAULT] vcpu_pin_set (deprecated)\n"
-               "  --reserved-huge-pages V  [DEFAULT] reserved_huge_pages, node:N,size:S,count:C\n"
-               "                           (repeatable)\n"
-               "  --physnet NAME:NODES     [neutron] physnets + [neutron_physnet_NAME] numa_nodes\n"
-               "                           (repeatable; NODES like 0,1)\n"
-               "  --tunnel NODES           [neutron_tunnel] numa_nodes\n"
-               "  --nova-conf FILE         all of these from a nova.conf (- = stdin); replaces\n"
-               "                           the options before it, those after it change it\n"
-               "Other:\n"
-               "  --online SPEC            online CPUs for --caps (default: all listed)\n"
-               "  --all-online             ignore libvirt's CPU map / sysfs cpu/online\n"
-               "  --any-arch               skip nova's architecture check\n"
-               "  --json                   print JSON even on a terminal\n"
-               "\n"
-               "Exit status: 0 ok, 1 error (nova's exception name is printed), 2 usage.\n");
+    fprintf(o,
+            "usage: numafit host --libvirt URI | --caps FILE | --sysfs [ROOT]  [OPTIONS]\n"
+            "\n"
+            "Build the host NUMA topology nova's libvirt driver reports (NUMATopology),\n"
+            "with nova.conf's CPU sets, reserved huge pages and network NUMA affinity.\n"
+            "\n"
+            "Source (one):\n"
+            "  --libvirt URI            read-only libvirt connection (e.g. qemu:///system,\n"
+            "                           test:///default); online CPUs from virNodeGetCPUMap\n"
+            "  --caps FILE              capabilities XML ('virsh capabilities'; - = stdin)\n"
+            "  --sysfs [ROOT]           Linux sysfs under ROOT (default /)\n"
+            "nova.conf options:\n"
+            "  --cpu-dedicated-set S    [compute] cpu_dedicated_set\n"
+            "  --cpu-shared-set S       [compute] cpu_shared_set\n"
+            "  --vcpu-pin-set S         [DEFAULT] vcpu_pin_set (deprecated)\n"
+            "  --reserved-huge-pages V  [DEFAULT] reserved_huge_pages, node:N,size:S,count:C\n"
+            "                           (repeatable)\n"
+            "  --physnet NAME:NODES     [neutron] physnets + [neutron_physnet_NAME] numa_nodes\n"
+            "                           (repeatable; NODES like 0,1)\n"
+            "  --tunnel NODES           [neutron_tunnel] numa_nodes\n"
+            "  --nova-conf FILE         all of these from a nova.conf (- = stdin); replaces\n"
+            "                           the options before it, those after it change it\n"
+            "Other:\n"
+            "  --online SPEC            online CPUs for --caps (default: all listed)\n"
+            "  --all-online             ignore libvirt's CPU map / sysfs cpu/online\n"
+            "  --any-arch               skip nova's architecture check\n"
+            "  --json                   print JSON even on a terminal\n"
+            "Placement inventory (instead of the topology):\n"
+            "  --inventory              print the inventory nova's libvirt driver reports to\n"
+            "                           placement (VCPU, PCPU, MEMORY_MB, DISK_GB), as\n"
+            "                           placement's JSON; --nova-conf's [DEFAULT] reserved_host_*\n"
+            "                           and *_allocation_ratio options apply\n"
+            "  --disk-gb N              DISK_GB total (default 0: no DISK_GB)\n"
+            "  --set OPTION=VALUE       one of those options (repeatable; after --nova-conf's):\n"
+            "                           reserved_host_cpus, reserved_host_memory_mb,\n"
+            "                           reserved_host_disk_mb, {cpu,ram,disk}_allocation_ratio,\n"
+            "                           initial_{cpu,ram,disk}_allocation_ratio\n"
+            "  --nova-release R         latest (default) or zed: the initial ratios' defaults\n"
+            "\n"
+            "Exit status: 0 ok, 1 error (nova's exception name is printed), 2 usage.\n");
 }
 
 static json_t *data(json_t *o) {
@@ -170,6 +183,87 @@ static int summary(const numafit_host_t *h, const char *json, const char *source
     return 0;
 }
 
+/* The [DEFAULT] options of a placement inventory (numafit_inventory_new_from_host). */
+static const char *const inventory_options[] = {"reserved_host_cpus",
+                                                "reserved_host_memory_mb",
+                                                "reserved_host_disk_mb",
+                                                "cpu_allocation_ratio",
+                                                "ram_allocation_ratio",
+                                                "disk_allocation_ratio",
+                                                "initial_cpu_allocation_ratio",
+                                                "initial_ram_allocation_ratio",
+                                                "initial_disk_allocation_ratio",
+                                                NULL};
+
+/* Append "OPTION = VALUE\n" of a --set argument to *text; -1 after saying why. */
+static int add_setting(char **text, size_t *len, const char *arg) {
+    const char *eq = strchr(arg, '=');
+    size_t klen = eq ? (size_t)(eq - arg) : 0;
+    char *n;
+    bool known = false;
+    for (size_t i = 0; eq && inventory_options[i]; i++)
+        known = known ||
+                (strlen(inventory_options[i]) == klen && !strncmp(arg, inventory_options[i], klen));
+    if (!known || strchr(arg, '\n')) {
+        fprintf(stderr,
+                "numafit host: --set wants OPTION=VALUE, OPTION one of the inventory's "
+                "[DEFAULT] options (see --help), not '%.80s'\n",
+                arg);
+        return -1;
+    }
+    n = realloc(*text, *len + strlen(arg) + 4);
+    if (!n) {
+        fprintf(stderr, "numafit host: out of memory\n");
+        return -1;
+    }
+    *len += (size_t)sprintf(n + *len, "%.*s= %s\n", (int)klen, arg, eq + 1);
+    *text = n;
+    return 0;
+}
+
+/* The inventory of host as placement's JSON, into *out; 1 after saying why. */
+static int inventory_json(const numafit_host_t *host, const char *conf_path, const char *sets,
+                          int64_t disk_gb, unsigned flags, char **out) {
+    numafit_inventory_t *inv = NULL;
+    numafit_error_t err;
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+    if (conf_path) {
+        if (!strcmp(conf_path, "-")) {
+            fprintf(stderr, "numafit host: --inventory reads --nova-conf again: give a file, "
+                            "not standard input\n");
+            return 1;
+        }
+        text = cli_read_input("numafit host", "nova.conf", conf_path, NUMAFIT_NOVA_CONF_MAX, false,
+                              &len, NULL);
+        if (!text)
+            return 1;
+    }
+    if (sets) {
+        char *n = realloc(text, len + strlen(sets) + 12);
+        if (!n) {
+            free(text);
+            fprintf(stderr, "numafit host: out of memory\n");
+            return 1;
+        }
+        text = n;
+        len += (size_t)sprintf(text + len, "\n[DEFAULT]\n%s", sets);
+    }
+    memset(&err, 0, sizeof(err));
+    rc = numafit_inventory_new_from_host(host, text, text ? len : 0, disk_gb, NULL, flags, &inv,
+                                         &err);
+    free(text);
+    if (rc == 0)
+        rc = numafit_inventory_to_json(inv, NUMAFIT_JSON_INDENT, out, &err);
+    numafit_inventory_free(inv);
+    if (rc < 0) {
+        cli_error("numafit host", "inventory", rc, &err, CLI_ERR_EXCEPTION | CLI_ERR_WHERE_AT);
+        return 1;
+    }
+    return 0;
+}
+
 static int fail(const char *what, int rc, const numafit_error_t *e) {
     cli_error("numafit host", what, rc, e, CLI_ERR_EXCEPTION | CLI_ERR_WHERE_AT);
     return 1;
@@ -185,7 +279,11 @@ int cmd_host(int argc, char **argv) {
         O_ONLINE,
         O_ALL_ONLINE,
         O_ANY_ARCH,
-        O_JSON
+        O_JSON,
+        O_INVENTORY,
+        O_DISK_GB,
+        O_SET,
+        O_RELEASE
     };
     static const struct option longopts[] = {
         {"libvirt", required_argument, NULL, O_LIBVIRT},
@@ -196,6 +294,10 @@ int cmd_host(int argc, char **argv) {
         {"all-online", no_argument, NULL, O_ALL_ONLINE},
         {"any-arch", no_argument, NULL, O_ANY_ARCH},
         {"json", no_argument, NULL, O_JSON},
+        {"inventory", no_argument, NULL, O_INVENTORY},
+        {"disk-gb", required_argument, NULL, O_DISK_GB},
+        {"set", required_argument, NULL, O_SET},
+        {"nova-release", required_argument, NULL, O_RELEASE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -203,9 +305,12 @@ int cmd_host(int argc, char **argv) {
     numafit_host_t *host = NULL;
     numafit_error_t err;
     const char *libvirt_uri = NULL, *caps = NULL, *sysfs = NULL, *online = NULL;
-    bool have_sysfs = false, json = false;
-    unsigned flags = 0;
-    char *out = NULL, label[300];
+    bool have_sysfs = false, json = false, inventory = false, inv_opts = false;
+    const char *conf_path = NULL;
+    unsigned flags = 0, inv_flags = 0;
+    int64_t disk_gb = 0;
+    char *out = NULL, *sets = NULL, label[300];
+    size_t sets_len = 0;
     int opt, rc, nsrc = 0, ret = 1;
 
     memset(&err, 0, sizeof(err));
@@ -235,6 +340,41 @@ int cmd_host(int argc, char **argv) {
                 break;
             case O_CONF ... O_CONF_LAST:
                 rc = cli_conf_apply(conf, opt - O_CONF, optarg, &err);
+                if (opt - O_CONF == CLI_CONF_NOVA_CONF)
+                    conf_path = optarg;
+                break;
+            case O_INVENTORY:
+                inventory = true;
+                break;
+            case O_DISK_GB: {
+                char *end;
+                errno = 0;
+                long long v = strtoll(optarg, &end, 10);
+                if (errno || end == optarg || *end || v < 0 || v > NUMAFIT_RESOURCE_AMOUNT_MAX) {
+                    fprintf(stderr, "numafit host: --disk-gb wants an integer from 0 to %d\n",
+                            NUMAFIT_RESOURCE_AMOUNT_MAX);
+                    ret = CLI_EXIT_USAGE;
+                    goto out;
+                }
+                disk_gb = v;
+                inv_opts = true;
+                break;
+            }
+            case O_SET:
+                if (add_setting(&sets, &sets_len, optarg) < 0) {
+                    ret = CLI_EXIT_USAGE;
+                    goto out;
+                }
+                inv_opts = true;
+                break;
+            case O_RELEASE:
+                if (strcmp(optarg, "latest") && strcmp(optarg, "zed")) {
+                    fprintf(stderr, "numafit host: --nova-release must be latest or zed\n");
+                    ret = CLI_EXIT_USAGE;
+                    goto out;
+                }
+                inv_flags = strcmp(optarg, "zed") ? 0 : NUMAFIT_INVENTORY_ZED;
+                inv_opts = true;
                 break;
             case O_ONLINE:
                 online = optarg;
@@ -275,6 +415,11 @@ int cmd_host(int argc, char **argv) {
         ret = CLI_EXIT_USAGE;
         goto out;
     }
+    if (inv_opts && !inventory) {
+        fprintf(stderr, "numafit host: --disk-gb, --set and --nova-release go with --inventory\n");
+        ret = CLI_EXIT_USAGE;
+        goto out;
+    }
 
     if (libvirt_uri) {
         snprintf(label, sizeof(label), "libvirt %s", libvirt_uri);
@@ -297,6 +442,12 @@ int cmd_host(int argc, char **argv) {
         ret = fail(label, rc, &err);
         goto out;
     }
+    if (inventory) {
+        ret = inventory_json(host, conf_path, sets, disk_gb, inv_flags, &out);
+        if (ret == 0)
+            printf("%s\n", out);
+        goto out;
+    }
     rc = numafit_host_to_json(host, NUMAFIT_JSON_INDENT, &out, &err);
     if (rc < 0) {
         ret = fail("JSON", rc, &err);
@@ -308,6 +459,7 @@ int cmd_host(int argc, char **argv) {
         goto out;
     ret = 0; /* main() checks that standard output was written */
 out:
+    free(sets);
     numafit_free(out);
     numafit_host_free(host);
     numafit_hostconf_free(conf);

@@ -77,6 +77,16 @@ class _Domconf(Structure):
     pass
 
 
+class _Inventory(Structure):
+    pass
+
+
+class InventoryClass(Structure):
+    """numafit_inventory_class_t: one class's placement inventory record."""
+    _fields_ = [("total", c_int64), ("reserved", c_int64), ("min_unit", c_int64),
+                ("max_unit", c_int64), ("step_size", c_int64), ("allocation_ratio", c_double)]
+
+
 HostP = POINTER(_Host)
 RequestP = POINTER(_Request)
 OptionsP = POINTER(_Options)
@@ -84,6 +94,7 @@ PlacementP = POINTER(_Placement)
 CpusetP = POINTER(_Cpuset)
 HostconfP = POINTER(_Hostconf)
 DomconfP = POINTER(_Domconf)
+InventoryP = POINTER(_Inventory)
 ErrorP = POINTER(Error)
 StrP = POINTER(c_void_p)  # char **ret_json: read with take_string()
 
@@ -223,6 +234,33 @@ _fn("thread_policy_to_string", [c_int], c_char_p)
 _fn("thread_policy_from_string", [cp], c_int)
 _fn("emulator_threads_policy_to_string", [c_int], c_char_p)
 _fn("emulator_threads_policy_from_string", [cp], c_int)
+_fn("resources_from_flavor", [cp, sz, cp, sz, u, POINTER(c_int64), sz, ErrorP], c_int, _E)
+_fn("resource_class_to_string", [c_int], c_char_p)
+
+# inventory.h
+_I64P = POINTER(c_int64)
+_fn("inventory_new", [POINTER(InventoryP)], c_int, _N)
+_fn("inventory_free", [InventoryP], None)
+_fn("inventory_dup", [InventoryP, POINTER(InventoryP)], c_int, _N)
+_fn("inventory_set_class", [InventoryP, c_int, POINTER(InventoryClass), ErrorP], c_int, _E)
+_fn("inventory_get_class", [InventoryP, c_int, POINTER(InventoryClass)], c_int, _N)
+_fn("inventory_set_used", [InventoryP, c_int, c_int64], c_int, _N)
+_fn("inventory_get_used", [InventoryP, c_int, _I64P], c_int, _N)
+_fn("inventory_new_from_json", [cp, sz, u, POINTER(InventoryP), ErrorP], c_int, _E)
+_fn("inventory_to_json", [InventoryP, u, StrP, ErrorP], c_int, _E)
+_fn("inventory_equal", [InventoryP, InventoryP], c_int, _N)
+_fn("inventory_new_from_host", [HostP, cp, sz, c_int64, InventoryP, u, POINTER(InventoryP),
+                                ErrorP], c_int, _E)
+_fn("inventory_check", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
+_fn("inventory_claim", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
+_fn("inventory_release", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
+_fn("inventory_set_traits", [InventoryP, u], c_int, _N)
+_fn("inventory_get_traits", [InventoryP], c_int, _N)
+_fn("inventory_check_traits", [InventoryP, u, ErrorP], c_int, _E)
+_fn("node_fit", [HostP, InventoryP, RequestP, _I64P, sz, OptionsP, u, POINTER(PlacementP),
+                 ErrorP], c_int, _E)
+_fn("node_claim", [HostP, InventoryP, PlacementP, _I64P, sz, ErrorP], c_int, _E)
+_fn("node_release", [HostP, InventoryP, PlacementP, _I64P, sz, ErrorP], c_int, _E)
 
 # fit.h
 _fn("options_new", [POINTER(OptionsP)], c_int, _N)
@@ -384,7 +422,7 @@ def _c_range(ctype):
     return 0, (1 << bits) - 1
 
 
-_RANGES = {t: _c_range(t) for t in (c_int, c_uint, c_uint64, c_size_t)}
+_RANGES = {t: _c_range(t) for t in (c_int, c_uint, c_uint64, c_size_t, c_int64)}
 
 
 def cint(value, what, ctype=c_uint, lo=None, hi=None):
@@ -416,7 +454,7 @@ def call_str(func, *args):
 
 
 __all__ = ["lib", "Error", "HostP", "RequestP", "OptionsP", "PlacementP", "CpusetP",
-           "HostconfP", "DomconfP", "take_string", "cbuf", "cstr", "cpath", "cint",
+           "HostconfP", "DomconfP", "InventoryP", "InventoryClass", "take_string", "cbuf", "cstr", "cpath", "cint",
            "call_str", "byref", "hold", "Owned"]
 
 
@@ -481,7 +519,7 @@ class Owned:
 class hold:
     """`with hold(a, b, c, write=a) as (ha, hb, hc):` the handles of Owned
     objects (None passes as None) under their locks: shared, or exclusive
-    for the object given as `write`.  The locks are taken in one global
+    for the object given as `write` (or each object of a tuple).  The locks are taken in one global
     order (by id) and each object's once, so holders never deadlock each
     other.  Raises errors.ClosedError (having released everything) when an
     object is closed, and TypeError for something that is not a numafit
@@ -508,7 +546,8 @@ class hold:
                     raise TypeError("numafit: expected a numafit object, not %s"
                                     % type(o).__name__)
                 lock = o._lock
-                if o is self._write:
+                w = self._write
+                if o is w or (type(w) is tuple and any(o is x for x in w)):
                     lock.acquire_write()
                     held.append(lock.release_write)
                 else:

@@ -15,6 +15,7 @@ crash on e.g. hw:numa_mem.N=abc):
   -ENOTSUP                    NotSupported (NotImplementedError)
   -EBUSY                      PinningConflict
   -E2BIG, -ETIME              TooComplex (the fit's work budget)
+  -ENOSPC                     NoSpace (an inventory claim without room)
 
 The named classes also derive from the errno class of the error they come
 with (nova's request refusals are -EINVAL, so they are ValueErrors too).
@@ -110,6 +111,10 @@ class TooComplex(NumafitError):
     """the fit exceeded its work budget"""
 
 
+class NoSpace(NumafitError):
+    """-ENOSPC: an inventory has no room for a claim (nothing changed)"""
+
+
 class ClosedError(NumafitError, ValueError):
     """EBADF: a Host, Request, Placement... used after close() (raised by
     the binding; the handle is never passed to the library)"""
@@ -125,6 +130,7 @@ _BY_ERRNO = {
     _errno.ECONNREFUSED: ConnectionFailed,
     _errno.ENOTSUP: NotSupported,
     _errno.EBUSY: PinningConflict,
+    _errno.ENOSPC: NoSpace,
     _errno.E2BIG: TooComplex,
     _errno.ETIME: TooComplex,
 }

@@ -85,6 +85,12 @@ def _try_fit(host, request, limits, profile, strategy, budget, claim=False):
     finally:
         if own:
             opt.close()
+    return _result(rc, placement if rc == 1 else None, err)
+
+
+def _result(rc, placement, err):
+    """The FitResult of a fit's return value rc (1: it fits, with
+    placement) and its numafit_error_t."""
     if rc == 1:
         return FitResult(placement, 0, "OK", -1, "")
     name = _ffi.error_code_name(err.code)

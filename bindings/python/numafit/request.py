@@ -10,6 +10,13 @@ REQUEST_ZED = 1
 PAGE_SIZES = {0: None, -1: "small", -2: "large", -3: "any"}
 
 
+# enum numafit_resources_flags
+RESOURCES_ZED, RESOURCES_BOOT_FROM_VOLUME, RESOURCES_LEGACY = 1, 2, 4
+# enum numafit_resources_result
+RESOURCES_FALLBACK, RESOURCES_SMT_REQUIRED, RESOURCES_SMT_FORBIDDEN = 1, 2, 4
+RESOURCE_CLASSES = ("VCPU", "PCPU", "MEMORY_MB", "DISK_GB")
+
+
 def profile_number(profile):
     try:
         return PROFILES[profile]
@@ -126,3 +133,47 @@ class Request(_ffi.Owned):
             return "<numafit.Request cells=%d vcpus=%d policy=%s>" % (n, vcpus, self.cpu_policy)
         except errors.ClosedError:
             return "<numafit.Request closed>"
+
+
+class Resources(dict):
+    """What a flavor and image ask of placement: {class: amount} for VCPU,
+    PCPU, MEMORY_MB and DISK_GB, the classes asked for only (as nova's
+    ResourceRequest.merged_resources() after strip_zeros()).
+    `legacy_fallback` is True when nova's scheduler would ask again with
+    legacy=True if placement found no host (a dedicated guest whose
+    hw:cpu_policy became PCPU); `smt_required` / `smt_forbidden`: the
+    query requires / forbids the host trait HW_CPU_HYPERTHREADING; `bits`
+    is the library's answer (enum numafit_resources_result), for
+    node_fit()."""
+    legacy_fallback = smt_required = smt_forbidden = False
+    bits = 0
+
+
+def resources_from_flavor(flavor, image=None, profile="latest", boot_from_volume=False,
+                          legacy=False):
+    """nova's resources_from_request_spec for the classes of the NUMA model
+    (numafit_resources_from_flavor): flavor {"vcpus", "memory_mb",
+    "root_gb", "ephemeral_gb", "swap", "extra_specs"} and image
+    {"properties": {...}} as dicts or JSON text.  boot_from_volume: the
+    root disk takes no DISK_GB; legacy: nova's second query for hosts
+    that still pin with vcpu_pin_set (hw:cpu_policy not translated to
+    PCPU).  nova's refusals raise numafit.errors.<exception> as
+    Request.from_json does; an amount above placement's 2147483647 raises
+    numafit.errors.RangeError."""
+    ftxt = flavor if isinstance(flavor, (str, bytes)) else json.dumps(flavor)
+    itxt = None if image is None else (
+        image if isinstance(image, (str, bytes)) else json.dumps(image))
+    fb, fn = _ffi.cbuf(ftxt, "flavor")
+    ib, inn = _ffi.cbuf(itxt, "image", none=True)
+    flags = (RESOURCES_ZED if profile_number(profile) == 1 else 0) | \
+        (RESOURCES_BOOT_FROM_VOLUME if boot_from_volume else 0) | \
+        (RESOURCES_LEGACY if legacy else 0)
+    amounts = (c_int64 * len(RESOURCE_CLASSES))()
+    rc = _ffi.resources_from_flavor(fb, fn, ib, inn, flags, amounts, len(amounts),
+                                    byref(_ffi.Error()))
+    out = Resources((name, amounts[i]) for i, name in enumerate(RESOURCE_CLASSES) if amounts[i])
+    out.bits = rc
+    out.legacy_fallback = bool(rc & RESOURCES_FALLBACK)
+    out.smt_required = bool(rc & RESOURCES_SMT_REQUIRED)
+    out.smt_forbidden = bool(rc & RESOURCES_SMT_FORBIDDEN)
+    return out

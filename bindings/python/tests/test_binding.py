@@ -160,6 +160,33 @@ class RequestTests(unittest.TestCase):
         with self.assertRaises(ValueError):
             numafit.Request.from_flavor(2, 512, profile="havana")
 
+    def test_resources_from_flavor(self):
+        rt = {"vcpus": 4, "memory_mb": 4096, "root_gb": 20, "swap": 1025,
+              "extra_specs": {"hw:cpu_policy": "dedicated", "hw:cpu_realtime": "yes",
+                              "hw:cpu_realtime_mask": "^0-1", "hw:mem_page_size": "1GB",
+                              "hw:emulator_threads_policy": "isolate"}}
+        r = numafit.resources_from_flavor(rt)
+        self.assertIsInstance(r, numafit.Resources)
+        self.assertEqual(r, {"PCPU": 5, "MEMORY_MB": 4096, "DISK_GB": 22})
+        self.assertTrue(r.legacy_fallback)
+        r = numafit.resources_from_flavor(json.dumps(rt), None, "zed", boot_from_volume=True,
+                                          legacy=True)
+        self.assertEqual(r, {"VCPU": 4, "MEMORY_MB": 4096, "DISK_GB": 2})
+        self.assertFalse(r.legacy_fallback)
+        shared = numafit.resources_from_flavor({"vcpus": 2, "memory_mb": 512},
+                                               {"properties": {}})
+        self.assertEqual(shared, {"VCPU": 2, "MEMORY_MB": 512})
+        self.assertFalse(shared.legacy_fallback)
+        with self.assertRaises(errors.InvalidRequest):
+            numafit.resources_from_flavor({"vcpus": 2, "memory_mb": 512, "extra_specs": {
+                "hw:cpu_policy": "dedicated", "resources:PCPU": "2"}})
+        with self.assertRaises(errors.RangeError) as cm:
+            numafit.resources_from_flavor({"vcpus": 2, "memory_mb": 512, "extra_specs": {
+                "resources:DISK_GB": str(2 ** 31)}})
+        self.assertEqual(cm.exception.where, "DISK_GB")
+        with self.assertRaises(ValueError):
+            numafit.resources_from_flavor({"vcpus": 2, "memory_mb": 512}, profile="havana")
+
     def test_unknown_exception_name_class(self):
         cls = errors.exception_class("SomeFutureNovaError", errno.EINVAL)
         self.assertTrue(issubclass(cls, errors.NumafitError))
@@ -170,6 +197,94 @@ class RequestTests(unittest.TestCase):
         self.assertIsInstance(e, FileNotFoundError)
         e = errors.from_rc(-errno.EINVAL, {"exception": "ValueError", "text": "x"})
         self.assertIs(type(e), errors.InvalidArgument)
+
+
+class InventoryTests(unittest.TestCase):
+    def test_two_steps(self):
+        host = numafit.Host.synthetic(
+            "cells:2 cores:8 threads:2 mem:64G dedicated:4-15,20-31 shared:0-3,16-19")
+        inv = numafit.Inventory.from_host(host, "[DEFAULT]\nreserved_host_cpus = 1\n",
+                                          disk_gb=100, profile="zed")
+        self.assertEqual(inv["VCPU"], {"total": 8, "reserved": 1, "min_unit": 1, "max_unit": 8,
+                                       "step_size": 1, "allocation_ratio": 16.0})
+        self.assertEqual(inv["PCPU"]["total"], 24)
+        rt = numafit.resources_from_flavor({"vcpus": 10, "memory_mb": 4096, "root_gb": 10,
+                                            "extra_specs": {"hw:cpu_policy": "dedicated"}})
+        self.assertEqual(inv.check(rt), (True, None))
+        inv.claim(rt)
+        inv.claim(rt)
+        self.assertEqual((inv.used("PCPU"), inv.used("DISK_GB")), (20, 20))
+        ok, why = inv.check(rt)
+        self.assertFalse(ok)
+        self.assertEqual(why[0], "PCPU")
+        before = copy.copy(inv)
+        with self.assertRaises(errors.NoSpace):
+            inv.claim(rt)
+        self.assertEqual(inv, before)  # all or nothing
+        inv.release(rt)
+        self.assertEqual(inv.used("PCPU"), 10)
+        again = numafit.Inventory.from_json(inv.to_dict())
+        self.assertEqual(again, inv)
+        del again["DISK_GB"]
+        self.assertNotEqual(again, inv)
+        with self.assertRaises(KeyError):
+            again["DISK_GB"]
+        again["DISK_GB"] = {"total": 50, "max_unit": 50}
+        self.assertEqual(again["DISK_GB"]["step_size"], 1)
+        with self.assertRaises(errors.InvalidArgument):
+            again["VCPU"] = {"total": 4, "reserved": 5}
+        with self.assertRaises(ValueError):
+            inv.check({"VGPU": 1})
+        with self.assertRaises(errors.InvalidArgument) as cm:
+            numafit.Inventory.from_host(host, "[DEFAULT]\nreserved_host_cpus = 9\n")
+        self.assertEqual(cm.exception.where, "reserved_host_cpus")
+        for o in (inv, again, before, host):
+            o.close()
+
+    def test_node_fit_and_claim(self):
+        host = numafit.Host.synthetic(
+            "cells:2 cores:4 threads:2 mem:8G dedicated:2-7,10-15 shared:0-1,8-9")
+        inv = numafit.Inventory.from_host(host, "[DEFAULT]\nreserved_host_memory_mb = 4096\n")
+        flavor = {"vcpus": 2, "memory_mb": 4096, "extra_specs": {"hw:cpu_policy": "dedicated"}}
+        req = numafit.Request.from_json(flavor)
+        res = numafit.resources_from_flavor(flavor)
+        small = {"vcpus": 1, "memory_mb": 1024}
+        r = numafit.node_fit(host, inv, numafit.Request.from_json(small),
+                             numafit.resources_from_flavor(small), claim=True)
+        self.assertEqual((r.code, r.placement), (0, None))
+        placed = 0
+        while True:
+            r = numafit.node_fit(host, inv, req, res, claim=True)
+            if r.code:
+                break
+            self.assertIsNotNone(r.placement)
+            placed += 1
+        self.assertEqual(placed, 2)
+        self.assertEqual(r.code_name, "NOFIT_INVENTORY")
+        self.assertIn("MEMORY_MB", r.text)
+        self.assertEqual(inv.used("PCPU"), 4)
+        r = numafit.node_fit(host, inv, req, {})
+        self.assertEqual(r.code, 0)
+        numafit.node_claim(host, inv, r.placement, {})
+        with self.assertRaises(errors.PinningConflict):
+            numafit.node_claim(host, inv, r.placement, {})
+        numafit.node_release(host, inv, r.placement, {})
+        with self.assertRaises(errors.NoSpace):
+            numafit.node_claim(host, inv, None, res)
+        self.assertEqual(inv.used("MEMORY_MB"), 9216)
+        # isolate forbids SMT, which this host has: refused by the trait
+        self.assertEqual(inv.traits, ["HW_CPU_HYPERTHREADING"])
+        iso = dict(flavor, extra_specs={"hw:cpu_policy": "dedicated",
+                                        "hw:cpu_thread_policy": "isolate"})
+        res_iso = numafit.resources_from_flavor(iso)
+        self.assertTrue(res_iso.smt_forbidden)
+        r = numafit.node_fit(host, inv, numafit.Request.from_json(iso), res_iso)
+        self.assertEqual((r.code_name, inv.check(res_iso)[1][0]),
+                         ("NOFIT_INVENTORY", "HW_CPU_HYPERTHREADING"))
+        inv.traits = []
+        self.assertEqual(inv.check(res_iso)[1][0], "MEMORY_MB")
+        with self.assertRaises(ValueError):
+            inv.traits = ["CUSTOM_X"]
 
 
 class FitTests(unittest.TestCase):
