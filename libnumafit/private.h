@@ -220,7 +220,10 @@ struct numafit_request {
     bool realtime;       /* hw:cpu_realtime on the flavor */
     uint64_t *rt_mask;   /* nw words: the realtime vCPUs (NULL if not realtime) */
     int locked_memory;   /* -1 unset, 0, 1 */
-    uint32_t npmem;      /* hw:pmem labels */
+    /* for what the request asks of placement (resources.c): */
+    bool cpu_policy_from_resources; /* cpu_policy comes from resources:VCPU/PCPU */
+    bool image_smt_required;        /* the image requires HW_CPU_HYPERTHREADING */
+    uint32_t npmem;                 /* hw:pmem labels */
     char **pmem;
 };
 

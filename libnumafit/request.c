@@ -77,6 +77,8 @@ NUMAFIT_EXPORT int numafit_request_dup(const numafit_request_t *req, numafit_req
     r->pagesize = req->pagesize;
     r->realtime = req->realtime;
     r->locked_memory = req->locked_memory;
+    r->cpu_policy_from_resources = req->cpu_policy_from_resources;
+    r->image_smt_required = req->image_smt_required;
     for (uint32_t i = 0; i < req->ncells; i++) {
         memcpy(r->cells[i].cpuset, req->cells[i].cpuset, r->nw * sizeof(uint64_t));
         memcpy(r->cells[i].pcpuset, req->cells[i].pcpuset, r->nw * sizeof(uint64_t));
@@ -111,11 +113,31 @@ static int nomem(numafit_error_t *err) {
     return -ENOMEM;
 }
 
+int numafit__request_from_text(const char *flavor_json, size_t flavor_len, const char *image_json,
+                               size_t image_len, bool zed, numafit_request_t **ret,
+                               json_t **ret_flavor, numafit_error_t *err) {
+    json_t *flavor = NULL, *image = NULL;
+    int rc;
+
+    rc = numafit__flavor_load(flavor_json, flavor_len, "flavor", NUMAFIT__FLAVOR_REQUEST, &flavor,
+                              err);
+    if (rc == 0 && image_json)
+        rc = numafit__flavor_load(image_json, image_len, "image", NUMAFIT__FLAVOR_REQUEST, &image,
+                                  err);
+    if (rc == 0)
+        rc = numafit__request_rules(flavor, image, zed, ret, err);
+    json_decref(image);
+    if (rc == 0 && ret_flavor)
+        *ret_flavor = flavor;
+    else
+        json_decref(flavor);
+    return rc;
+}
+
 NUMAFIT_EXPORT int numafit_request_new(const char *flavor_json, size_t flavor_len,
                                        const char *image_json, size_t image_len, unsigned flags,
                                        numafit_request_t **ret, numafit_error_t *err) {
     const unsigned unknown = flags & ~(unsigned)NUMAFIT_REQUEST_ZED;
-    json_t *flavor = NULL, *image = NULL;
     numafit_request_t *req = NULL;
     int rc;
 
@@ -130,15 +152,8 @@ NUMAFIT_EXPORT int numafit_request_new(const char *flavor_json, size_t flavor_le
                            unknown);
         return -EINVAL;
     }
-    rc = numafit__flavor_load(flavor_json, flavor_len, "flavor", NUMAFIT__FLAVOR_REQUEST, &flavor,
-                              err);
-    if (rc == 0 && image_json)
-        rc = numafit__flavor_load(image_json, image_len, "image", NUMAFIT__FLAVOR_REQUEST, &image,
-                                  err);
-    if (rc == 0)
-        rc = numafit__request_rules(flavor, image, flags & NUMAFIT_REQUEST_ZED, &req, err);
-    json_decref(flavor);
-    json_decref(image);
+    rc = numafit__request_from_text(flavor_json, flavor_len, image_json, image_len,
+                                    flags & NUMAFIT_REQUEST_ZED, &req, NULL, err);
     if (rc < 0)
         return rc;
     *ret = req;

@@ -706,7 +706,8 @@ static int get_dedicated(struct ctx *c, uint64_t *ded, bool *have) {
     return 0;
 }
 
-bool numafit__spec_key_matches(const char *key, const char *prefix, const char *name) {
+/* key matches nova's re.match('<prefix>([1-9][0-9]*)?:<name>', key) (a prefix match). */
+static bool key_matches(const char *key, const char *prefix, const char *name) {
     size_t n = strlen(prefix);
     if (strncmp(key, prefix, n))
         return false;
@@ -725,10 +726,10 @@ static void get_vcpu_pcpu_resources(struct ctx *c, int64_t *vcpu, int64_t *pcpu)
     *vcpu = *pcpu = 0;
     json_object_foreach(c->specs, key, v) {
         int64_t n;
-        if (numafit__spec_key_matches(key, "resources", "VCPU") &&
+        if (key_matches(key, "resources", "VCPU") &&
             numafit__py_int(json_string_value(v), &n, NULL))
             *vcpu = sat_add(*vcpu, n);
-        if (numafit__spec_key_matches(key, "resources", "PCPU") &&
+        if (key_matches(key, "resources", "PCPU") &&
             numafit__py_int(json_string_value(v), &n, NULL))
             *pcpu = sat_add(*pcpu, n);
     }
@@ -738,7 +739,7 @@ static const char *get_hyperthreading_trait(struct ctx *c) {
     const char *key;
     json_t *v;
     json_object_foreach(c->specs, key, v) {
-        if (numafit__spec_key_matches(key, "trait", "HW_CPU_HYPERTHREADING"))
+        if (key_matches(key, "trait", "HW_CPU_HYPERTHREADING"))
             return json_string_value(v);
     }
     return c->img.ht_required ? "required" : NULL;
@@ -1236,6 +1237,7 @@ out:
 /* What numa_get_constraints works out before it builds the topology. */
 struct policies {
     int cpu, thread, emu, locked;
+    bool cpu_from_resources; /* resources:VCPU / resources:PCPU set cpu */
     bool have_rt, have_ded;
     uint64_t *rt, *ded; /* CW words each */
     uint64_t nodes;
@@ -1270,6 +1272,7 @@ static int resources_policy(struct ctx *c, struct policies *p) {
     }
     if (req_vcpu)
         p->cpu = NUMAFIT_CPU_POLICY_SHARED;
+    p->cpu_from_resources = req_vcpu || req_pcpu;
     return 0;
 }
 
@@ -1378,6 +1381,8 @@ static int make_request(struct ctx *c, const struct policies *p, numafit_request
     req->emulator_policy = p->emu;
     req->pagesize = p->pagesize;
     req->locked_memory = p->locked;
+    req->cpu_policy_from_resources = p->cpu_from_resources;
+    req->image_smt_required = c->img.ht_required;
     req->npmem = pmem->npmem;
     req->pmem = pmem->pmem;
     pmem->pmem = NULL;

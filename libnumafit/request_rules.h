@@ -21,9 +21,14 @@
 int numafit__request_rules(const json_t *flavor, const json_t *image, bool zed,
                            numafit_request_t **ret, numafit_error_t *err);
 
-/* key matches nova's re.match('<prefix>([1-9][0-9]*)?:<name>', key), a
- * prefix match: how numa_get_constraints() finds resources:VCPU,
- * resources2:PCPU or trait1:HW_CPU_HYPERTHREADING among the extra specs. */
-bool numafit__spec_key_matches(const char *key, const char *prefix, const char *name);
+/*
+ * Parse a flavor (and image, or NULL) text and apply the rules: what
+ * numafit_request_new() does after checking its arguments. With ret_flavor,
+ * the parsed flavor is handed over too (json_decref it). Returns 0 or a
+ * negative errno with err filled.
+ */
+int numafit__request_from_text(const char *flavor_json, size_t flavor_len, const char *image_json,
+                               size_t image_len, bool zed, numafit_request_t **ret,
+                               json_t **ret_flavor, numafit_error_t *err);
 
 #endif

@@ -27,7 +27,7 @@ NUMAFIT_EXPORT const char *numafit_resource_class_to_string(int rc) {
     return rc >= 0 && rc < NUMAFIT_RC_COUNT ? class_names[rc] : NULL;
 }
 
-/* a + b saturated to int64 (as the request's rules add amounts) */
+/* a + b saturated to int64 */
 static int64_t add_sat(int64_t a, int64_t b) {
     int64_t r;
     if (__builtin_add_overflow(a, b, &r))
@@ -101,30 +101,6 @@ static unsigned smt_trait_bits(const char *key, const char *value) {
     return 0; /* nova warns and ignores other values */
 }
 
-/* The image's required traits naming HW_CPU_HYPERTHREADING, in the forms the
- * request reads: "trait:HW_CPU_HYPERTHREADING": "required" (what
- * ImageMetaProps.from_dict turns into traits_required) and the list
- * "traits_required" itself. */
-static unsigned image_smt_bits(const char *image_json, size_t len) {
-    json_t *img, *props, *list, *t;
-    unsigned bits = 0;
-    size_t i;
-    if (!image_json)
-        return 0;
-    img = json_loadb(image_json, len, JSON_DECODE_ANY, NULL); /* checked by the request */
-    props = json_object_get(img, "properties");
-    t = json_object_get(props, "trait:" SMT_TRAIT);
-    if (json_is_string(t) && !strcmp(json_string_value(t), "required"))
-        bits = NUMAFIT_RESOURCES_SMT_REQUIRED;
-    list = json_object_get(props, "traits_required");
-    json_array_foreach(list, i, t) {
-        if (json_is_string(t) && !strcmp(json_string_value(t), SMT_TRAIT))
-            bits = NUMAFIT_RESOURCES_SMT_REQUIRED;
-    }
-    json_decref(img);
-    return bits;
-}
-
 /* RequestGroup.add_resource's amount: int(value) >= 0, else ignored (false). */
 static bool amount_of(const char *s, int64_t *out) {
     int64_t v;
@@ -137,31 +113,22 @@ static bool amount_of(const char *s, int64_t *out) {
 /*
  * The extra specs' request groups: slots maps each resources key of a
  * class of the model (without its final newline) to its last valid
- * amount. Also numa_get_constraints()'s resources:VCPU / resources:PCPU
- * sums (*hw_cpu: whether either is non-zero, which sets the CPU policy
- * and leaves hw:cpu_policy untranslated).
+ * amount; *traits gets the SMT bits of the trait keys.
  */
-static int read_groups(const json_t *specs, json_t *slots, bool *hw_cpu, unsigned *traits,
-                       numafit_error_t *err) {
-    int64_t vsum = 0, psum = 0;
+static int read_groups(const json_t *specs, json_t *slots, unsigned *traits, numafit_error_t *err) {
     const char *key;
     json_t *v;
-    *hw_cpu = false;
     if (!specs)
         return 0;
     json_object_foreach((json_t *)specs, key, v) {
         char buf[32], *slot;
         const char *str;
-        int64_t n, amount;
+        int64_t amount;
         size_t len;
         int cls, rc;
         if ((rc = numafit__spec_value(v, key, buf, sizeof(buf), &str, err)) < 0)
             return rc;
         *traits |= smt_trait_bits(key, str);
-        if (numafit__spec_key_matches(key, "resources", "VCPU") && numafit__py_int(str, &n, NULL))
-            vsum = add_sat(vsum, n);
-        if (numafit__spec_key_matches(key, "resources", "PCPU") && numafit__py_int(str, &n, NULL))
-            psum = add_sat(psum, n);
         if (!resources_key(key, &cls, &len) || cls < 0 || !amount_of(str, &amount))
             continue;
         slot = numafit__malloc(len + 1);
@@ -174,7 +141,6 @@ static int read_groups(const json_t *specs, json_t *slots, bool *hw_cpu, unsigne
         if (rc < 0)
             return nomem(err);
     }
-    *hw_cpu = vsum != 0 || psum != 0;
     return 0;
 }
 
@@ -286,7 +252,7 @@ NUMAFIT_EXPORT int numafit_resources_from_flavor(const char *flavor_json, size_t
     json_t *flavor = NULL, *slots = NULL;
     const json_t *specs;
     int64_t sum[NUMAFIT_RC_COUNT];
-    bool present[NUMAFIT_RC_COUNT], hw_cpu;
+    bool present[NUMAFIT_RC_COUNT];
     unsigned traits = 0;
     int rc, pinning = 0;
 
@@ -301,24 +267,24 @@ NUMAFIT_EXPORT int numafit_resources_from_flavor(const char *flavor_json, size_t
                            flags & ~known);
         return -EINVAL;
     }
-    /* nova's API checks the flavor (numa_get_constraints) before it is scheduled */
-    rc = numafit_request_new(flavor_json, flavor_len, image_json, image_len,
-                             flags & NUMAFIT_RESOURCES_ZED ? NUMAFIT_REQUEST_ZED : 0, &req, err);
+    /* nova's API checks the flavor (numa_get_constraints) before it is
+     * scheduled: the request, from the one parse of the flavor */
+    rc = numafit__request_from_text(flavor_json, flavor_len, image_json, image_len,
+                                    flags & NUMAFIT_RESOURCES_ZED, &req, &flavor, err);
     if (rc < 0)
         return rc;
-    rc = numafit__flavor_load(flavor_json, flavor_len, "flavor", NUMAFIT__FLAVOR_REQUEST, &flavor,
-                              err);
-    if (rc == 0)
-        rc = numafit__flavor_specs(flavor, NUMAFIT__FLAVOR_REQUEST, &specs, err);
+    if (req->image_smt_required)
+        traits |= NUMAFIT_RESOURCES_SMT_REQUIRED;
+    rc = numafit__flavor_specs(flavor, NUMAFIT__FLAVOR_REQUEST, &specs, err);
     if (rc == 0 && !(slots = json_object()))
         rc = nomem(err);
     if (rc == 0)
-        rc = read_groups(specs, slots, &hw_cpu, &traits, err);
+        rc = read_groups(specs, slots, &traits, err);
     /* resources:VCPU/PCPU and hw:cpu_policy exclude each other (the
      * request refuses both), so a policy of theirs is not translated */
     if (rc == 0 && !(flags & NUMAFIT_RESOURCES_LEGACY)) {
         traits |= thread_traits(req);
-        if (!hw_cpu)
+        if (!req->cpu_policy_from_resources)
             rc = translate_policy(req, slots, &pinning, err);
     }
     if (rc == 0) {
@@ -339,5 +305,5 @@ NUMAFIT_EXPORT int numafit_resources_from_flavor(const char *flavor_json, size_t
         return rc;
     for (size_t i = 0; i < n; i++)
         ret_amounts[i] = i < NUMAFIT_RC_COUNT ? sum[i] : 0;
-    return pinning | (int)traits | (int)image_smt_bits(image_json, image_len);
+    return pinning | (int)traits;
 }
