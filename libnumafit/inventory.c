@@ -156,31 +156,22 @@ NUMAFIT_EXPORT int numafit_inventory_get_traits(const numafit_inventory_t *inv) 
     return inv ? (int)inv->traits : -EINVAL;
 }
 
-NUMAFIT_EXPORT int numafit_inventory_check_traits(const numafit_inventory_t *inv, unsigned bits,
-                                                  numafit_error_t *err) {
-    const unsigned known = NUMAFIT_RESOURCES_FALLBACK | NUMAFIT_RESOURCES_SMT_REQUIRED |
-                           NUMAFIT_RESOURCES_SMT_FORBIDDEN;
-    bool smt;
-    numafit__error_clear(err);
-    if (!inv || (bits & ~known)) {
-        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
-                           inv ? "unknown bits 0x%x" : "an inventory is required", bits & ~known);
-        return -EINVAL;
-    }
-    smt = inv->traits & NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING;
+/* Do the provider's traits match the query's SMT bits? (the bits checked) */
+static bool traits_ok(const numafit_inventory_t *inv, unsigned bits, numafit_error_t *err) {
+    bool smt = inv->traits & NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING;
     if ((bits & NUMAFIT_RESOURCES_SMT_REQUIRED) && !smt) {
         numafit__error_set(err, NUMAFIT_E_NOFIT_INVENTORY, -1, SMT_NAME, NULL,
                            "the trait " SMT_NAME " is required (thread policy require), the "
                            "host has no SMT");
-        return 0;
+        return false;
     }
     if ((bits & NUMAFIT_RESOURCES_SMT_FORBIDDEN) && smt) {
         numafit__error_set(err, NUMAFIT_E_NOFIT_INVENTORY, -1, SMT_NAME, NULL,
                            "the trait " SMT_NAME " is forbidden (thread policy isolate), the "
                            "host has SMT");
-        return 0;
+        return false;
     }
-    return 1;
+    return true;
 }
 
 NUMAFIT_EXPORT int numafit_inventory_set_used(numafit_inventory_t *inv, int rc, int64_t used) {
@@ -285,10 +276,19 @@ static int check_args(const numafit_inventory_t *inv, const int64_t *amounts, si
 }
 
 NUMAFIT_EXPORT int numafit_inventory_check(const numafit_inventory_t *inv, const int64_t *amounts,
-                                           size_t n, numafit_error_t *err) {
+                                           size_t n, unsigned bits, numafit_error_t *err) {
+    const unsigned known = NUMAFIT_RESOURCES_FALLBACK | NUMAFIT_RESOURCES_SMT_REQUIRED |
+                           NUMAFIT_RESOURCES_SMT_FORBIDDEN;
     int r;
     if ((r = check_args(inv, amounts, n, err)) < 0)
         return r;
+    if (bits & ~known) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "bits", NULL, "unknown bits 0x%x",
+                           bits & ~known);
+        return -EINVAL;
+    }
+    if (!traits_ok(inv, bits, err))
+        return 0;
     for (size_t i = 0; i < n && i < NCLS; i++)
         if (amounts[i] && !room(inv, (int)i, amounts[i], err))
             return 0;
@@ -297,7 +297,7 @@ NUMAFIT_EXPORT int numafit_inventory_check(const numafit_inventory_t *inv, const
 
 NUMAFIT_EXPORT int numafit_inventory_claim(numafit_inventory_t *inv, const int64_t *amounts,
                                            size_t n, numafit_error_t *err) {
-    int r = numafit_inventory_check(inv, amounts, n, err);
+    int r = numafit_inventory_check(inv, amounts, n, 0, err);
     if (r <= 0)
         return r < 0 ? r : -ENOSPC;
     for (size_t i = 0; i < n && i < NCLS; i++)

@@ -19,10 +19,7 @@ NUMAFIT_EXPORT int numafit_node_fit(const numafit_host_t *host, const numafit_in
     numafit__error_clear(err);
     if (!host || !inv || !req)
         return bad_arg(err, "a host, an inventory and a request are required");
-    r = numafit_inventory_check_traits(inv, flags, err);
-    if (r <= 0)
-        return r;
-    r = numafit_inventory_check(inv, amounts, n, err);
+    r = numafit_inventory_check(inv, amounts, n, flags, err);
     if (r <= 0)
         return r;
     if (!req->ncells) {
@@ -40,7 +37,7 @@ NUMAFIT_EXPORT int numafit_node_claim(numafit_host_t *host, numafit_inventory_t 
     numafit__error_clear(err);
     if (!host || !inv)
         return bad_arg(err, "a host and an inventory are required");
-    r = numafit_inventory_check(inv, amounts, n, err);
+    r = numafit_inventory_check(inv, amounts, n, 0, err);
     if (r < 0)
         return r;
     if (r == 0)

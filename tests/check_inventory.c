@@ -51,7 +51,7 @@ static void json_fails(const char *json, const char *where) {
 static int check4(const numafit_inventory_t *inv, int64_t v, int64_t p, int64_t m, int64_t d,
                   numafit_error_t *e) {
     const int64_t a[4] = {v, p, m, d};
-    return numafit_inventory_check(inv, a, 4, e);
+    return numafit_inventory_check(inv, a, 4, 0, e);
 }
 
 START_TEST(test_records) {
@@ -139,8 +139,8 @@ START_TEST(test_room_and_claims) {
     ck_assert_int_eq(numafit_inventory_release(inv, ok, 4, &e), 0);
     ck_assert_int_eq(numafit_inventory_equal(inv, before), 1);
     const int64_t negative[1] = {-1};
-    ck_assert_int_eq(numafit_inventory_check(inv, negative, 1, &e), -EINVAL);
-    ck_assert_int_eq(numafit_inventory_check(inv, NULL, 1, &e), -EINVAL);
+    ck_assert_int_eq(numafit_inventory_check(inv, negative, 1, 0, &e), -EINVAL);
+    ck_assert_int_eq(numafit_inventory_check(inv, NULL, 1, 0, &e), -EINVAL);
     numafit_inventory_free(before);
     numafit_inventory_free(inv);
 }
@@ -204,12 +204,12 @@ START_TEST(test_json) {
     inv = from_json("{\"inventories\":{},\"traits\":[\"CUSTOM_X\",\"HW_CPU_HYPERTHREADING\"]}");
     ck_assert_int_eq(numafit_inventory_get_traits(inv), NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING);
     numafit_error_t e;
-    ck_assert_int_eq(numafit_inventory_check_traits(inv, NUMAFIT_RESOURCES_SMT_REQUIRED, &e), 1);
-    ck_assert_int_eq(numafit_inventory_check_traits(inv, NUMAFIT_RESOURCES_SMT_FORBIDDEN, &e), 0);
+    ck_assert_int_eq(numafit_inventory_check(inv, NULL, 0, NUMAFIT_RESOURCES_SMT_REQUIRED, &e), 1);
+    ck_assert_int_eq(numafit_inventory_check(inv, NULL, 0, NUMAFIT_RESOURCES_SMT_FORBIDDEN, &e), 0);
     ck_assert_str_eq(e.where, "HW_CPU_HYPERTHREADING");
     ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_INVENTORY);
-    ck_assert_int_eq(numafit_inventory_check_traits(inv, NUMAFIT_RESOURCES_FALLBACK, &e), 1);
-    ck_assert_int_eq(numafit_inventory_check_traits(inv, 8, &e), -EINVAL);
+    ck_assert_int_eq(numafit_inventory_check(inv, NULL, 0, NUMAFIT_RESOURCES_FALLBACK, &e), 1);
+    ck_assert_int_eq(numafit_inventory_check(inv, NULL, 0, 8, &e), -EINVAL);
     numafit_inventory_free(inv);
 }
 END_TEST

@@ -69,15 +69,6 @@ NUMAFIT_EXPORT int numafit_inventory_get_class(const numafit_inventory_t *inv, i
 NUMAFIT_EXPORT int numafit_inventory_set_traits(numafit_inventory_t *inv, unsigned traits);
 /** \return the provider's traits (enum numafit_inventory_trait bits), -EINVAL. */
 NUMAFIT_EXPORT int numafit_inventory_get_traits(const numafit_inventory_t *inv);
-/**
- * \brief Do the provider's traits satisfy the trait bits of
- * numafit_resources_from_flavor() (NUMAFIT_RESOURCES_SMT_REQUIRED /
- * _FORBIDDEN; NUMAFIT_RESOURCES_FALLBACK is ignored)? \return 1, 0 (err:
- * NUMAFIT_E_NOFIT_INVENTORY, where "HW_CPU_HYPERTHREADING"), -EINVAL
- * (other bits).
- */
-NUMAFIT_EXPORT int numafit_inventory_check_traits(const numafit_inventory_t *inv, unsigned bits,
-                                                  numafit_error_t *reterr);
 /** \brief The amount of class rc used (0 .. 2^53). \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_inventory_set_used(numafit_inventory_t *inv, int rc, int64_t used);
 /** \brief The amount of class rc used. \return 0, -EINVAL. */
@@ -139,22 +130,26 @@ numafit_inventory_new_from_host(const numafit_host_t *host, const char *nova_con
                                 numafit_inventory_t **ret_inv, numafit_error_t *reterr);
 
 /**
- * \brief Has the inventory room for these amounts (indexed by enum
+ * \brief Is the inventory a candidate for these amounts (indexed by enum
  * numafit_resource_class, n of them; 0 asks for nothing), as placement's
- * allocation candidates decide: per class asked, the class exists,
- * min_unit <= amount <= max_unit, amount is a multiple of step_size, and
- * used + amount <= int((total - reserved) * allocation_ratio).
+ * allocation candidates decide: the provider's traits match the query's
+ * (bits: what numafit_resources_from_flavor() returned; its
+ * NUMAFIT_RESOURCES_SMT_REQUIRED / _FORBIDDEN against the trait
+ * HW_CPU_HYPERTHREADING, NUMAFIT_RESOURCES_FALLBACK ignored; 0: no trait
+ * asked), then per class asked: the class exists, min_unit <= amount <=
+ * max_unit, amount is a multiple of step_size, and used + amount <=
+ * int((total - reserved) * allocation_ratio).
  * \return 1 (room), 0 (no room: err->code NUMAFIT_E_NOFIT_INVENTORY,
- * err->where the first class in enum order that has none, err->text why),
- * -EINVAL.
+ * err->where "HW_CPU_HYPERTHREADING" or the first class in enum order that
+ * has none, err->text why), -EINVAL (also for other bits).
  */
 NUMAFIT_EXPORT int numafit_inventory_check(const numafit_inventory_t *inv, const int64_t *amounts,
-                                           size_t n, numafit_error_t *reterr);
+                                           size_t n, unsigned bits, numafit_error_t *reterr);
 /**
  * \brief Add the amounts to what is used, all or nothing, when
- * numafit_inventory_check() says there is room. \return 0; -ENOSPC (no
- * room, nothing changed; err as numafit_inventory_check() fills it),
- * -EINVAL.
+ * numafit_inventory_check() (without trait bits: placement's allocations
+ * do not look at traits) says there is room. \return 0; -ENOSPC (no room,
+ * nothing changed; err as numafit_inventory_check() fills it), -EINVAL.
  */
 NUMAFIT_EXPORT int numafit_inventory_claim(numafit_inventory_t *inv, const int64_t *amounts,
                                            size_t n, numafit_error_t *reterr);

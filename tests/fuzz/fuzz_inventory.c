@@ -64,14 +64,14 @@ static void check_traits(const numafit_inventory_t *inv) {
     numafit_error_t e;
     FUZZ_ASSERT(t == 0 || t == NUMAFIT_TRAIT_HW_CPU_HYPERTHREADING);
     for (unsigned bits = 0; bits < 8; bits++) {
-        int r = numafit_inventory_check_traits(inv, bits, &e);
+        int r = numafit_inventory_check(inv, NULL, 0, bits, &e);
         bool want = !((bits & NUMAFIT_RESOURCES_SMT_REQUIRED) && !t) &&
                     !((bits & NUMAFIT_RESOURCES_SMT_FORBIDDEN) && t);
         FUZZ_ASSERT(r == (want ? 1 : 0));
         if (!r)
             FUZZ_ASSERT(e.code == NUMAFIT_E_NOFIT_INVENTORY);
     }
-    FUZZ_ASSERT(numafit_inventory_check_traits(inv, 8, &e) == -EINVAL);
+    FUZZ_ASSERT(numafit_inventory_check(inv, NULL, 0, 8, &e) == -EINVAL);
 }
 
 /* check == claim; a refused claim changes nothing; claim + release restores. */
@@ -91,7 +91,7 @@ static void check_claims(const numafit_inventory_t *inv) {
                                   : 1;
         }
         FUZZ_ASSERT(numafit_inventory_dup(inv, &work) == 0);
-        int fits = numafit_inventory_check(work, amounts, NUMAFIT_RC_COUNT, &e);
+        int fits = numafit_inventory_check(work, amounts, NUMAFIT_RC_COUNT, 0, &e);
         FUZZ_ASSERT(fits == 0 || fits == 1);
         if (!fits) {
             check_err(&e);

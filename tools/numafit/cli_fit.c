@@ -297,10 +297,7 @@ static json_t *inventory_step(const struct fit_cli *c, const char *ftxt, const c
     if (rc < 0)
         return lib_error(lb->inventory ? lb->inventory : "inventory", rc, &e);
     cli_error_clear(&out->why);
-    /* the query's HW_CPU_HYPERTHREADING trait, then its amounts */
-    rc = numafit_inventory_check_traits(inv, bits, &out->why);
-    if (rc == 1)
-        rc = numafit_inventory_check(inv, amounts, NUMAFIT_RC_COUNT, &out->why);
+    rc = numafit_inventory_check(inv, amounts, NUMAFIT_RC_COUNT, bits, &out->why);
     numafit_inventory_free(inv);
     if (rc < 0)
         return lib_error("inventory", rc, &out->why);

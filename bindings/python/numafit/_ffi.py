@@ -251,12 +251,11 @@ _fn("inventory_to_json", [InventoryP, u, StrP, ErrorP], c_int, _E)
 _fn("inventory_equal", [InventoryP, InventoryP], c_int, _N)
 _fn("inventory_new_from_host", [HostP, cp, sz, c_int64, InventoryP, u, POINTER(InventoryP),
                                 ErrorP], c_int, _E)
-_fn("inventory_check", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
+_fn("inventory_check", [InventoryP, _I64P, sz, u, ErrorP], c_int, _E)
 _fn("inventory_claim", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
 _fn("inventory_release", [InventoryP, _I64P, sz, ErrorP], c_int, _E)
 _fn("inventory_set_traits", [InventoryP, u], c_int, _N)
 _fn("inventory_get_traits", [InventoryP], c_int, _N)
-_fn("inventory_check_traits", [InventoryP, u, ErrorP], c_int, _E)
 _fn("node_fit", [HostP, InventoryP, RequestP, _I64P, sz, OptionsP, u, POINTER(PlacementP),
                  ErrorP], c_int, _E)
 _fn("node_claim", [HostP, InventoryP, PlacementP, _I64P, sz, ErrorP], c_int, _E)

@@ -146,9 +146,7 @@ class Inventory(_ffi.Owned):
         arr, err = _amounts(amounts), _ffi.Error()
         bits = _ffi.cint(getattr(amounts, "bits", 0), "resources.bits")
         with _ffi.hold(self) as (h,):
-            rc = _ffi.inventory_check_traits(h, bits, byref(err))
-            if rc == 1:
-                rc = _ffi.inventory_check(h, arr, len(arr), byref(err))
+            rc = _ffi.inventory_check(h, arr, len(arr), bits, byref(err))
         if rc == 1:
             return True, None
         d = err.as_dict()
