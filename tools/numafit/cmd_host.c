@@ -367,15 +367,18 @@ int cmd_host(int argc, char **argv) {
                 }
                 inv_opts = true;
                 break;
-            case O_RELEASE:
-                if (strcmp(optarg, "latest") && strcmp(optarg, "zed")) {
+            case O_RELEASE: {
+                struct cli_fit_options fo;
+                cli_fit_options_init(&fo);
+                if (cli_fit_options_release(&fo, optarg) < 0) {
                     fprintf(stderr, "numafit host: --nova-release must be latest or zed\n");
                     ret = CLI_EXIT_USAGE;
                     goto out;
                 }
-                inv_flags = strcmp(optarg, "zed") ? 0 : NUMAFIT_INVENTORY_ZED;
+                inv_flags = fo.req_flags & NUMAFIT_REQUEST_ZED ? NUMAFIT_INVENTORY_ZED : 0;
                 inv_opts = true;
                 break;
+            }
             case O_ONLINE:
                 online = optarg;
                 break;
