@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,4 +57,41 @@ int cli_conf_apply(numafit_hostconf_t *conf, int option, const char *arg, numafi
         default:
             return -EINVAL;
     }
+}
+
+/* The [DEFAULT] options of a placement inventory (numafit_inventory_new_from_host). */
+static const char *const inventory_options[] = {"reserved_host_cpus",
+                                                "reserved_host_memory_mb",
+                                                "reserved_host_disk_mb",
+                                                "cpu_allocation_ratio",
+                                                "ram_allocation_ratio",
+                                                "disk_allocation_ratio",
+                                                "initial_cpu_allocation_ratio",
+                                                "initial_ram_allocation_ratio",
+                                                "initial_disk_allocation_ratio",
+                                                NULL};
+
+int cli_inventory_setting(const char *cmd, char **text, size_t *len, const char *arg) {
+    const char *eq = strchr(arg, '=');
+    size_t klen = eq ? (size_t)(eq - arg) : 0;
+    char *n;
+    bool known = false;
+    for (size_t i = 0; eq && inventory_options[i]; i++)
+        known = known ||
+                (strlen(inventory_options[i]) == klen && !strncmp(arg, inventory_options[i], klen));
+    if (!known || strchr(arg, '\n')) {
+        fprintf(stderr,
+                "%s: --set wants OPTION=VALUE, OPTION one of the inventory's "
+                "[DEFAULT] options (see --help), not '%.80s'\n",
+                cmd, arg);
+        return -1;
+    }
+    n = realloc(*text, *len + strlen(arg) + 4);
+    if (!n) {
+        fprintf(stderr, "%s: out of memory\n", cmd);
+        return -1;
+    }
+    *len += (size_t)sprintf(n + *len, "%.*s= %s\n", (int)klen, arg, eq + 1);
+    *text = n;
+    return 0;
 }

@@ -3,6 +3,7 @@
 #define NUMAFIT_CLI_CONF_H
 
 #include <getopt.h>
+#include <stddef.h>
 
 #include <numafit.h>
 
@@ -35,5 +36,11 @@ enum cli_conf_option {
  * without NAME:NODES is -EINVAL with err->text saying so; a --nova-conf
  * file that cannot be read is its -errno with err->text saying why. */
 int cli_conf_apply(numafit_hostconf_t *conf, int option, const char *arg, numafit_error_t *err);
+
+/* Append "OPTION = VALUE\n" of a --set OPTION=VALUE argument to *text
+ * (*len bytes so far), OPTION one of the placement inventory's [DEFAULT]
+ * options of nova.conf (reserved_host_*, *_allocation_ratio,
+ * initial_*_allocation_ratio); -1 after printing why, prefixed by cmd. */
+int cli_inventory_setting(const char *cmd, char **text, size_t *len, const char *arg);
 
 #endif

@@ -183,44 +183,6 @@ static int summary(const numafit_host_t *h, const char *json, const char *source
     return 0;
 }
 
-/* The [DEFAULT] options of a placement inventory (numafit_inventory_new_from_host). */
-static const char *const inventory_options[] = {"reserved_host_cpus",
-                                                "reserved_host_memory_mb",
-                                                "reserved_host_disk_mb",
-                                                "cpu_allocation_ratio",
-                                                "ram_allocation_ratio",
-                                                "disk_allocation_ratio",
-                                                "initial_cpu_allocation_ratio",
-                                                "initial_ram_allocation_ratio",
-                                                "initial_disk_allocation_ratio",
-                                                NULL};
-
-/* Append "OPTION = VALUE\n" of a --set argument to *text; -1 after saying why. */
-static int add_setting(char **text, size_t *len, const char *arg) {
-    const char *eq = strchr(arg, '=');
-    size_t klen = eq ? (size_t)(eq - arg) : 0;
-    char *n;
-    bool known = false;
-    for (size_t i = 0; eq && inventory_options[i]; i++)
-        known = known ||
-                (strlen(inventory_options[i]) == klen && !strncmp(arg, inventory_options[i], klen));
-    if (!known || strchr(arg, '\n')) {
-        fprintf(stderr,
-                "numafit host: --set wants OPTION=VALUE, OPTION one of the inventory's "
-                "[DEFAULT] options (see --help), not '%.80s'\n",
-                arg);
-        return -1;
-    }
-    n = realloc(*text, *len + strlen(arg) + 4);
-    if (!n) {
-        fprintf(stderr, "numafit host: out of memory\n");
-        return -1;
-    }
-    *len += (size_t)sprintf(n + *len, "%.*s= %s\n", (int)klen, arg, eq + 1);
-    *text = n;
-    return 0;
-}
-
 /* The inventory of host as placement's JSON, into *out; 1 after saying why. */
 static int inventory_json(const numafit_host_t *host, const char *conf_path, const char *sets,
                           int64_t disk_gb, unsigned flags, char **out) {
@@ -361,7 +323,7 @@ int cmd_host(int argc, char **argv) {
                 break;
             }
             case O_SET:
-                if (add_setting(&sets, &sets_len, optarg) < 0) {
+                if (cli_inventory_setting("numafit host", &sets, &sets_len, optarg) < 0) {
                     ret = CLI_EXIT_USAGE;
                     goto out;
                 }
