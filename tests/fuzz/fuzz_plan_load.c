@@ -15,7 +15,9 @@
  * Invariants: the loader returns 0, or PLAN_EXIT_INPUT after a message (or
  * PLAN_EXIT_FAIL only when out of memory); the first hosts loaded (and
  * claimed) get the host invariants of invariants.h, the first flavors the
- * fit invariants.
+ * fit invariants. A fleet loaded gets its placement inventories
+ * (plan_build_inventories, 0 or PLAN_EXIT_INPUT): every host has one, its
+ * JSON reads back equal, and it has room for nothing asked of no class.
  *
  * JSON lines and jansson: plan_load.c scans simple JSON lines itself and
  * hands anything else to jansson; it promises never to accept a line
@@ -50,6 +52,8 @@ static struct plan *plan_new(void) {
     pl->nlimits = 1;
     pl->limits[0].cpu_ratio = PLAN_DEFAULT_CPU_RATIO;
     pl->limits[0].ram_ratio = PLAN_DEFAULT_RAM_RATIO;
+    pl->inventory = true;
+    pl->disk_gb = -1;
     return pl;
 }
 
@@ -65,9 +69,29 @@ static int check_status(int rc) {
     return rc;
 }
 
-static void check_fleet(const struct plan *pl) {
+static void check_fleet(struct plan *pl) {
+    int rc;
     for (size_t i = 0; i < pl->nhosts && i < CHECK_HOSTS; i++)
         fuzz_check_host(pl->hosts[i].h, 0, NULL);
+    fuzz_stderr_off();
+    rc = plan_build_inventories(pl);
+    fuzz_stderr_on();
+    if (check_status(rc) != 0)
+        return;
+    for (size_t i = 0; i < pl->nhosts && i < CHECK_HOSTS; i++) {
+        const numafit_inventory_t *inv = pl->hosts[i].inv;
+        numafit_inventory_t *back = NULL;
+        int64_t none[NUMAFIT_RC_COUNT] = {0};
+        char *txt = NULL;
+        int stop;
+        FUZZ_ASSERT(inv != NULL);
+        FUZZ_ASSERT(numafit_inventory_to_json(inv, 0, &txt, NULL) == 0);
+        FUZZ_ASSERT(numafit_inventory_new_from_json(txt, strlen(txt), 0, &back, NULL) == 0);
+        FUZZ_ASSERT(numafit_inventory_equal(inv, back) == 1);
+        FUZZ_ASSERT(plan_inventory_room(inv, none, 0, 7, &stop) == 7 && stop == STOP_CAPPED);
+        numafit_inventory_free(back);
+        numafit_free(txt);
+    }
 }
 
 static const char *db_name(char kind) {
@@ -112,7 +136,11 @@ static void same_fleet(const struct plan *a, const struct plan *b, const char *t
         same = !strcmp(plan_host_name(a, i), plan_host_name(b, i)) &&
                a->limits[ha->limits].cpu_ratio == b->limits[hb->limits].cpu_ratio &&
                a->limits[ha->limits].ram_ratio == b->limits[hb->limits].ram_ratio &&
-               ha->unknown_pinned == hb->unknown_pinned;
+               ha->unknown_pinned == hb->unknown_pinned && ha->db_memory_mb == hb->db_memory_mb &&
+               ha->db_disk_gb == hb->db_disk_gb && ha->db_disk_ratio == hb->db_disk_ratio &&
+               ha->db_vcpus_used == hb->db_vcpus_used &&
+               ha->db_memory_used_mb == hb->db_memory_used_mb &&
+               ha->db_disk_used_gb == hb->db_disk_used_gb;
         ja = fuzz_host_json(ha->h);
         jb = fuzz_host_json(hb->h);
         if (same && strcmp(ja, jb) != 0) {

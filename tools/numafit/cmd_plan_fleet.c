@@ -37,60 +37,73 @@
 #define DEFAULT_MAX_INSTANCES 10000
 
 static void usage(FILE *o) {
-    fprintf(
-        o,
-        "usage: numafit plan SOURCES... (--flavors FILE | --flavor F.json...) [OPTIONS]\n"
-        "\n"
-        "Capacity planning over a fleet: how many instances of each flavor fit, alone and\n"
-        "as a mix, where they go, what is stranded afterwards and why a flavor fits\n"
-        "nowhere; host cell orders spread and pack side by side.\n"
-        "\n"
-        "Hosts (any number of sources, in this order in the fleet):\n"
-        "  --hosts-dir DIR        every DIR/*.json: a nova NUMATopology (name: file stem)\n"
-        "  --db FILE              compute_nodes rows: JSON lines, a JSON list, CSV or mysql\n"
-        "                         batch (tab) output with hypervisor_hostname, numa_topology\n"
-        "                         [, cpu_allocation_ratio, ram_allocation_ratio, deleted]\n"
-        "  --host FILE            one nova NUMATopology JSON file (repeatable)\n"
-        "  --sysfs DIR            a captured sysfs tree (DIR/sys/devices/system/...)\n"
-        "  --uri URI              a libvirt connection, read-only (repeatable)\n"
-        "  --add-hosts N SPEC     N new hosts, e.g. \"2x32c2t 4cells 1G:64 2M:4096\"\n"
-        "                         [mem:512G] [dedicated:SPEC] [shared:SPEC] (repeatable)\n"
-        "  --instances FILE       existing instances: rows with host (or node) and\n"
-        "                         numa_topology (instance_extra), claimed on their hosts\n"
-        "nova.conf for --sysfs and --uri (as for `numafit host`):\n"
-        "  --cpu-dedicated-set S  --cpu-shared-set S  --vcpu-pin-set S\n"
-        "  --reserved-huge-pages node:N,size:S,count:C  --physnet NAME:NODES\n"
-        "  --tunnel NODES  --all-online  --any-arch\n"
-        "  --nova-conf FILE       these from a nova.conf, for --sysfs and --uri hosts\n"
-        "                         (replaces the options before it; later ones change it)\n"
-        "Flavors:\n"
-        "  --flavors FILE         a JSON list (or JSON lines) of {\"name\",\"vcpus\",\n"
-        "                         \"memory_mb\",\"extra_specs\",\"image_properties\",\"weight\"}\n"
-        "  --flavor FILE          one flavor (named after the file; repeatable)\n"
-        "The fill:\n"
-        "  --mix round-robin|weights  one of each in turn (default), or always the flavor\n"
-        "                         furthest behind its weight\n"
-        "  --strategy spread|pack|both  host cell order(s) (default both)\n"
-        "  --nova-release latest|zed    nova rules (default latest)\n"
-        "  --budget N             fit work budget (default %llu; 0: unlimited)\n"
-        "  --limits FILE|none     NUMATopologyLimits (default: cpu_allocation_ratio 4,\n"
-        "                         ram_allocation_ratio 1, nova's initial ratios, as the\n"
-        "                         scheduler passes them); none: no limits\n"
-        "  --max-instances N      at most N instances on one host per fill (default %d)\n"
-        "Output:\n"
-        "  --json                 the plan as JSON (doc/plan-json.md)\n"
-        "  --svg FILE, --html FILE  pictures of the drawn hosts and a summary chart\n"
-        "  --draw N               hosts drawn and detailed (the first N; default %d)\n"
-        "  --detail               the drawn hosts in the report / JSON\n"
-        "  --placements           every host with its instances in the JSON\n"
-        "  --top N                hosts stranding most, listed (default %d)\n"
-        "  --no-progress          no progress bar (it shows on a terminal only)\n"
-        "  --fleet                fleet mode with a single --host and --flavor (without\n"
-        "                         a fleet option, that is the one-host `numafit plan`)\n"
-        "\n"
-        "Exit status: 0 done, 1 failure, 2 usage or bad input.\n",
-        (unsigned long long)NUMAFIT_BUDGET_DEFAULT, DEFAULT_MAX_INSTANCES, DEFAULT_DRAW,
-        DEFAULT_TOP);
+    fprintf(o,
+            "usage: numafit plan SOURCES... (--flavors FILE | --flavor F.json...) [OPTIONS]\n"
+            "\n"
+            "Capacity planning over a fleet: how many instances of each flavor fit, alone and\n"
+            "as a mix, where they go, what is stranded afterwards and why a flavor fits\n"
+            "nowhere; host cell orders spread and pack side by side.\n"
+            "\n"
+            "Hosts (any number of sources, in this order in the fleet):\n"
+            "  --hosts-dir DIR        every DIR/*.json: a nova NUMATopology (name: file stem)\n"
+            "  --db FILE              compute_nodes rows: JSON lines, a JSON list, CSV or mysql\n"
+            "                         batch (tab) output with hypervisor_hostname, numa_topology\n"
+            "                         [, cpu_allocation_ratio, ram_allocation_ratio, deleted,\n"
+            "                         memory_mb, local_gb, disk_allocation_ratio, vcpus_used,\n"
+            "                         memory_mb_used, local_gb_used]\n"
+            "  --host FILE            one nova NUMATopology JSON file (repeatable)\n"
+            "  --sysfs DIR            a captured sysfs tree (DIR/sys/devices/system/...)\n"
+            "  --uri URI              a libvirt connection, read-only (repeatable)\n"
+            "  --add-hosts N SPEC     N new hosts, e.g. \"2x32c2t 4cells 1G:64 2M:4096\"\n"
+            "                         [mem:512G] [dedicated:SPEC] [shared:SPEC] (repeatable)\n"
+            "  --instances FILE       existing instances: rows with host (or node) and\n"
+            "                         numa_topology (instance_extra), claimed on their hosts;\n"
+            "                         [vcpus, memory_mb, root_gb, ephemeral_gb] for placement\n"
+            "nova.conf for --sysfs and --uri (as for `numafit host`):\n"
+            "  --cpu-dedicated-set S  --cpu-shared-set S  --vcpu-pin-set S\n"
+            "  --reserved-huge-pages node:N,size:S,count:C  --physnet NAME:NODES\n"
+            "  --tunnel NODES  --all-online  --any-arch\n"
+            "  --nova-conf FILE       these from a nova.conf, for --sysfs and --uri hosts\n"
+            "                         (replaces the options before it; later ones change it)\n"
+            "Flavors:\n"
+            "  --flavors FILE         a JSON list (or JSON lines) of {\"name\",\"vcpus\",\n"
+            "                         \"memory_mb\",\"root_gb\",\"ephemeral_gb\",\"swap\",\n"
+            "                         \"extra_specs\",\"image_properties\",\"boot_from_volume\",\n"
+            "                         \"weight\"}\n"
+            "  --flavor FILE          one flavor (named after the file; repeatable)\n"
+            "The fill:\n"
+            "  --mix round-robin|weights  one of each in turn (default), or always the flavor\n"
+            "                         furthest behind its weight\n"
+            "  --strategy spread|pack|both  host cell order(s) (default both)\n"
+            "  --nova-release latest|zed    nova rules (default latest)\n"
+            "  --budget N             fit work budget (default %llu; 0: unlimited)\n"
+            "  --limits FILE|none     NUMATopologyLimits (default: cpu_allocation_ratio 4,\n"
+            "                         ram_allocation_ratio 1, nova's initial ratios, as the\n"
+            "                         scheduler passes them); none: no limits\n"
+            "  --max-instances N      at most N instances on one host per fill (default %d)\n"
+            "Placement's inventory (nova's first step; doc/placement.md):\n"
+            "  --no-inventory         the NUMA fit only (flavors without NUMA topology are\n"
+            "                         then left out)\n"
+            "  --set OPTION=VALUE     reserved_host_cpus, reserved_host_memory_mb,\n"
+            "                         reserved_host_disk_mb, disk_allocation_ratio,\n"
+            "                         initial_disk_allocation_ratio (repeatable; after\n"
+            "                         --nova-conf's); the CPU and RAM ratios are --limits'\n"
+            "  --disk-gb N            DISK_GB of hosts without the dump's local_gb (default:\n"
+            "                         none; DISK_GB is planned when every host has one)\n"
+            "Output:\n"
+            "  --json                 the plan as JSON (doc/plan-json.md)\n"
+            "  --svg FILE, --html FILE  pictures of the drawn hosts and a summary chart\n"
+            "  --draw N               hosts drawn and detailed (the first N; default %d)\n"
+            "  --detail               the drawn hosts in the report / JSON\n"
+            "  --placements           every host with its instances in the JSON\n"
+            "  --top N                hosts stranding most, listed (default %d)\n"
+            "  --no-progress          no progress bar (it shows on a terminal only)\n"
+            "  --fleet                fleet mode with a single --host and --flavor (without\n"
+            "                         a fleet option, that is the one-host `numafit plan`)\n"
+            "\n"
+            "Exit status: 0 done, 1 failure, 2 usage or bad input.\n",
+            (unsigned long long)NUMAFIT_BUDGET_DEFAULT, DEFAULT_MAX_INSTANCES, DEFAULT_DRAW,
+            DEFAULT_TOP);
 }
 
 /* A host source, loaded after every option is known. */
@@ -221,6 +234,52 @@ static void fleet_stats(struct plan *pl) {
     }
 }
 
+/* The nova.conf text of the inventory: --nova-conf's file (its [DEFAULT]
+ * reserved_host_* and ratio options), then the --set options. */
+static int inventory_conf(struct plan *pl, const char *conf_path, const char *sets,
+                          size_t sets_len) {
+    char *text = NULL;
+    size_t len = 0;
+    if (!pl->inventory) {
+        if (sets || pl->disk_gb >= 0) {
+            plan_err("--set and --disk-gb are the inventory's: not with --no-inventory");
+            return PLAN_EXIT_INPUT;
+        }
+        return 0;
+    }
+    if (sets &&
+        (strstr(sets, "cpu_allocation_ratio=") == sets || strstr(sets, "\ncpu_allocation_ratio=") ||
+         strstr(sets, "ram_allocation_ratio=") == sets ||
+         strstr(sets, "\nram_allocation_ratio="))) {
+        plan_err("--set cpu_allocation_ratio / ram_allocation_ratio: the plan takes these "
+                 "from --limits or the dump's columns (nova uses them for both steps)");
+        return PLAN_EXIT_INPUT;
+    }
+    if (conf_path) {
+        if (!strcmp(conf_path, "-")) {
+            plan_err("the inventory reads --nova-conf again: give a file, not standard input");
+            return PLAN_EXIT_INPUT;
+        }
+        text = cli_read_input("numafit plan", "nova.conf", conf_path, NUMAFIT_NOVA_CONF_MAX, false,
+                              &len, NULL);
+        if (!text)
+            return PLAN_EXIT_INPUT;
+    }
+    if (sets) {
+        char *n = realloc(text, len + sets_len + 12);
+        if (!n) {
+            free(text);
+            plan_err("out of memory");
+            return PLAN_EXIT_FAIL;
+        }
+        text = n;
+        len += (size_t)sprintf(text + len, "\n[DEFAULT]\n%s", sets);
+    }
+    pl->inv_conf = text;
+    pl->inv_conf_len = len;
+    return 0;
+}
+
 static double mono_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -309,6 +368,9 @@ int cmd_plan_fleet(int argc, char **argv) {
         O_PLACEMENTS,
         O_NO_PROGRESS,
         O_FLEET,
+        O_NO_INVENTORY,
+        O_SET,
+        O_DISK_GB,
     };
     static const struct option longopts[] = {
         {"hosts-dir", required_argument, NULL, O_HOSTS_DIR},
@@ -338,6 +400,9 @@ int cmd_plan_fleet(int argc, char **argv) {
         {"placements", no_argument, NULL, O_PLACEMENTS},
         {"no-progress", no_argument, NULL, O_NO_PROGRESS},
         {"fleet", no_argument, NULL, O_FLEET},
+        {"no-inventory", no_argument, NULL, O_NO_INVENTORY},
+        {"set", required_argument, NULL, O_SET},
+        {"disk-gb", required_argument, NULL, O_DISK_GB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -347,6 +412,9 @@ int cmd_plan_fleet(int argc, char **argv) {
     bool *flav_single = NULL;
     size_t nsrcs = 0, ninst = 0, nflav = 0;
     numafit_hostconf_t *conf = NULL;
+    const char *conf_path = NULL;
+    char *sets = NULL;
+    size_t sets_len = 0;
     numafit_error_t e;
     unsigned disc_flags = 0;
     bool cpu_opts = false; /* a CPU pool option: applied to every host */
@@ -367,6 +435,8 @@ int cmd_plan_fleet(int argc, char **argv) {
         goto out;
     }
     plan_sink_stderr(pl); /* the planner's errors, warnings and progress on stderr */
+    pl->inventory = true;
+    pl->disk_gb = -1;
     cli_fit_options_init(&fit);
     pl->profile = fit.profile;
     pl->strategies[0] = pl->strategies[1] = true;
@@ -417,7 +487,21 @@ int cmd_plan_fleet(int argc, char **argv) {
             case O_CONF ... O_CONF_LAST:
                 if (opt - O_CONF <= CLI_CONF_PIN)
                     cpu_opts = true;
+                if (opt - O_CONF == CLI_CONF_NOVA_CONF)
+                    conf_path = optarg; /* its inventory options, read again below */
                 rc = cli_conf_apply(conf, opt - O_CONF, optarg, &e);
+                break;
+            case O_NO_INVENTORY:
+                pl->inventory = false;
+                break;
+            case O_SET:
+                if (cli_inventory_setting("numafit plan", &sets, &sets_len, optarg) < 0)
+                    goto out;
+                break;
+            case O_DISK_GB:
+                if (parse_uint("--disk-gb", optarg, 2147483647ull, &v) < 0)
+                    goto out;
+                pl->disk_gb = (int64_t)v;
                 break;
             case O_ALL_ONLINE:
                 disc_flags |= NUMAFIT_DISCOVER_ALL_ONLINE;
@@ -550,6 +634,9 @@ int cmd_plan_fleet(int argc, char **argv) {
         plan_err("no flavors: give --flavors FILE or --flavor FILE");
         goto out;
     }
+    if ((ret = inventory_conf(pl, conf_path, sets, sets_len)) != 0)
+        goto out;
+    ret = PLAN_EXIT_INPUT;
     in_options = false;
     pl->tty = isatty(STDERR_FILENO) && !pl->no_progress;
     if (pl->limits_path && pl->no_limits) {
@@ -567,9 +654,9 @@ int cmd_plan_fleet(int argc, char **argv) {
     {
         unsigned planned = 0;
         for (unsigned f = 0; f < pl->nflavors; f++)
-            planned += pl->flavors[f].req != NULL;
+            planned += pl->flavors[f].planned;
         if (!planned) {
-            plan_err("no flavor with a NUMA topology to plan");
+            plan_err("no flavor with a NUMA topology to plan (--no-inventory plans only those)");
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
@@ -627,7 +714,7 @@ int cmd_plan_fleet(int argc, char **argv) {
     for (size_t i = 0; i < ninst; i++)
         if ((ret = plan_load_instances(pl, inst[i])) != 0)
             goto out;
-    if ((ret = make_options(pl, &fit)) != 0)
+    if ((ret = make_options(pl, &fit)) != 0 || (ret = plan_build_inventories(pl)) != 0)
         goto out;
     fleet_stats(pl);
     pl->load_seconds = mono_now() - t0;
@@ -698,6 +785,7 @@ out:
     free(inst);
     free(flav);
     free(flav_single);
+    free(sets);
     numafit_hostconf_free(conf);
     return ret;
 }

@@ -40,8 +40,8 @@ static double now_s(void) {
 
 const char *plan_reason_name(int reason) {
     static const char *const names[R__MAX] = {
-        "pages",  "dedicated_cpus", "shared_cpus", "full_cores", "memory",
-        "limits", "network",        "cells",       "joint",      "other"};
+        "pages",   "dedicated_cpus", "shared_cpus", "full_cores", "memory",   "limits",
+        "network", "cells",          "joint",       "other",      "inventory"};
     return reason >= 0 && reason < R__MAX ? names[reason] : "other";
 }
 
@@ -86,6 +86,9 @@ struct fill {
     int pins[PLAN_MAX_FLAVORS]; /* pinned pCPUs per instance, -1 until known */
     struct plan_kept **kept;    /* [host < keep] placements kept for the detail */
     uint32_t *nkept, *kept_cap;
+    numafit_inventory_t **inv;     /* [host] the inventories being filled (mixed), or NULL */
+    uint64_t *nonnuma;             /* [host] memory of the mix's guests without NUMA topology */
+    bool legacy[PLAN_MAX_FLAVORS]; /* mixed: the flavor asks nova's second query */
     struct plan_result *res;
 };
 
@@ -143,14 +146,50 @@ static int fill_host(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, u
     return -1;
 }
 
-/* Fit flavor f on host h; on a fit, claim it. Returns 1 placed, 0 no fit,
- * -1 error (printed). *ret_p gets the placement when keep is set. */
-static int place(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, bool keep,
-                 numafit_placement_t **ret_p) {
-    uint64_t n;
-    if (fill_host(F, h, hi, f, 1, keep && ret_p, ret_p, &n) < 0)
+/* The amounts and trait bits flavor f asks of placement (second: nova's second query). */
+static const int64_t *flavor_amounts(const struct plan_flavor *fl, bool second, unsigned *bits) {
+    *bits = (second ? fl->lbits : fl->rbits) & ~(unsigned)NUMAFIT_RESOURCES_FALLBACK;
+    return second ? fl->legacy : fl->amounts;
+}
+
+/* Fit flavor f on host hi of the mixed fill (inventory, then NUMA); on a
+ * fit, claim both. Returns 1 placed, 0 no fit, -1 error (printed). *ret_p
+ * gets the placement when keep is set (NULL without NUMA topology). */
+static int place(struct fill *F, size_t hi, unsigned f, bool keep, numafit_placement_t **ret_p) {
+    struct plan *pl = F->pl;
+    const struct plan_flavor *fl = &pl->flavors[f];
+    const int64_t *amounts = NULL;
+    unsigned bits = 0;
+    uint64_t n = 1;
+    int stop;
+
+    if (F->inv) {
+        amounts = flavor_amounts(fl, F->legacy[f], &bits);
+        if (plan_inventory_room(F->inv[hi], amounts, bits, 1, &stop) == 0)
+            return 0;
+    }
+    if (fl->req && fill_host(F, F->fleet[hi], hi, f, 1, keep && ret_p, ret_p, &n) < 0)
         return -1;
-    return n == 1;
+    if (n != 1)
+        return 0;
+    if (F->inv) {
+        plan_inventory_take(F->inv[hi], amounts, 1);
+        if (!fl->req)
+            F->nonnuma[hi] += fl->memory_mb;
+    }
+    return 1;
+}
+
+/* Does some host of the fill still have room in its inventory for flavor
+ * f's first query? (nova asks its second query only when none has.) */
+static bool first_query_has_room(const struct fill *F, unsigned f) {
+    unsigned bits;
+    const int64_t *amounts = flavor_amounts(&F->pl->flavors[f], false, &bits);
+    int stop;
+    for (size_t hi = 0; hi < F->pl->nhosts; hi++)
+        if (plan_inventory_room(F->inv[hi], amounts, bits, 1, &stop))
+            return true;
+    return false;
 }
 
 /* ------------------------------------------------------------------ why not */
@@ -263,6 +302,20 @@ static int explain_fleet(struct fill *F, numafit_host_t *const *fleet, unsigned 
     w->before_fill = before_fill;
     for (size_t s = 0; s < k; s++) {
         size_t hi = k == n ? s : s * n / k;
+        const numafit_inventory_t *inv = fleet ? (F->inv ? F->inv[hi] : NULL) : pl->hosts[hi].inv;
+        if (inv) {
+            /* placement's step first: a host without room counts once */
+            unsigned bits;
+            const int64_t *a =
+                flavor_amounts(&pl->flavors[f], fleet ? F->legacy[f] : F->res->legacy[f], &bits);
+            int stop;
+            if (plan_inventory_room(inv, a, bits, 1, &stop) == 0) {
+                w->hosts_checked++;
+                w->host_cells++;
+                w->count[R_INVENTORY]++;
+                continue;
+            }
+        }
         if (explain_host(F, fleet ? fleet[hi] : pl->hosts[hi].h, hi, f, w) < 0)
             return -1;
     }
@@ -271,13 +324,85 @@ static int explain_fleet(struct fill *F, numafit_host_t *const *fleet, unsigned 
 
 /* ------------------------------------------------------------------ alone */
 
+/* One alone fill of flavor f on host hi (copies of its host and inventory). */
+struct alone_one {
+    uint64_t n[2];   /* instances by nova's first query, then by its second */
+    uint8_t stop[2]; /* what stopped each (enum plan_stop or a class) */
+    bool stuck;      /* the first query still had room: nova asks no second one */
+};
+
+/* Fill a copy of host h (inventory inv, both taken over and changed) with
+ * one query of flavor f; *stop what ended it. Returns 0 or -1. */
+static int alone_query(struct fill *F, numafit_host_t *h, numafit_inventory_t *inv, size_t hi,
+                       unsigned f, bool second, uint64_t max, uint64_t *ret_n, uint8_t *ret_stop) {
+    const struct plan_flavor *fl = &F->pl->flavors[f];
+    unsigned bits = 0;
+    const int64_t *amounts = inv ? flavor_amounts(fl, second, &bits) : NULL;
+    uint64_t k = max, n = k;
+    int stop = STOP_CAPPED;
+
+    if (inv)
+        k = plan_inventory_room(inv, amounts, bits, max, &stop);
+    n = k;
+    if (fl->req && k > 0) {
+        if (fill_host(F, h, hi, f, k, false, NULL, &n) < 0)
+            return -1;
+        if (n < k)
+            stop = STOP_NUMA;
+    }
+    if (inv)
+        plan_inventory_take(inv, amounts, n);
+    *ret_n = n;
+    *ret_stop = (uint8_t)stop;
+    return 0;
+}
+
+static int alone_host(struct fill *F, size_t hi, unsigned f, struct alone_one *a) {
+    struct plan *pl = F->pl;
+    const struct plan_host *ph = &pl->hosts[hi];
+    const struct plan_flavor *fl = &pl->flavors[f];
+    numafit_host_t *h = NULL;
+    numafit_inventory_t *inv = NULL;
+    int rc = -1;
+
+    memset(a, 0, sizeof(*a));
+    if ((fl->req && numafit_host_dup(ph->h, &h) < 0) ||
+        (ph->inv && numafit_inventory_dup(ph->inv, &inv) < 0)) {
+        plan_error(pl, "out of memory");
+        goto out;
+    }
+    if (alone_query(F, h, inv, hi, f, false, pl->max_instances, &a->n[0], &a->stop[0]) < 0)
+        goto out;
+    a->stuck = true;
+    if (inv && (fl->rbits & NUMAFIT_RESOURCES_FALLBACK) && a->stop[0] != STOP_CAPPED) {
+        unsigned bits;
+        const int64_t *first = flavor_amounts(fl, false, &bits);
+        int stop;
+        a->stuck = plan_inventory_room(inv, first, bits, 1, &stop) > 0;
+        if (!a->stuck && alone_query(F, h, inv, hi, f, true, pl->max_instances - a->n[0], &a->n[1],
+                                     &a->stop[1]) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    numafit_host_free(h);
+    numafit_inventory_free(inv);
+    return rc;
+}
+
 static int fill_alone(struct fill *F) {
     struct plan *pl = F->pl;
     struct plan_result *res = F->res;
     unsigned nf = pl->nflavors;
-    uint64_t *memo = NULL;
+    struct alone_one *memo = NULL;
     size_t ngroups = (size_t)pl->ngroups;
+    uint64_t second[PLAN_MAX_FLAVORS];
+    uint32_t stopped2[PLAN_MAX_FLAVORS][STOP__MAX];
+    bool stuck[PLAN_MAX_FLAVORS];
 
+    memset(second, 0, sizeof(second));
+    memset(stopped2, 0, sizeof(stopped2));
+    memset(stuck, 0, sizeof(stuck));
     if (ngroups) {
         memo = malloc(ngroups * nf * sizeof(*memo));
         if (!memo) {
@@ -285,40 +410,45 @@ static int fill_alone(struct fill *F) {
             return -1;
         }
         for (size_t i = 0; i < ngroups * nf; i++)
-            memo[i] = UINT64_MAX;
+            memo[i].stop[0] = UINT8_MAX;
     }
     for (size_t hi = 0; hi < pl->nhosts; hi++) {
         const struct plan_host *ph = &pl->hosts[hi];
         for (unsigned f = 0; f < nf; f++) {
-            numafit_host_t *h = NULL;
-            uint64_t n = 0;
-            int rc = 0;
-            if (!pl->flavors[f].req)
+            struct alone_one a;
+            if (!pl->flavors[f].planned)
                 continue;
-            if (ph->group >= 0 && memo[(size_t)ph->group * nf + f] != UINT64_MAX) {
-                res->alone[f] += memo[(size_t)ph->group * nf + f];
-                continue;
+            if (ph->group >= 0 && memo[(size_t)ph->group * nf + f].stop[0] != UINT8_MAX) {
+                a = memo[(size_t)ph->group * nf + f];
+            } else {
+                if (alone_host(F, hi, f, &a) < 0) {
+                    free(memo);
+                    return -1;
+                }
+                if (ph->group >= 0)
+                    memo[(size_t)ph->group * nf + f] = a;
             }
-            if (numafit_host_dup(ph->h, &h) < 0) {
-                plan_error(pl, "out of memory");
-                free(memo);
-                return -1;
-            }
-            rc = fill_host(F, h, hi, f, pl->max_instances, false, NULL, &n);
-            numafit_host_free(h);
-            if (rc < 0) {
-                free(memo);
-                return -1;
-            }
-            if (n == pl->max_instances)
+            if (a.stop[0] == STOP_CAPPED || (!a.stuck && a.stop[1] == STOP_CAPPED))
                 res->alone_capped++;
-            res->alone[f] += n;
-            if (ph->group >= 0)
-                memo[(size_t)ph->group * nf + f] = n;
+            res->alone[f] += a.n[0];
+            res->stopped[f][a.stop[0]]++;
+            second[f] += a.n[1];
+            stopped2[f][a.stuck ? a.stop[0] : a.stop[1]]++;
+            stuck[f] = stuck[f] || a.stuck;
         }
         plan_tick(pl, PLAN_TICK_STEP, nf, "alone");
     }
     free(memo);
+    /* nova's second query of a dedicated guest: only once no host has room
+     * for the first (the alone fills of the hosts are independent, so the
+     * fleet's fill ends as each host's does) */
+    for (unsigned f = 0; f < nf; f++)
+        if (pl->flavors[f].planned && (pl->flavors[f].rbits & NUMAFIT_RESOURCES_FALLBACK) &&
+            pl->inventory && !stuck[f]) {
+            res->alone[f] += second[f];
+            res->legacy[f] = true;
+            memcpy(res->stopped[f], stopped2[f], sizeof(stopped2[f]));
+        }
     /* a flavor that fits nowhere on the fleet as it is: explain it now */
     for (unsigned f = 0; f < nf; f++)
         if (pl->flavors[f].req && res->alone[f] == 0 && explain_fleet(F, NULL, f, true) < 0)
@@ -360,7 +490,7 @@ static int place_next(struct fill *F, unsigned f, size_t *cursor) {
             (*cursor)++;
             continue;
         }
-        rc = place(F, F->fleet[hi], hi, f, keep, &p);
+        rc = place(F, hi, f, keep, &p);
         if (rc < 0)
             return -1;
         if (rc == 0) {
@@ -371,9 +501,16 @@ static int place_next(struct fill *F, unsigned f, size_t *cursor) {
         F->tot[hi]++;
         if (F->tot[hi] == pl->max_instances)
             F->res->capped_hosts++;
-        if (keep && keep_placement(F, hi, f, p) < 0)
+        if (keep && p && keep_placement(F, hi, f, p) < 0)
             return -1;
         return 1;
+    }
+    /* nova's second query, once no host has room for the first */
+    if (F->inv && (pl->flavors[f].rbits & NUMAFIT_RESOURCES_FALLBACK) && !F->legacy[f] &&
+        !first_query_has_room(F, f)) {
+        F->legacy[f] = true;
+        *cursor = 0;
+        return place_next(F, f, cursor);
     }
     return 0;
 }
@@ -390,7 +527,7 @@ static int fill_mixed(struct fill *F) {
     for (unsigned f = 0; f < nf; f++) {
         cursor[f] = 0;
         placed[f] = 0;
-        active[f] = pl->flavors[f].req != NULL;
+        active[f] = pl->flavors[f].planned;
         nactive += active[f];
     }
     while (nactive) {
@@ -825,7 +962,7 @@ static json_t *host_detail(const struct fill *F, size_t hi, const numafit_host_t
     json_object_set_new(o, "source",
                         json_string(plan_source_kind_name(pl->sources[pl->hosts[hi].source].kind)));
     for (unsigned f = 0; f < pl->nflavors; f++)
-        if (pl->flavors[f].req)
+        if (pl->flavors[f].planned)
             json_object_set_new(mixed, pl->flavors[f].name,
                                 json_integer(F->cnt[hi * pl->nflavors + f]));
     json_object_set_new(o, "mixed", mixed);
@@ -869,6 +1006,71 @@ nomem:
 
 /* ------------------------------------------------------------------ one strategy */
 
+/* The classes of host hi's inventory that are full after the mixed fill:
+ * less room than any flavor of the mix asks of them (bits by class). */
+static unsigned full_classes(const struct fill *F, size_t hi) {
+    const struct plan *pl = F->pl;
+    unsigned full = 0;
+    for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
+        numafit_inventory_class_t k;
+        int64_t used = 0, cap, least = 0;
+        for (unsigned f = 0; f < pl->nflavors; f++) {
+            unsigned bits;
+            const int64_t *a;
+            if (!pl->flavors[f].planned)
+                continue;
+            a = flavor_amounts(&pl->flavors[f], F->legacy[f], &bits);
+            if (a[rc] && (!least || a[rc] < least))
+                least = a[rc];
+        }
+        if (!least || numafit_inventory_get_class(F->inv[hi], rc, &k) != 1)
+            continue;
+        numafit_inventory_get_used(F->inv[hi], rc, &used);
+        cap = (int64_t)trunc((double)(k.total - k.reserved) * k.allocation_ratio);
+        if (cap - used < least)
+            full |= 1u << rc;
+    }
+    return full;
+}
+
+/* Placement's classes after the mixed fill, and the memory of guests
+ * without NUMA topology the cells cannot hold. */
+static void summarize_inventory(struct fill *F) {
+    const struct plan *pl = F->pl;
+    struct plan_classes *c = &F->res->classes;
+    struct plan_overcommit *o = &F->res->overcommit;
+    for (size_t hi = 0; hi < pl->nhosts; hi++) {
+        unsigned full = full_classes(F, hi);
+        int first = full ? __builtin_ctz(full) : STOP_NUMA;
+        double r = pl->limits[pl->hosts[hi].limits].ram_ratio;
+        uint64_t over;
+        c->hosts_by[first]++;
+        for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
+            numafit_inventory_class_t k;
+            int64_t before = 0, after = 0, cap;
+            if (numafit_inventory_get_class(F->inv[hi], rc, &k) != 1)
+                continue;
+            numafit_inventory_get_used(pl->hosts[hi].inv, rc, &before);
+            numafit_inventory_get_used(F->inv[hi], rc, &after);
+            cap = (int64_t)trunc((double)(k.total - k.reserved) * k.allocation_ratio);
+            c->capacity[rc] += (uint64_t)cap;
+            c->used_before[rc] += (uint64_t)before;
+            c->used[rc] += (uint64_t)after;
+            if (cap > after)
+                c->left_by[rc][(full & (1u << rc)) ? rc : first] += (uint64_t)(cap - after);
+        }
+        over = plan_host_overcommit(pl, F->fleet[hi], F->nonnuma[hi], r > 0 ? r : 1.0);
+        if (over) {
+            o->hosts++;
+            o->memory_mb += over;
+            if (over > o->worst_mb) {
+                o->worst_mb = over;
+                o->worst_host = (uint32_t)hi;
+            }
+        }
+    }
+}
+
 /* After the mixed fill: capacity, top hosts, details, why not. */
 static int summarize(struct fill *F) {
     struct plan *pl = F->pl;
@@ -904,6 +1106,8 @@ static int summarize(struct fill *F) {
     }
     free(m);
     m = NULL;
+    if (F->inv)
+        summarize_inventory(F);
     for (uint32_t t = 0; t < res->ntop; t++)
         for (unsigned f = 0; f < pl->nflavors; f++)
             res->top[t].mixed[f] = F->cnt[(size_t)res->top[t].host * pl->nflavors + f];
@@ -950,6 +1154,23 @@ int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res) {
         plan_error(pl, "out of memory");
         goto out;
     }
+    if (pl->inventory) {
+        /* the mixed fill's inventories: copies (the loaded ones are the
+         * usage before the plan) */
+        F.inv = calloc(pl->nhosts ? pl->nhosts : 1, sizeof(*F.inv));
+        F.nonnuma = calloc(pl->nhosts ? pl->nhosts : 1, sizeof(*F.nonnuma));
+        if (!F.inv || !F.nonnuma) {
+            plan_error(pl, "out of memory");
+            goto out;
+        }
+        for (size_t hi = 0; hi < pl->nhosts; hi++) {
+            F.nonnuma[hi] = pl->hosts[hi].nonnuma_mb;
+            if (numafit_inventory_dup(pl->hosts[hi].inv, &F.inv[hi]) < 0) {
+                plan_error(pl, "out of memory");
+                goto out;
+            }
+        }
+    }
     F.own_fleet = !in_place;
     for (size_t hi = 0; hi < pl->nhosts; hi++) {
         if (in_place) {
@@ -972,6 +1193,11 @@ out:
     free(F.fleet);
     free(F.cnt);
     free(F.tot);
+    if (F.inv)
+        for (size_t hi = 0; hi < pl->nhosts; hi++)
+            numafit_inventory_free(F.inv[hi]);
+    free(F.inv);
+    free(F.nonnuma);
     if (F.kept) {
         for (uint32_t hi = 0; hi < pl->keep; hi++) {
             for (uint32_t k = 0; k < F.nkept[hi]; k++)

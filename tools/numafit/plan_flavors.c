@@ -23,7 +23,9 @@
 /* ------------------------------------------------------------------ flavors */
 
 static const char *const flavor_keys[] = {
-    "name", "vcpus", "memory_mb", "extra_specs", "image_properties", "weight", NULL};
+    "name", "vcpus",       "memory_mb",        "root_gb",          "ephemeral_gb",
+    "swap", "extra_specs", "image_properties", "boot_from_volume", "weight",
+    NULL};
 
 /* Check and add one flavor object. where: "FILE: flavor N (line L)". */
 static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned long line,
@@ -33,7 +35,7 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
     json_t *v, *lib = NULL, *image = NULL;
     numafit_error_t e;
     char *ftxt = NULL, *itxt = NULL;
-    int rc;
+    int rc, rc2 = 0;
 
     if (!json_is_object(fl)) {
         plan_error(pl,
@@ -49,7 +51,8 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
         if (!flavor_keys[k]) {
             plan_error(pl,
                        "%s: unknown key \"%s\" (a flavor has name, vcpus, memory_mb, "
-                       "extra_specs, image_properties, weight)",
+                       "root_gb, ephemeral_gb, swap, extra_specs, image_properties, "
+                       "boot_from_volume, weight)",
                        where, key);
             return PLAN_EXIT_INPUT;
         }
@@ -80,6 +83,11 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
         plan_error(pl, "%s: \"weight\" must be a number above 0", where);
         return PLAN_EXIT_INPUT;
     }
+    v = json_object_get(fl, "boot_from_volume");
+    if (v && !json_is_boolean(v)) {
+        plan_error(pl, "%s: \"boot_from_volume\" must be true or false", where);
+        return PLAN_EXIT_INPUT;
+    }
     v = json_object_get(fl, "image_properties");
     if (v && !json_is_object(v) && !json_is_null(v)) {
         plan_error(pl, "%s: \"image_properties\" must be an object {\"hw_...\": ...}", where);
@@ -92,6 +100,11 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
         json_object_set(lib, "vcpus", json_object_get(fl, "vcpus"));
     if (json_object_get(fl, "memory_mb"))
         json_object_set(lib, "memory_mb", json_object_get(fl, "memory_mb"));
+    for (unsigned k = 0; k < 3; k++) {
+        static const char *const disk_keys[] = {"root_gb", "ephemeral_gb", "swap"};
+        if (json_object_get(fl, disk_keys[k]))
+            json_object_set(lib, disk_keys[k], json_object_get(fl, disk_keys[k]));
+    }
     if (json_object_get(fl, "extra_specs"))
         json_object_set(lib, "extra_specs", json_object_get(fl, "extra_specs"));
     if (v && json_is_object(v)) {
@@ -118,6 +131,36 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
         json_decref(lib);
         json_decref(image);
         return plan_lib_status(rc);
+    }
+    {
+        /* what it asks of placement: nova's first query, and the second one
+         * of a dedicated guest when the first finds no host */
+        unsigned rflags = (pl->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_RESOURCES_ZED : 0) |
+                          (json_is_true(json_object_get(fl, "boot_from_volume"))
+                               ? NUMAFIT_RESOURCES_BOOT_FROM_VOLUME
+                               : 0);
+        int rb;
+        memset(&e, 0, sizeof(e));
+        rb = numafit_resources_from_flavor(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0,
+                                           rflags, f->amounts, NUMAFIT_RC_COUNT, &e);
+        if (rb >= 0 && (rb & NUMAFIT_RESOURCES_FALLBACK))
+            f->lbits =
+                (unsigned)(rc2 = numafit_resources_from_flavor(
+                               ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0,
+                               rflags | NUMAFIT_RESOURCES_LEGACY, f->legacy, NUMAFIT_RC_COUNT, &e));
+        if (rb < 0 || rc2 < 0) {
+            char prefix[PATH_MAX + 200];
+            snprintf(prefix, sizeof(prefix), "%s: flavor %s", where, name);
+            plan_lib_error(pl, prefix, rb < 0 ? rb : rc2, &e);
+            numafit_request_free(f->req);
+            f->req = NULL;
+            free(ftxt);
+            free(itxt);
+            json_decref(lib);
+            json_decref(image);
+            return plan_lib_status(rb < 0 ? rb : rc2);
+        }
+        f->rbits = (unsigned)rb;
     }
     free(ftxt);
     free(itxt);
@@ -148,11 +191,17 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
         if (numafit_request_get_page_size(f->req, 0, &kib) == 0 && kib > 0)
             f->pagesize_kb = (int)(kib > INT_MAX ? INT_MAX : kib);
     }
+    f->planned = true;
     if (rc == 0) {
-        plan_warning(pl,
-                     "%s: flavor %s asks for no NUMA topology: nova's NUMA fitting does not "
-                     "limit it (placement does); left out of the plan",
-                     where, name);
+        /* no NUMA topology: placement's inventory alone limits it */
+        if (!pl->inventory) {
+            plan_warning(pl,
+                         "%s: flavor %s asks for no NUMA topology: nova's NUMA fitting does not "
+                         "limit it (placement does: plan without --no-inventory); left out of "
+                         "the plan",
+                         where, name);
+            f->planned = false;
+        }
         numafit_request_free(f->req);
         f->req = NULL;
     }

@@ -45,10 +45,18 @@ struct plan_host {
     uint16_t source; /* index in plan.sources */
     uint8_t limits;  /* index in plan.limits (per-host allocation ratios) */
     uint8_t pad;
-    int32_t group;           /* hosts of a group are identical (alone counts shared); -1 */
-    uint32_t unknown_pinned; /* pinned CPUs in the host JSON (owner unknown) */
-    uint32_t known_pins;     /* vCPU and emulator pins of the --instances claimed here */
-    uint32_t existing;       /* --instances claimed here */
+    int32_t group;            /* hosts of a group are identical (alone counts shared); -1 */
+    uint32_t unknown_pinned;  /* pinned CPUs in the host JSON (owner unknown) */
+    uint32_t known_pins;      /* vCPU and emulator pins of the --instances claimed here */
+    uint32_t existing;        /* --instances claimed here */
+    numafit_inventory_t *inv; /* placement's inventory (NULL: --no-inventory) */
+    int64_t db_memory_mb;     /* the dump's memory_mb (MEMORY_MB total), 0: none */
+    int64_t db_disk_gb;       /* the dump's local_gb (DISK_GB total), -1: none */
+    double db_disk_ratio;     /* the dump's disk_allocation_ratio, 0: none */
+    uint64_t nonnuma_mb;      /* memory of instances without NUMA topology here */
+    uint64_t nonnuma_vcpus;   /* and their vCPUs */
+    uint64_t nonnuma_disk_gb; /* disk of the --instances here (root_gb + ephemeral_gb) */
+    int64_t db_vcpus_used, db_memory_used_mb, db_disk_used_gb; /* the dump's, -1: none */
 };
 
 /* A distinct host JSON text seen while loading (128-bit hash): hosts with
@@ -71,7 +79,11 @@ struct plan_flavor {
     json_t *given;          /* the flavor object as given (owned) */
     json_t *lib_flavor;     /* {"vcpus","memory_mb","extra_specs"} (owned) */
     json_t *image;          /* {"properties":{...}} or NULL (owned) */
-    numafit_request_t *req; /* NULL: no NUMA topology, left out of the plan */
+    numafit_request_t *req; /* NULL: no NUMA topology */
+    bool planned;           /* in the plan (without NUMA topology: only with inventory) */
+    unsigned rbits, lbits;  /* numafit_resources_from_flavor()'s bits (first, second query) */
+    int64_t amounts[NUMAFIT_RC_COUNT]; /* what it asks of placement */
+    int64_t legacy[NUMAFIT_RC_COUNT];  /* nova's second query (rbits & FALLBACK) */
     double weight;
     int vcpus, cells, cpu_policy, thread_policy, emulator_policy;
     uint64_t memory_mb;
@@ -93,6 +105,36 @@ struct plan_cap {
     uint64_t pages_free[PLAN_MAX_PAGE_SIZES], pages_without_cpus[PLAN_MAX_PAGE_SIZES];
 };
 
+/* What stopped a flavor on a host: an inventory class (enum
+ * numafit_resource_class), or one of these. */
+enum plan_stop {
+    STOP_TRAIT = NUMAFIT_RC_COUNT, /* the SMT trait (HW_CPU_HYPERTHREADING) */
+    STOP_NUMA,                     /* the NUMA fit */
+    STOP_CAPPED,                   /* --max-instances */
+    STOP__MAX
+};
+
+/* Placement's classes over the fleet (doc/plan-json.md <inventory>). */
+struct plan_classes {
+    uint64_t capacity[NUMAFIT_RC_COUNT]; /* int((total - reserved) x ratio), summed */
+    uint64_t used_before[NUMAFIT_RC_COUNT];
+    uint64_t used[NUMAFIT_RC_COUNT]; /* after the mixed fill */
+    /* left after the mixed fill, by the host's first full class (the
+     * class itself: less left than any flavor asks; STOP_NUMA: no class
+     * is full, the NUMA fit stops the mix) */
+    uint64_t left_by[NUMAFIT_RC_COUNT][STOP__MAX];
+    uint32_t hosts_by[STOP__MAX]; /* hosts by their first full class (or STOP_NUMA) */
+};
+
+/* Memory of instances without NUMA topology that the cells' room cannot
+ * hold (nova does not count it in the cells). */
+struct plan_overcommit {
+    uint32_t hosts;
+    uint64_t memory_mb;
+    uint32_t worst_host;
+    uint64_t worst_mb;
+};
+
 /* Why-not tally of one flavor. */
 enum plan_reason {
     R_PAGES,
@@ -105,6 +147,7 @@ enum plan_reason {
     R_CELLS,
     R_JOINT,
     R_OTHER,
+    R_INVENTORY, /* placement's inventory has no room (a host counts once) */
     R__MAX
 };
 
@@ -140,6 +183,10 @@ struct plan_result {
     uint32_t capped_hosts; /* hosts that reached --max-instances (mixed) */
     uint64_t alone_capped; /* (host, flavor) alone fills stopped at --max-instances */
     struct plan_cap stranded;
+    uint32_t stopped[PLAN_MAX_FLAVORS][STOP__MAX]; /* alone: hosts by what stopped the flavor */
+    bool legacy[PLAN_MAX_FLAVORS];                 /* alone: nova's second query was used */
+    struct plan_classes classes;                   /* with inventory */
+    struct plan_overcommit overcommit;             /* after the mixed fill */
     struct plan_whynot whynot[PLAN_MAX_FLAVORS];
     struct plan_top *top; /* ntop entries, most stranding first */
     uint32_t ntop;
@@ -180,7 +227,13 @@ struct plan {
     uint32_t draw, top;
     uint64_t max_instances; /* per host and fill */
     bool no_limits;         /* --limits none */
-    json_t *limits_json;    /* --limits FILE (owned) */
+    bool inventory;         /* placement's step (not --no-inventory) */
+    char *inv_conf;         /* nova.conf text of the inventory options (--nova-conf, --set) */
+    size_t inv_conf_len;
+    int64_t disk_gb;   /* --disk-gb: DISK_GB of hosts without local_gb (-1: none) */
+    bool disk_planned; /* every host has DISK_GB */
+    struct plan_overcommit overcommit_before; /* the fleet as loaded */
+    json_t *limits_json;                      /* --limits FILE (owned) */
     const char *limits_path;
 
     /* fleet */
@@ -197,6 +250,7 @@ struct plan {
     struct plan_text *texts; /* distinct host JSON texts: open addressing */
     size_t ntexts, texts_cap;
     unsigned long instances_loaded, instances_skipped;
+    unsigned long instances_nonnuma; /* without NUMA topology, in the inventory only */
     struct plan_existing *existing;
     size_t nexisting, existing_cap;
     uint64_t page_sizes[PLAN_MAX_PAGE_SIZES]; /* huge page sizes in the fleet, KiB */
@@ -246,6 +300,20 @@ int plan_limits_index(struct plan *pl, double cpu, double ram, uint8_t *ret);
 int plan_page_size_index(struct plan *pl, uint64_t size_kb);
 int plan_page_size_find(const struct plan *pl, uint64_t size_kb);
 void plan_free(struct plan *pl);
+
+/* ---- plan_inventory.c: placement's inventory of each host */
+int plan_build_inventories(struct plan *pl);
+const char *plan_stop_name(int stop);
+/* How many more of amounts the inventory has room for (bits: the trait
+ * bits; at most max); *ret_stop what stops the next one (a class, STOP_TRAIT). */
+uint64_t plan_inventory_room(const numafit_inventory_t *inv, const int64_t *amounts, unsigned bits,
+                             uint64_t max, int *ret_stop);
+/* Add k x amounts to the inventory's usage (room checked before). */
+void plan_inventory_take(numafit_inventory_t *inv, const int64_t *amounts, uint64_t k);
+/* Memory of host h's instances without NUMA topology (nonnuma_mb) that its
+ * cells' room for small pages cannot hold, MiB. */
+uint64_t plan_host_overcommit(const struct plan *pl, const numafit_host_t *h, uint64_t nonnuma_mb,
+                              double ram_ratio);
 
 /* ---- plan_fill.c */
 int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res);

@@ -175,6 +175,43 @@ int plan_load_uri(struct plan *pl, const char *uri, const numafit_hostconf_t *co
     return 0;
 }
 
+/* The inventory columns of a compute_nodes row (doc/placement.md):
+ * memory_mb and local_gb (the totals nova reported), disk_allocation_ratio,
+ * vcpus_used, memory_mb_used and local_gb_used. */
+static int db_inventory(struct plan *pl, struct plan_rows *r, struct plan_host *ph,
+                        const char *where) {
+    static const char *const cols[] = {"memory_mb", "local_gb", "vcpus_used", "memory_mb_used",
+                                       "local_gb_used"};
+    int64_t *dst[] = {&ph->db_memory_mb, &ph->db_disk_gb, &ph->db_vcpus_used,
+                      &ph->db_memory_used_mb, &ph->db_disk_used_gb};
+    int k;
+    for (unsigned i = 0; i < 5; i++) {
+        if ((k = plan_rows_count(r, cols[i], NUMAFIT_RESOURCE_AMOUNT_MAX, dst[i])) < 0) {
+            if (k == -1) {
+                plan_error(pl, "out of memory");
+                return PLAN_EXIT_FAIL;
+            }
+            plan_error(pl, "%s: %s must be an integer from 0 to %lld (or null)", where, cols[i],
+                       (long long)NUMAFIT_RESOURCE_AMOUNT_MAX);
+            return PLAN_EXIT_INPUT;
+        }
+    }
+    if (ph->db_memory_mb < 0)
+        ph->db_memory_mb = 0;
+    if ((k = plan_rows_ratio(r, "disk_allocation_ratio", &ph->db_disk_ratio)) < 0) {
+        if (k == -1) {
+            plan_error(pl, "out of memory");
+            return PLAN_EXIT_FAIL;
+        }
+        plan_error(pl,
+                   "%s: disk_allocation_ratio must be a number from 0 to 1e6 (0 or null: "
+                   "the fleet's)",
+                   where);
+        return PLAN_EXIT_INPUT;
+    }
+    return 0;
+}
+
 int plan_load_db(struct plan *pl, const char *path) {
     bool progress = false;
     uint64_t done = 0;
@@ -288,6 +325,8 @@ int plan_load_db(struct plan *pl, const char *path) {
                 pl->hosts[pl->nhosts - 1].limits = li;
             }
         }
+        if (pl->inventory && (ret = db_inventory(pl, &r, &pl->hosts[pl->nhosts - 1], where)) != 0)
+            goto out;
     }
     if (rc < 0) {
         ret = -rc;

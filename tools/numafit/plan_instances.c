@@ -32,6 +32,34 @@ static uint32_t placement_pins(const json_t *cells) {
     return n;
 }
 
+/* What an instance row says of its size (nova's instances table): vcpus,
+ * memory_mb (-1: not given), root_gb + ephemeral_gb. */
+struct inst_res {
+    int64_t vcpus, memory_mb, disk_gb;
+};
+
+static int instance_resources(struct plan *pl, struct plan_rows *r, const char *where,
+                              struct inst_res *res) {
+    static const char *const cols[] = {"vcpus", "memory_mb", "root_gb", "ephemeral_gb"};
+    int64_t v[4];
+    for (unsigned i = 0; i < 4; i++) {
+        int k = plan_rows_count(r, cols[i], NUMAFIT_RESOURCE_AMOUNT_MAX, &v[i]);
+        if (k == -1) {
+            plan_error(pl, "out of memory");
+            return PLAN_EXIT_FAIL;
+        }
+        if (k < 0) {
+            plan_error(pl, "%s: %s must be an integer from 0 to %lld (or null)", where, cols[i],
+                       (long long)NUMAFIT_RESOURCE_AMOUNT_MAX);
+            return PLAN_EXIT_INPUT;
+        }
+    }
+    res->vcpus = v[0];
+    res->memory_mb = v[1];
+    res->disk_gb = (v[2] > 0 ? v[2] : 0) + (v[3] > 0 ? v[3] : 0);
+    return 0;
+}
+
 int plan_load_instances(struct plan *pl, const char *path) {
     static const char *const host_cols[] = {"host", "node", "hypervisor_hostname", NULL};
     struct plan_rows r;
@@ -63,6 +91,7 @@ int plan_load_instances(struct plan *pl, const char *path) {
         char *txt = NULL;
         long hi;
         int k = PLAN_COL_MISSING;
+        struct inst_res res = {-1, -1, 0};
 
         plan_rows_where(&r, where, sizeof(where));
         for (unsigned i = 0; host_cols[i] && k == PLAN_COL_MISSING; i++)
@@ -88,16 +117,30 @@ int plan_load_instances(struct plan *pl, const char *path) {
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
+        hi = plan_find_host(pl, hname);
+        if (pl->inventory && (ret = instance_resources(pl, &r, where, &res)) != 0)
+            goto out;
         if (k == PLAN_COL_NULL || tlen == 0 || (tlen == 4 && memcmp(topo, "null", 4) == 0)) {
-            nulls++; /* an instance without NUMA topology: no NUMA usage */
+            /* an instance without NUMA topology: no NUMA usage; placement
+             * counts it when the row says its vCPUs and memory (on a host
+             * outside the fleet: skipped) */
+            if (hi < 0 || res.vcpus < 0 || res.memory_mb < 0) {
+                nulls++;
+                continue;
+            }
+            pl->hosts[hi].nonnuma_vcpus += (uint64_t)res.vcpus;
+            pl->hosts[hi].nonnuma_mb += (uint64_t)res.memory_mb;
+            pl->hosts[hi].nonnuma_disk_gb += (uint64_t)res.disk_gb;
+            pl->hosts[hi].group = -1;
+            pl->instances_nonnuma++;
             continue;
         }
-        hi = plan_find_host(pl, hname);
         if (hi < 0) {
             plan_error(pl, "%s: unknown host \"%s\" (not in the fleet)", where, hname);
             ret = PLAN_EXIT_INPUT;
             goto out;
         }
+        pl->hosts[hi].nonnuma_disk_gb += (uint64_t)res.disk_gb; /* its disk: placement's only */
         snprintf(prefix, sizeof(prefix), "%s: instance on host %s: numa_topology", where, hname);
         memset(&e, 0, sizeof(e));
         rc = numafit_placement_new_from_json(topo, tlen, 0, &p, &e);

@@ -208,6 +208,7 @@ long plan_add_host(struct plan *pl, numafit_host_t *h, const char *name, int sou
     pl->names_len += nlen + 1;
     ph->source = (uint16_t)source;
     ph->group = group;
+    ph->db_disk_gb = ph->db_vcpus_used = ph->db_memory_used_mb = ph->db_disk_used_gb = -1;
     if (facts_from >= 0) {
         ph->unknown_pinned = pl->hosts[facts_from].unknown_pinned;
     } else if (host_facts(pl, h, &ph->unknown_pinned) < 0) {
@@ -384,9 +385,12 @@ int plan_json_host(struct plan *pl, const char *text, size_t len, const char *na
 
 void plan_free(struct plan *pl) {
     size_t i;
-    for (i = 0; i < pl->nhosts; i++)
+    for (i = 0; i < pl->nhosts; i++) {
         numafit_host_free(pl->hosts[i].h);
+        numafit_inventory_free(pl->hosts[i].inv);
+    }
     free(pl->hosts);
+    free(pl->inv_conf);
     free(pl->names);
     free(pl->name_index);
     free(pl->texts);

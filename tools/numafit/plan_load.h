@@ -112,6 +112,10 @@ int plan_rows_get(struct plan_rows *r, const char *col, const char **ret, size_t
 int plan_rows_get_json(struct plan_rows *r, const char *col, const char **ret, size_t *ret_len);
 /* A ratio column: 0 = not given (NULL, missing, 0.0). */
 int plan_rows_ratio(struct plan_rows *r, const char *col, double *ret);
+/* A count column (an integer from 0 to max): *ret -1 when not given
+ * (NULL, missing, empty); returns 0, -1 out of memory, -2 not such an
+ * integer. */
+int plan_rows_count(struct plan_rows *r, const char *col, int64_t max, int64_t *ret);
 /* A "deleted" column's value says deleted. */
 bool plan_row_deleted(const char *s, size_t n);
 /* A host name from plan_rows_get()'s k and value (not_string: the column

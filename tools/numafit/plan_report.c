@@ -151,7 +151,7 @@ void plan_sink_stderr(struct plan *pl) {
 static json_t *flavor_counts(const struct plan *pl, const uint64_t *v) {
     json_t *o = json_object();
     for (unsigned f = 0; o && f < pl->nflavors; f++)
-        if (pl->flavors[f].req)
+        if (pl->flavors[f].planned)
             json_object_set_new(o, pl->flavors[f].name, json_integer((json_int_t)v[f]));
     return o;
 }
@@ -185,6 +185,65 @@ static json_t *whynot_json(const struct plan *pl, const struct plan_whynot *w) {
     return o;
 }
 
+static json_t *amounts_json(const int64_t *a) {
+    json_t *o = json_object();
+    for (int rc = 0; o && rc < NUMAFIT_RC_COUNT; rc++)
+        if (a[rc])
+            json_object_set_new(o, numafit_resource_class_to_string(rc), json_integer(a[rc]));
+    return o;
+}
+
+/* {STOP: count} of the non-zero counts. */
+static json_t *stops_json(const uint32_t *hosts, const uint64_t *amounts) {
+    json_t *o = json_object();
+    for (int s = 0; o && s < STOP__MAX; s++) {
+        uint64_t v = hosts ? hosts[s] : amounts[s];
+        if (v)
+            json_object_set_new(o, plan_stop_name(s), json_integer((json_int_t)v));
+    }
+    return o;
+}
+
+static json_t *overcommit_json(const struct plan *pl, const struct plan_overcommit *c) {
+    return json_pack("{sIsIss?sI}", "hosts", (json_int_t)c->hosts, "memory_mb",
+                     (json_int_t)c->memory_mb, "worst_host",
+                     c->hosts ? plan_host_name(pl, c->worst_host) : NULL, "worst_mb",
+                     (json_int_t)c->worst_mb);
+}
+
+static json_t *inventory_result_json(const struct plan *pl, const struct plan_result *r) {
+    json_t *o = json_object(), *cls = json_object(), *stopped = json_object();
+    if (!o || !cls || !stopped) {
+        json_decref(o);
+        json_decref(cls);
+        json_decref(stopped);
+        return NULL;
+    }
+    for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
+        const struct plan_classes *c = &r->classes;
+        uint64_t left = 0;
+        for (int s = 0; s < STOP__MAX; s++)
+            left += c->left_by[rc][s];
+        if (rc == NUMAFIT_RC_DISK_GB && !pl->disk_planned)
+            continue;
+        json_object_set_new(cls, numafit_resource_class_to_string(rc),
+                            json_pack("{sIsIsIsIso}", "capacity", (json_int_t)c->capacity[rc],
+                                      "used_before", (json_int_t)c->used_before[rc], "used",
+                                      (json_int_t)c->used[rc], "left", (json_int_t)left,
+                                      "left_by_full_class", stops_json(NULL, c->left_by[rc])));
+    }
+    for (unsigned f = 0; f < pl->nflavors; f++)
+        if (pl->flavors[f].planned)
+            json_object_set_new(stopped, pl->flavors[f].name,
+                                json_pack("{sosb}", "hosts", stops_json(r->stopped[f], NULL),
+                                          "second_query", r->legacy[f]));
+    json_object_set_new(o, "classes", cls);
+    json_object_set_new(o, "hosts_by_full_class", stops_json(r->classes.hosts_by, NULL));
+    json_object_set_new(o, "alone_stopped_by", stopped);
+    json_object_set_new(o, "numa_overcommit", overcommit_json(pl, &r->overcommit));
+    return o;
+}
+
 static json_t *result_json(const struct plan *pl, const struct plan_result *r) {
     json_t *o = json_object(), *why = json_object(), *sum = json_array();
     if (!o || !why || !sum) {
@@ -199,6 +258,7 @@ static json_t *result_json(const struct plan *pl, const struct plan_result *r) {
     json_object_set_new(o, "hosts_used", json_integer(r->hosts_used));
     json_object_set_new(o, "capped_hosts", json_integer(r->capped_hosts));
     json_object_set_new(o, "stranded", plan_cap_json(pl, &r->stranded));
+    json_object_set_new(o, "inventory", pl->inventory ? inventory_result_json(pl, r) : json_null());
     for (unsigned f = 0; f < pl->nflavors; f++)
         if (r->whynot[f].asked)
             json_object_set_new(why, pl->flavors[f].name, whynot_json(pl, &r->whynot[f]));
@@ -208,7 +268,7 @@ static json_t *result_json(const struct plan *pl, const struct plan_result *r) {
         const struct plan_top *tp = &r->top[t];
         json_t *m = json_object();
         for (unsigned f = 0; m && f < pl->nflavors; f++)
-            if (pl->flavors[f].req)
+            if (pl->flavors[f].planned)
                 json_object_set_new(m, pl->flavors[f].name, json_integer(tp->mixed[f]));
         json_array_append_new(sum, json_pack("{sssosIsI}", "name", plan_host_name(pl, tp->host),
                                              "mixed", m ? m : json_object(), "stranded_pcpus",
@@ -245,6 +305,8 @@ json_t *plan_to_json(const struct plan *pl) {
     json_object_set_new(fleet, "instances_loaded", json_integer((json_int_t)pl->instances_loaded));
     json_object_set_new(fleet, "instances_skipped",
                         json_integer((json_int_t)pl->instances_skipped));
+    json_object_set_new(fleet, "instances_inventory_only",
+                        json_integer((json_int_t)pl->instances_nonnuma));
     json_object_set_new(fleet, "cells", json_integer((json_int_t)pl->st_cells));
     json_object_set_new(fleet, "pcpus", json_integer((json_int_t)pl->st_pcpus));
     json_object_set_new(fleet, "shared_cpus", json_integer((json_int_t)pl->st_shared_cpus));
@@ -271,6 +333,13 @@ json_t *plan_to_json(const struct plan *pl) {
         json_object_set_new(lim, "hosts_with_own_ratios", json_integer(per_host));
     }
     json_object_set_new(o, "limits", lim ? lim : json_null());
+    if (pl->inventory)
+        json_object_set_new(o, "inventory",
+                            json_pack("{sbso}", "disk_planned", pl->disk_planned,
+                                      "numa_overcommit_before",
+                                      overcommit_json(pl, &pl->overcommit_before)));
+    else
+        json_object_set_new(o, "inventory", json_null());
 
     for (unsigned f = 0; f < pl->nflavors; f++) {
         const struct plan_flavor *fl = &pl->flavors[f];
@@ -288,7 +357,11 @@ json_t *plan_to_json(const struct plan *pl) {
         json_object_set_new(e, "image_properties", ip ? json_incref(ip) : json_object());
         json_object_set_new(e, "weight", json_real(fl->weight));
         json_object_set_new(e, "numa_cells", json_integer(fl->req ? fl->cells : 0));
-        json_object_set_new(e, "planned", json_boolean(fl->req != NULL));
+        json_object_set_new(e, "planned", json_boolean(fl->planned));
+        json_object_set_new(e, "resources", amounts_json(fl->amounts));
+        json_object_set_new(e, "second_query",
+                            (fl->rbits & NUMAFIT_RESOURCES_FALLBACK) ? amounts_json(fl->legacy)
+                                                                     : json_null());
         json_array_append_new(flavors, e);
     }
     json_object_set_new(o, "flavors", flavors);
@@ -362,8 +435,9 @@ static void row(FILE *o, const struct plan *pl, int indent, const char *label,
 
 static const char *reason_label(int r) {
     static const char *const l[R__MAX] = {
-        "huge pages", "dedicated CPUs",   "shared CPUs",   "full cores",    "memory",
-        "limits",     "network affinity", "too few cells", "cells jointly", "other"};
+        "huge pages",    "dedicated CPUs", "shared CPUs",        "full cores",
+        "memory",        "limits",         "network affinity",   "too few cells",
+        "cells jointly", "other",          "placement inventory"};
     return r >= 0 && r < R__MAX ? l[r] : "other";
 }
 
@@ -515,6 +589,98 @@ static void print_host_picture(FILE *o, const json_t *host) {
     }
 }
 
+/* The biggest non-zero count of a stop tally (-1: none). */
+static int top_stop(const uint64_t *v) {
+    int best = -1;
+    for (int s = 0; s < STOP__MAX; s++)
+        if (v[s] && (best < 0 || v[s] > v[best]))
+            best = s;
+    return best;
+}
+
+static void print_overcommit(FILE *o, const struct plan *pl, const char *when,
+                             const struct plan_overcommit *c) {
+    if (!c->hosts)
+        return;
+    fprintf(o,
+            "  warning (%s): on %u host%s, guests without NUMA topology have %llu MiB more "
+            "memory than the cells' small-page room the NUMA guests leave (at most %llu MiB, "
+            "host %s): nova counts them in placement only, so the cells are overcommitted\n",
+            when, c->hosts, c->hosts == 1 ? "" : "s", (unsigned long long)c->memory_mb,
+            (unsigned long long)c->worst_mb, plan_host_name(pl, c->worst_host));
+}
+
+/* Placement's classes after the mixed fill; what stopped each flavor alone. */
+static void print_inventory(FILE *o, const struct plan *pl) {
+    fprintf(o, "\n%-50s", "Placement inventory (after the mixed fill)");
+    for (unsigned i = 0; i < pl->nresults; i++)
+        fprintf(o, " %12s", strategy_names[pl->results[i].strategy]);
+    fputc('\n', o);
+    for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
+        const char *name = numafit_resource_class_to_string(rc);
+        char label[128];
+        uint64_t cap[2] = {0, 0}, before[2] = {0, 0}, used[2] = {0, 0}, left[2] = {0, 0};
+        uint64_t by[2][STOP__MAX];
+        memset(by, 0, sizeof(by));
+        if (rc == NUMAFIT_RC_DISK_GB && !pl->disk_planned)
+            continue;
+        for (unsigned i = 0; i < pl->nresults; i++) {
+            const struct plan_classes *c = &pl->results[i].classes;
+            cap[i] = c->capacity[rc];
+            before[i] = c->used_before[rc];
+            used[i] = c->used[rc];
+            for (int s = 0; s < STOP__MAX; s++) {
+                left[i] += c->left_by[rc][s];
+                by[i][s] = c->left_by[rc][s];
+            }
+        }
+        if (!cap[0] && !used[0])
+            continue;
+        snprintf(label, sizeof(label), "%s capacity", name);
+        row(o, pl, 2, label, cap);
+        row(o, pl, 4, "used before the plan", before);
+        row(o, pl, 4, "used after the mixed fill", used);
+        row(o, pl, 4, "left", left);
+        for (unsigned i = 0; i < pl->nresults; i++) {
+            int s = top_stop(by[i]);
+            if (s < 0)
+                continue;
+            if (s == rc)
+                fprintf(o, "      (%s: %llu of it in pieces smaller than any flavor asks)\n",
+                        strategy_names[pl->results[i].strategy], (unsigned long long)by[i][s]);
+            else if (s == STOP_NUMA)
+                fprintf(o, "      (%s: %llu of it on hosts where the NUMA fit stops the mix)\n",
+                        strategy_names[pl->results[i].strategy], (unsigned long long)by[i][s]);
+            else
+                fprintf(o, "      (%s: %llu of it on hosts whose %s is full)\n",
+                        strategy_names[pl->results[i].strategy], (unsigned long long)by[i][s],
+                        plan_stop_name(s));
+        }
+    }
+    fprintf(o, "  what stopped each flavor alone (hosts):\n");
+    for (unsigned f = 0; f < pl->nflavors; f++) {
+        if (!pl->flavors[f].planned)
+            continue;
+        for (unsigned i = 0; i < pl->nresults; i++) {
+            const struct plan_result *r = &pl->results[i];
+            bool any = false;
+            fprintf(o, "    %-16.16s %-7s", pl->flavors[f].name, strategy_names[r->strategy]);
+            for (int s = 0; s < STOP__MAX; s++)
+                if (r->stopped[f][s]) {
+                    fprintf(o, "%s%s %u", any ? ", " : " ", plan_stop_name(s), r->stopped[f][s]);
+                    any = true;
+                }
+            if (r->legacy[f])
+                fprintf(o, " (nova's second query: VCPU)");
+            fputc('\n', o);
+        }
+    }
+    print_overcommit(o, pl, "before the plan", &pl->overcommit_before);
+    for (unsigned i = 0; i < pl->nresults; i++)
+        print_overcommit(o, pl, strategy_names[pl->results[i].strategy],
+                         &pl->results[i].overcommit);
+}
+
 void plan_report(FILE *o, const struct plan *pl) {
     char buf[256];
     uint64_t v[2];
@@ -542,9 +708,12 @@ void plan_report(FILE *o, const struct plan *pl) {
                 (unsigned long long)pl->st_pages_total[k], (unsigned long long)pl->st_pages_used[k],
                 (unsigned long long)pl->st_pages_reserved[k]);
     }
-    if (pl->instances_loaded || pl->instances_skipped)
+    if (pl->instances_loaded || pl->instances_skipped || pl->instances_nonnuma)
         fprintf(o, "  existing instances claimed: %lu (%lu without NUMA topology)\n",
                 pl->instances_loaded, pl->instances_skipped);
+    if (pl->instances_nonnuma)
+        fprintf(o, "  existing instances without NUMA topology in placement's inventory: %lu\n",
+                pl->instances_nonnuma);
     if (pl->no_limits)
         fprintf(o, "  limits: none (shared room counted with cpu_allocation_ratio 1)\n");
     else
@@ -569,7 +738,7 @@ void plan_report(FILE *o, const struct plan *pl) {
         flavor_policy(fl, pol, sizeof(pol));
         fprintf(o, "%-16.16s %5d %8llu  %-24.24s", fl->name, fl->vcpus,
                 (unsigned long long)fl->memory_mb, fl->req ? pol : "no NUMA topology");
-        if (!fl->req) {
+        if (!fl->planned) {
             fprintf(o, "  (left out: nova's NUMA fit does not limit it)\n");
             continue;
         }
@@ -624,6 +793,8 @@ void plan_report(FILE *o, const struct plan *pl) {
                     (unsigned long long)pl->max_instances,
                     (unsigned long long)pl->results[i].alone_capped);
 
+    if (pl->inventory)
+        print_inventory(o, pl);
     for (unsigned i = 0; i < pl->nresults; i++)
         print_whynot(o, pl, &pl->results[i]);
     for (unsigned i = 0; i < pl->nresults; i++)

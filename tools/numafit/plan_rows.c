@@ -625,6 +625,25 @@ int plan_rows_ratio(struct plan_rows *r, const char *col, double *ret) {
     return 0;
 }
 
+int plan_rows_count(struct plan_rows *r, const char *col, int64_t max, int64_t *ret) {
+    const char *s;
+    size_t n;
+    int64_t v = 0;
+    int k = plan_rows_get(r, col, &s, &n);
+    *ret = -1;
+    if (k < 0)
+        return -1;
+    if (k != PLAN_COL_VALUE || n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (max - (s[i] - '0')) / 10)
+            return -2;
+        v = v * 10 + (s[i] - '0');
+    }
+    *ret = v;
+    return 0;
+}
+
 /* A "deleted" column: a number other than 0 (as jansson reads it: -0, 0.0
  * are 0), or any text but "false". */
 bool plan_row_deleted(const char *s, size_t n) {
