@@ -65,8 +65,9 @@ def gen_fleet(r):
     for i in range(r.randint(2, 4)):
         name, shape, _conf, disk = fdiff.gen_host(r, i)
         hosts.append({"name": name, "shape": shape, "disk": r.choice([50, 200, 1000]),
-                      "cpu_ratio": r.choice([1.0, 2.0, 4.0, 16.0]),
-                      "ram_ratio": r.choice([1.0, 1.5])})
+                      # None: a null column, nova's initial ratio (zed: 16.0, 1.5)
+                      "cpu_ratio": r.choice([None, 1.0, 2.0, 4.0, 16.0]),
+                      "ram_ratio": r.choice([None, 1.0, 1.5])})
     reserved = {"reserved_host_cpus": r.choice([0, 0, 1]),
                 "reserved_host_memory_mb": r.choice([512, 1024, 4096]),
                 "reserved_host_disk_mb": r.choice([0, 0, 2048])}
@@ -82,8 +83,10 @@ def gen_fleet(r):
 
 def conf_text(x, reserved):
     lines = ["[DEFAULT]"] + ["%s = %s" % kv for kv in sorted(reserved.items())]
-    lines.append("cpu_allocation_ratio = %s" % x["cpu_ratio"])
-    lines.append("ram_allocation_ratio = %s" % x["ram_ratio"])
+    if x["cpu_ratio"] is not None:
+        lines.append("cpu_allocation_ratio = %s" % x["cpu_ratio"])
+    if x["ram_ratio"] is not None:
+        lines.append("ram_allocation_ratio = %s" % x["ram_ratio"])
     return "\n".join(lines) + "\n"
 
 
@@ -111,8 +114,9 @@ class NovaFleet:
             hs = host_manager.HostState(x["name"], x["name"], "cell1")
             hs.numa_topology = objects.NUMATopology.obj_from_primitive(h.to_dict())
             h.close()
-            hs.cpu_allocation_ratio = x["cpu_ratio"]
-            hs.ram_allocation_ratio = x["ram_ratio"]
+            # the compute node's ratios: the option, else the initial one
+            hs.cpu_allocation_ratio = x["cpu_ratio"] or 16.0
+            hs.ram_allocation_ratio = x["ram_ratio"] or 1.5
             hs.limits = {}
             self.hosts.append({"name": x["name"], "rp": rp, "hs": hs})
         self.by_rp = {x["rp"]: x for x in self.hosts}

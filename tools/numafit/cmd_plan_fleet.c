@@ -77,9 +77,10 @@ static void usage(FILE *o) {
             "  --strategy spread|pack|both  host cell order(s) (default both)\n"
             "  --nova-release latest|zed    nova rules (default latest)\n"
             "  --budget N             fit work budget (default %llu; 0: unlimited)\n"
-            "  --limits FILE|none     NUMATopologyLimits (default: cpu_allocation_ratio 4,\n"
-            "                         ram_allocation_ratio 1, nova's initial ratios, as the\n"
-            "                         scheduler passes them); none: no limits\n"
+            "  --limits FILE|none     NUMATopologyLimits (default: nova's initial ratios, as\n"
+            "                         the scheduler passes them: cpu_allocation_ratio 4,\n"
+            "                         ram_allocation_ratio 1; zed: 16 and 1.5); none: no\n"
+            "                         limits\n"
             "  --max-instances N      at most N instances on one host per fill (default %d)\n"
             "Placement's inventory (nova's first step; doc/placement.md):\n"
             "  --no-inventory         the NUMA fit only (flavors without NUMA topology are\n"
@@ -633,6 +634,11 @@ int cmd_plan_fleet(int argc, char **argv) {
     if (!nflav) {
         plan_err("no flavors: give --flavors FILE or --flavor FILE");
         goto out;
+    }
+    if (!pl->limits_path && !pl->no_limits && pl->profile == NUMAFIT_PROFILE_ZED) {
+        /* nova 26's initial ratios, which its compute nodes report */
+        pl->limits[0].cpu_ratio = PLAN_ZED_CPU_RATIO;
+        pl->limits[0].ram_ratio = PLAN_ZED_RAM_RATIO;
     }
     if ((ret = inventory_conf(pl, conf_path, sets, sets_len)) != 0)
         goto out;

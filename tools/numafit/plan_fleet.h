@@ -26,6 +26,8 @@
 #define PLAN_EXPLAIN_SAMPLE    1000 /* hosts explained per flavor and strategy */
 #define PLAN_DEFAULT_CPU_RATIO 4.0  /* nova's initial_cpu_allocation_ratio */
 #define PLAN_DEFAULT_RAM_RATIO 1.0  /* nova's initial_ram_allocation_ratio */
+#define PLAN_ZED_CPU_RATIO     16.0 /* the same in nova 26 (Zed) */
+#define PLAN_ZED_RAM_RATIO     1.5
 
 /* Where hosts come from (one entry per command-line source). */
 enum plan_source_kind { SRC_DIR, SRC_DB, SRC_URI, SRC_SYSFS, SRC_SYNTHETIC, SRC_JSON };
