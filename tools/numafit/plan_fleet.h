@@ -53,10 +53,10 @@ struct plan_host {
     uint32_t existing;        /* --instances claimed here */
     numafit_inventory_t *inv; /* placement's inventory (NULL: --no-inventory) */
     int64_t db_memory_mb;     /* the dump's memory_mb (MEMORY_MB total), 0: none */
-    int64_t db_disk_gb;       /* the dump's local_gb (DISK_GB total), -1: none */
-    double db_disk_ratio;     /* the dump's disk_allocation_ratio, 0: none */
-    uint64_t nonnuma_mb;      /* memory of instances without NUMA topology here */
-    uint64_t nonnuma_vcpus;   /* and their vCPUs */
+    int64_t db_disk_gb;     /* its DISK_GB total (the dump's local_gb, a spec's disk:), -1: none */
+    double db_disk_ratio;   /* the dump's disk_allocation_ratio, 0: none */
+    uint64_t nonnuma_mb;    /* memory of instances without NUMA topology here */
+    uint64_t nonnuma_vcpus; /* and their vCPUs */
     uint64_t nonnuma_disk_gb; /* disk of the --instances here (root_gb + ephemeral_gb) */
     int64_t db_vcpus_used, db_memory_used_mb, db_disk_used_gb; /* the dump's, -1: none */
 };

@@ -372,8 +372,58 @@ static int parse_count(const char *s, size_t n, uint64_t max, uint64_t *ret) {
     return 0;
 }
 
+/* Split a disk:SIZE token (G or T; plain numbers are GiB) off an
+ * --add-hosts spec: *disk_gb its GiB (-1: none), out the spec without it.
+ * Returns 0, or -1 for a bad or repeated token or a spec too long. */
+static int spec_disk(const char *spec, char *out, size_t cap, int64_t *disk_gb) {
+    const char *p = spec;
+    size_t o = 0;
+    *disk_gb = -1;
+    while (*p) {
+        size_t n = strcspn(p, " \t"), w = strspn(p + n, " \t");
+        if (n > 5 && !strncmp(p, "disk:", 5)) {
+            const char *q = p + 5;
+            int64_t v = 0;
+            size_t i = 0;
+            if (*disk_gb >= 0)
+                return -1;
+            for (; i < n - 5 && q[i] >= '0' && q[i] <= '9'; i++) {
+                v = v * 10 + (q[i] - '0');
+                if (v > NUMAFIT_RESOURCE_AMOUNT_MAX)
+                    return -1;
+            }
+            if (i == 0 || i + 1 < n - 5)
+                return -1;
+            if (i + 1 == n - 5) {
+                if (q[i] == 'T' || q[i] == 't')
+                    v *= 1024;
+                else if (q[i] != 'G' && q[i] != 'g')
+                    return -1;
+            }
+            if (v < 1 || v > NUMAFIT_RESOURCE_AMOUNT_MAX)
+                return -1;
+            *disk_gb = v;
+        } else if (n) {
+            if (o + n + 2 > cap)
+                return -1;
+            if (o)
+                out[o++] = ' ';
+            memcpy(out + o, p, n);
+            o += n;
+        }
+        p += n + w;
+        if (!n && !w)
+            break;
+    }
+    if (o >= cap)
+        return -1;
+    out[o] = '\0';
+    return 0;
+}
+
 int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
-    char name[64], prefix[600];
+    char name[64], prefix[600], lib_spec[4096];
+    int64_t disk_gb;
     numafit_host_t *tmpl = NULL;
     numafit_error_t e;
     uint64_t n;
@@ -390,9 +440,17 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
         plan_error(pl, "--add-hosts %s: more than %d hosts in the fleet", count, PLAN_MAX_HOSTS);
         return PLAN_EXIT_INPUT;
     }
-    /* the library reads both the short form and its own key:value form */
+    /* the disk: token is the planner's (DISK_GB); the library reads the
+     * rest, in the short form or its own key:value form */
+    if (spec_disk(spec, lib_spec, sizeof(lib_spec), &disk_gb) < 0) {
+        plan_error(pl,
+                   "--add-hosts %s \"%.400s\": disk: wants one size in GiB (disk:500G, "
+                   "disk:2T) from 1 to 2147483647 GiB",
+                   count, spec);
+        return PLAN_EXIT_INPUT;
+    }
     memset(&e, 0, sizeof(e));
-    rc = numafit_host_new_synthetic(spec, 0, &tmpl, &e);
+    rc = numafit_host_new_synthetic(lib_spec, 0, &tmpl, &e);
     if (rc < 0) {
         snprintf(prefix, sizeof(prefix), "--add-hosts %s \"%.400s\"", count, spec);
         plan_lib_error(pl, prefix, rc, &e);
@@ -425,6 +483,7 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
             numafit_host_free(tmpl);
             return status;
         }
+        pl->hosts[idx].db_disk_gb = disk_gb;
         if (first < 0)
             first = idx;
     }
