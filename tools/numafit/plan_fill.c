@@ -1042,8 +1042,6 @@ static void summarize_inventory(struct fill *F) {
     for (size_t hi = 0; hi < pl->nhosts; hi++) {
         unsigned full = full_classes(F, hi);
         int first = full ? __builtin_ctz(full) : STOP_NUMA;
-        double r = pl->limits[pl->hosts[hi].limits].ram_ratio;
-        uint64_t over;
         c->hosts_by[first]++;
         for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
             numafit_inventory_class_t k;
@@ -1059,15 +1057,7 @@ static void summarize_inventory(struct fill *F) {
             if (cap > after)
                 c->left_by[rc][(full & (1u << rc)) ? rc : first] += (uint64_t)(cap - after);
         }
-        over = plan_host_overcommit(pl, F->fleet[hi], F->nonnuma[hi], r > 0 ? r : 1.0);
-        if (over) {
-            o->hosts++;
-            o->memory_mb += over;
-            if (over > o->worst_mb) {
-                o->worst_mb = over;
-                o->worst_host = (uint32_t)hi;
-            }
-        }
+        plan_overcommit_add(pl, o, F->fleet[hi], hi, F->nonnuma[hi]);
     }
 }
 

@@ -131,7 +131,8 @@ struct plan_classes {
 /* Memory of instances without NUMA topology that the cells' room cannot
  * hold (nova does not count it in the cells). */
 struct plan_overcommit {
-    uint32_t hosts;
+    uint32_t shared_hosts; /* hosts with guests with and without NUMA topology */
+    uint32_t hosts;        /* of all hosts: those overcommitted */
     uint64_t memory_mb;
     uint32_t worst_host;
     uint64_t worst_mb;
@@ -312,10 +313,12 @@ uint64_t plan_inventory_room(const numafit_inventory_t *inv, const int64_t *amou
                              uint64_t max, int *ret_stop);
 /* Add k x amounts to the inventory's usage (room checked before). */
 void plan_inventory_take(numafit_inventory_t *inv, const int64_t *amounts, uint64_t k);
-/* Memory of host h's instances without NUMA topology (nonnuma_mb) that its
- * cells' room for small pages cannot hold, MiB. */
-uint64_t plan_host_overcommit(const struct plan *pl, const numafit_host_t *h, uint64_t nonnuma_mb,
-                              double ram_ratio);
+/* Add host hi (filled: h) with nonnuma_mb MiB of guests without NUMA
+ * topology to o: a host shared with NUMA guests, and the memory of those
+ * guests its cells' room for small pages (at the host's RAM ratio, less
+ * what NUMA guests on small pages use) cannot hold. */
+void plan_overcommit_add(const struct plan *pl, struct plan_overcommit *o, const numafit_host_t *h,
+                         size_t hi, uint64_t nonnuma_mb);
 
 /* ---- plan_fill.c */
 int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res);

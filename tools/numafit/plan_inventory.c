@@ -88,20 +88,24 @@ void plan_inventory_take(numafit_inventory_t *inv, const int64_t *amounts, uint6
     }
 }
 
-uint64_t plan_host_overcommit(const struct plan *pl, const numafit_host_t *h, uint64_t nonnuma_mb,
-                              double ram_ratio) {
+/* Memory of guests without NUMA topology (nonnuma_mb) that the cells'
+ * room for small pages cannot hold; *numa: some NUMA guest uses the cells. */
+static uint64_t host_overcommit(const numafit_host_t *h, uint64_t nonnuma_mb, double ram_ratio,
+                                bool *numa) {
     int n = numafit_host_get_cell_count(h);
     uint64_t room = 0;
-    (void)pl;
-    if (!nonnuma_mb)
-        return 0;
+    *numa = false;
     for (int ci = 0; ci < n; ci++) {
         unsigned ui = (unsigned)ci;
         uint64_t mem = 0, used = 0, npg = 0, huge_total = 0, huge_used = 0, small_used, small;
+        uint64_t cpu = 0, pinned = 0;
         double cap;
         numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_MEMORY_MB, 0, &mem);
         numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_MEMORY_USED_MB, 0, &used);
+        numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_CPU_USAGE, 0, &cpu);
+        numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_PINNED_CPUS, 0, &pinned);
         numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_PAGE_SIZES, 0, &npg);
+        *numa = *numa || used || cpu || pinned;
         for (unsigned k = 0; k < npg; k++) {
             uint64_t size, total, pused, resv;
             if (numafit_host_get_cell_pages(h, ui, k, 0, &size, &total, &pused, &resv) < 0 ||
@@ -119,6 +123,25 @@ uint64_t plan_host_overcommit(const struct plan *pl, const numafit_host_t *h, ui
             room += (uint64_t)(cap - (double)small_used);
     }
     return nonnuma_mb > room ? nonnuma_mb - room : 0;
+}
+
+void plan_overcommit_add(const struct plan *pl, struct plan_overcommit *o, const numafit_host_t *h,
+                         size_t hi, uint64_t nonnuma_mb) {
+    double r = pl->limits[pl->hosts[hi].limits].ram_ratio;
+    bool numa;
+    uint64_t over;
+    if (!nonnuma_mb)
+        return;
+    over = host_overcommit(h, nonnuma_mb, r > 0 ? r : 1.0, &numa);
+    o->shared_hosts += numa;
+    if (!over)
+        return;
+    o->hosts++;
+    o->memory_mb += over;
+    if (over > o->worst_mb) {
+        o->worst_mb = over;
+        o->worst_host = (uint32_t)hi;
+    }
 }
 
 /* Set class rc's ratio (> 0) or total (> 0) when the inventory has the class. */
@@ -257,24 +280,15 @@ int plan_build_inventories(struct plan *pl) {
         }
         if (asked)
             plan_warning(pl,
-                         "%zu host%s without a disk size (the dump's local_gb, --disk-gb): "
+                         "%zu host%s without a disk size (the dump's local_gb, a spec's "
+                         "disk:, --disk-gb): "
                          "DISK_GB is not planned",
                          no_disk, no_disk == 1 ? "" : "s");
     }
     /* guests without NUMA topology already on the hosts */
     memset(&pl->overcommit_before, 0, sizeof(pl->overcommit_before));
-    for (size_t hi = 0; hi < pl->nhosts; hi++) {
-        const struct plan_host *ph = &pl->hosts[hi];
-        double r = pl->limits[ph->limits].ram_ratio;
-        uint64_t o = plan_host_overcommit(pl, ph->h, ph->nonnuma_mb, r > 0 ? r : 1.0);
-        if (o) {
-            pl->overcommit_before.hosts++;
-            pl->overcommit_before.memory_mb += o;
-            if (o > pl->overcommit_before.worst_mb) {
-                pl->overcommit_before.worst_mb = o;
-                pl->overcommit_before.worst_host = (uint32_t)hi;
-            }
-        }
-    }
+    for (size_t hi = 0; hi < pl->nhosts; hi++)
+        plan_overcommit_add(pl, &pl->overcommit_before, pl->hosts[hi].h, hi,
+                            pl->hosts[hi].nonnuma_mb);
     return 0;
 }

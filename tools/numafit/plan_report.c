@@ -205,8 +205,8 @@ static json_t *stops_json(const uint32_t *hosts, const uint64_t *amounts) {
 }
 
 static json_t *overcommit_json(const struct plan *pl, const struct plan_overcommit *c) {
-    return json_pack("{sIsIss?sI}", "hosts", (json_int_t)c->hosts, "memory_mb",
-                     (json_int_t)c->memory_mb, "worst_host",
+    return json_pack("{sIsIsIss?sI}", "shared_hosts", (json_int_t)c->shared_hosts, "hosts",
+                     (json_int_t)c->hosts, "memory_mb", (json_int_t)c->memory_mb, "worst_host",
                      c->hosts ? plan_host_name(pl, c->worst_host) : NULL, "worst_mb",
                      (json_int_t)c->worst_mb);
 }
@@ -600,12 +600,18 @@ static int top_stop(const uint64_t *v) {
 
 static void print_overcommit(FILE *o, const struct plan *pl, const char *when,
                              const struct plan_overcommit *c) {
+    if (c->shared_hosts)
+        fprintf(o,
+                "  (%s: %u host%s run guests with and without NUMA topology; nova counts the "
+                "latter in placement only, not in the cells)\n",
+                when, c->shared_hosts, c->shared_hosts == 1 ? "" : "s");
     if (!c->hosts)
         return;
     fprintf(o,
             "  warning (%s): on %u host%s, guests without NUMA topology have %llu MiB more "
-            "memory than the cells' small-page room the NUMA guests leave (at most %llu MiB, "
-            "host %s): nova counts them in placement only, so the cells are overcommitted\n",
+            "memory than the cells' small pages hold beside huge pages and NUMA guests (at "
+            "most %llu MiB, host %s): nova counts them in placement only, so the cells are "
+            "overcommitted\n",
             when, c->hosts, c->hosts == 1 ? "" : "s", (unsigned long long)c->memory_mb,
             (unsigned long long)c->worst_mb, plan_host_name(pl, c->worst_host));
 }
