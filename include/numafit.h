@@ -30,6 +30,7 @@
 #include <numafit/host.h>
 #include <numafit/inventory.h>
 #include <numafit/options.h>
+#include <numafit/pci.h>
 #include <numafit/placement.h>
 #include <numafit/request.h>
 #include <numafit/topology.h>

@@ -81,6 +81,14 @@ class _Inventory(Structure):
     pass
 
 
+class _PciPools(Structure):
+    pass
+
+
+class _PciRequests(Structure):
+    pass
+
+
 class InventoryClass(Structure):
     """numafit_inventory_class_t: one class's placement inventory record."""
     _fields_ = [("total", c_int64), ("reserved", c_int64), ("min_unit", c_int64),
@@ -95,6 +103,8 @@ CpusetP = POINTER(_Cpuset)
 HostconfP = POINTER(_Hostconf)
 DomconfP = POINTER(_Domconf)
 InventoryP = POINTER(_Inventory)
+PciPoolsP = POINTER(_PciPools)
+PciRequestsP = POINTER(_PciRequests)
 ErrorP = POINTER(Error)
 StrP = POINTER(c_void_p)  # char **ret_json: read with take_string()
 
@@ -260,6 +270,20 @@ _fn("node_fit", [HostP, InventoryP, RequestP, _I64P, sz, OptionsP, u, POINTER(Pl
                  ErrorP], c_int, _E)
 _fn("node_claim", [HostP, InventoryP, PlacementP, _I64P, sz, ErrorP], c_int, _E)
 _fn("node_release", [HostP, InventoryP, PlacementP, _I64P, sz, ErrorP], c_int, _E)
+
+# pci.h
+_fn("pci_pools_new_from_json", [cp, sz, u, POINTER(PciPoolsP), ErrorP], c_int, _E)
+_fn("pci_pools_to_json", [PciPoolsP, u, StrP, ErrorP], c_int, _E)
+_fn("pci_pools_dup", [PciPoolsP, POINTER(PciPoolsP)], c_int, _N)
+_fn("pci_pools_free", [PciPoolsP], None)
+_fn("pci_pools_get_count", [PciPoolsP], c_int, _N)
+_fn("pci_pools_equal", [PciPoolsP, PciPoolsP], c_int, _N)
+_fn("pci_requests_new_from_json", [cp, sz, u, POINTER(PciRequestsP), ErrorP], c_int, _E)
+_fn("pci_requests_to_json", [PciRequestsP, u, StrP, ErrorP], c_int, _E)
+_fn("pci_requests_free", [PciRequestsP], None)
+_fn("pci_requests_get_count", [PciRequestsP], c_int, _N)
+_fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
+_fn("pci_apply", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 
 # fit.h
 _fn("options_new", [POINTER(OptionsP)], c_int, _N)

@@ -1,0 +1,118 @@
+"""numafit.PciPools and numafit.PciRequests: a host's PCI device pools and
+an instance's PCI requests, and nova's scheduler rules for them
+(doc/pci.md)."""
+import json
+from ctypes import byref, c_int64
+
+from . import _ffi
+
+
+def _text(doc):
+    return doc if isinstance(doc, (str, bytes)) else json.dumps(doc)
+
+
+def _cells(cells):
+    if cells is None:
+        return None, 0
+    ids = list(cells)
+    arr = (c_int64 * max(1, len(ids)))(*[_ffi.cint(i, "cell id", c_int64) for i in ids])
+    return arr, len(ids)
+
+
+class PciPools(_ffi.Owned):
+    """nova's PciDevicePoolList, in PciDeviceStats' order (fewest keys first)."""
+    _free = "pci_pools_free"
+
+    def __init__(self, handle):
+        self._h = handle
+
+    @classmethod
+    def from_json(cls, doc):
+        """A PciDevicePoolList primitive, a list of nova's flat pool dicts,
+        one such dict, or any of them inside a JSON string (dict, list or text)."""
+        b, n = _ffi.cbuf(_text(doc), "pci pools")
+        h = _ffi.PciPoolsP()
+        _ffi.pci_pools_new_from_json(b, n, 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
+    def to_json(self, flags=0):
+        with _ffi.hold(self) as (h,):
+            return _ffi.call_str(_ffi.pci_pools_to_json, h, _ffi.cint(flags, "flags"))
+
+    def to_dict(self):
+        return json.loads(self.to_json())
+
+    def pools(self):
+        """The pools as nova's flat dicts (PciDevicePool.to_dict), in order."""
+        out = []
+        for o in self.to_dict()["nova_object.data"]["objects"]:
+            d = dict(o["nova_object.data"])
+            d.update(d.pop("tags") or {})
+            out.append(d)
+        return out
+
+    def __len__(self):
+        with _ffi.hold(self) as (h,):
+            return _ffi.pci_pools_get_count(h)
+
+    def __copy__(self):
+        c = _ffi.PciPoolsP()
+        with _ffi.hold(self) as (h,):
+            _ffi.pci_pools_dup(h, byref(c))
+        return type(self)(c)
+
+    def __eq__(self, other):
+        if not isinstance(other, PciPools):
+            return NotImplemented
+        with _ffi.hold(self, other) as (a, b):
+            return _ffi.pci_pools_equal(a, b) == 1
+
+    __hash__ = None
+
+    def support(self, requests, cells=None, host=None):
+        """(True, None) when the pools satisfy requests (a PciRequests) on
+        the host cells with these ids (None: no NUMA policy), else (False,
+        (where, why)). host (a numafit.Host) gives the cells' sockets."""
+        arr, n = _cells(cells)
+        err = _ffi.Error()
+        with _ffi.hold(self, requests, host) as (p, r, hh):
+            rc = _ffi.pci_support(p, hh, r, arr, n, byref(err))
+        if rc == 1:
+            return True, None
+        d = err.as_dict()
+        return False, (d["where"], d["text"])
+
+    def apply(self, requests, cells=None, host=None):
+        """Take the devices, all or nothing; numafit.errors.NoSpace when the
+        pools do not satisfy the requests (nothing changed)."""
+        arr, n = _cells(cells)
+        with _ffi.hold(self, requests, host, write=self) as (p, r, hh):
+            _ffi.pci_apply(p, hh, r, arr, n, byref(_ffi.Error()))
+
+
+class PciRequests(_ffi.Owned):
+    """nova's InstancePCIRequests."""
+    _free = "pci_requests_free"
+
+    def __init__(self, handle):
+        self._h = handle
+
+    @classmethod
+    def from_json(cls, doc):
+        """An InstancePCIRequests primitive or the database's list of
+        requests (dict, list or text)."""
+        b, n = _ffi.cbuf(_text(doc), "pci requests")
+        h = _ffi.PciRequestsP()
+        _ffi.pci_requests_new_from_json(b, n, 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
+    def to_json(self, flags=0):
+        with _ffi.hold(self) as (h,):
+            return _ffi.call_str(_ffi.pci_requests_to_json, h, _ffi.cint(flags, "flags"))
+
+    def to_dict(self):
+        return json.loads(self.to_json())
+
+    def __len__(self):
+        with _ffi.hold(self) as (h,):
+            return _ffi.pci_requests_get_count(h)

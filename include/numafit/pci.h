@@ -1,0 +1,156 @@
+/** \file pci.h  PCI and SR-IOV devices: a host's PCI device pools, an
+ * instance's PCI requests, and whether (and how) the pools satisfy the
+ * requests on a set of host NUMA cells, as nova's scheduler decides it
+ * (doc/pci.md). */
+#ifndef NUMAFIT_PCI_H
+#define NUMAFIT_PCI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <numafit/common.h>
+#include <numafit/host.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A host's PCI device pools (opaque), nova's PciDevicePoolList: each pool
+ * counts identical devices by vendor_id, product_id, numa_node (absent,
+ * null or an integer) and string tags (dev_type, physical_network,
+ * trusted, remote_managed, parent_ifname and any device_spec tag). The
+ * pools are kept in nova's order: stable by their number of keys, fewest
+ * first; that order decides which devices a request takes.
+ */
+typedef struct numafit_pci_pools numafit_pci_pools_t;
+
+/**
+ * An instance's PCI requests (opaque), nova's InstancePCIRequests: each
+ * asks for count devices matching one of its specs (string maps), with a
+ * NUMA affinity policy; from a flavor's aliases or a neutron SR-IOV port.
+ */
+typedef struct numafit_pci_requests numafit_pci_requests_t;
+
+/** A request's NUMA affinity policy (nova's PCINUMAAffinityPolicy). */
+enum numafit_pci_numa_policy {
+    NUMAFIT_PCI_POLICY_UNSET = 0, /**< not set: nova applies legacy */
+    NUMAFIT_PCI_POLICY_REQUIRED,  /**< devices on the guest's host cells only */
+    NUMAFIT_PCI_POLICY_LEGACY,    /**< those cells, else with devices of unknown NUMA node */
+    NUMAFIT_PCI_POLICY_PREFERRED, /**< those cells first, else any device */
+    NUMAFIT_PCI_POLICY_SOCKET,    /**< those cells, else any cell of their sockets */
+};
+
+/** Bounds of the model (inputs above them are refused with -ERANGE). */
+#define NUMAFIT_PCI_POOLS_MAX    4096       /**< pools of a host */
+#define NUMAFIT_PCI_TAGS_MAX     64         /**< tags of a pool, keys of a spec */
+#define NUMAFIT_PCI_REQUESTS_MAX 256        /**< requests of an instance */
+#define NUMAFIT_PCI_SPECS_MAX    64         /**< specs (alternatives) of a request */
+#define NUMAFIT_PCI_STRING_MAX   1024       /**< bytes of a key or value */
+#define NUMAFIT_PCI_COUNT_MAX    2147483647 /**< a pool's or a request's count */
+
+/**
+ * \brief Read nova's pools: a PciDevicePoolList primitive (the
+ * compute_nodes.pci_stats column, also as a JSON string holding it), a
+ * JSON list of pool objects in nova's older flat form ({"vendor_id",
+ * "product_id", "numa_node", "count", TAG: VALUE...}) or one such object.
+ * Tag values are strings or null (integers and booleans are turned into
+ * strings as nova does). \return 0, -EBADMSG, -EINVAL (err->where names the
+ * field), -ERANGE, -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_pools_new_from_json(const char *buf, size_t len,
+                                                                     unsigned flags,
+                                                                     numafit_pci_pools_t **ret,
+                                                                     numafit_error_t *reterr);
+/** \brief The pools as a PciDevicePoolList 1.1 primitive (NUMAFIT_JSON_INDENT,
+ * NUMAFIT_HOST_JSON_STRING allowed). \ownership owned (numafit_free) */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_pools_to_json(const numafit_pci_pools_t *pools,
+                                                               unsigned flags, char **ret_json,
+                                                               numafit_error_t *reterr);
+/** \brief A copy. \return 0, -EINVAL, -ENOMEM. \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_pools_dup(const numafit_pci_pools_t *pools,
+                                                           numafit_pci_pools_t **ret);
+/** Free pools (NULL is fine). */
+NUMAFIT_EXPORT void numafit_pci_pools_free(numafit_pci_pools_t *pools);
+/** \return the number of pools, -EINVAL. */
+NUMAFIT_EXPORT int numafit_pci_pools_get_count(const numafit_pci_pools_t *pools);
+/**
+ * \brief Pool index's fields (any pointer may be NULL). *numa_node is -1
+ * with *numa_known 0 when the pool's numa_node is null or absent.
+ * \return 0, -EINVAL. \ownership borrowed (valid until the pools change)
+ */
+NUMAFIT_EXPORT int numafit_pci_pools_get(const numafit_pci_pools_t *pools, unsigned index,
+                                         const char **vendor_id, const char **product_id,
+                                         int *numa_known, int64_t *numa_node, int64_t *count);
+/** \brief Tag key of pool index: 1 with *value (NULL for a null tag), 0 when
+ * the pool has no such tag, -EINVAL. \ownership borrowed */
+NUMAFIT_EXPORT int numafit_pci_pools_get_tag(const numafit_pci_pools_t *pools, unsigned index,
+                                             const char *key, const char **value);
+/** \return 1 when a and b hold the same pools in the same order, 0 when not, -EINVAL. */
+NUMAFIT_EXPORT int numafit_pci_pools_equal(const numafit_pci_pools_t *a,
+                                           const numafit_pci_pools_t *b);
+
+/**
+ * \brief Read nova's PCI requests: an InstancePCIRequests primitive, or
+ * the JSON list the database keeps (instance_extra.pci_requests: [{"count",
+ * "spec", "alias_name", "is_new", "numa_policy", "request_id",
+ * "requester_id"}]), also inside a JSON string. Spec values are strings
+ * or null (integers and booleans become strings as nova makes them).
+ * \return 0, -EBADMSG, -EINVAL (err->where names the field), -ERANGE,
+ * -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_requests_new_from_json(const char *buf, size_t len, unsigned flags,
+                                   numafit_pci_requests_t **ret, numafit_error_t *reterr);
+/** \brief The requests as an InstancePCIRequests 1.1 primitive. \ownership owned
+ * (numafit_free) */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_requests_to_json(const numafit_pci_requests_t *reqs, unsigned flags, char **ret_json,
+                             numafit_error_t *reterr);
+/** Free requests (NULL is fine). */
+NUMAFIT_EXPORT void numafit_pci_requests_free(numafit_pci_requests_t *reqs);
+/** \return the number of requests, -EINVAL. */
+NUMAFIT_EXPORT int numafit_pci_requests_get_count(const numafit_pci_requests_t *reqs);
+/** \brief Request index's count and policy (enum numafit_pci_numa_policy);
+ * either pointer may be NULL. \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_pci_requests_get(const numafit_pci_requests_t *reqs, unsigned index,
+                                            int64_t *count, int *numa_policy);
+
+/**
+ * \brief Do the pools satisfy the requests on these host cells? nova's
+ * scheduler rules (PciDeviceStats.support_requests): the requests in
+ * order, each taking its devices from the pools left by those before it;
+ * per request the pools matching one of its specs (strings compared
+ * without case, a key the pool lacks matching only null), then its NUMA
+ * policy on the cells (none with ncells 0), then no PF, vdpa or
+ * remote-managed pool unless a spec asks for one; the devices are taken
+ * pool by pool in that order. The pools do not change.
+ * \param host the host the cells belong to (the socket policy reads the
+ *   cells' sockets); may be NULL (the socket policy then finds nothing
+ *   beyond the cells)
+ * \param cell_ids the host cells the guest was placed on (their ids), or
+ *   NULL with ncells 0: no NUMA policy applies (a guest without NUMA topology)
+ * \return 1 (satisfied), 0 (not: err->code NUMAFIT_E_NOFIT, err->where
+ * "pci_requests/I" of the first request that fails, err->text why),
+ * -EINVAL, -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
+                                       const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
+                                       size_t ncells, numafit_error_t *reterr);
+/**
+ * \brief Take the devices numafit_pci_support() says the requests take,
+ * all or nothing (pools that reach 0 devices are removed, as nova's
+ * scheduler does). \return 0, -ENOSPC (not satisfied: nothing changed, err
+ * as numafit_pci_support() fills it), -EINVAL, -ENOMEM.
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_apply(numafit_pci_pools_t *pools,
+                                                       const numafit_host_t *host,
+                                                       const numafit_pci_requests_t *reqs,
+                                                       const int64_t *cell_ids, size_t ncells,
+                                                       numafit_error_t *reterr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1198 @@
+/*
+ * PCI and SR-IOV devices (include/numafit/pci.h, doc/pci.md): a host's PCI
+ * device pools and an instance's PCI requests as nova's objects hold them,
+ * and nova's scheduler rules for whether the pools satisfy the requests on
+ * a set of host cells (PciDeviceStats: the spec match, the four NUMA
+ * policies, the PF / vdpa / remote-managed exclusions, the greedy walk).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "jsonio.h"
+#include "private.h"
+
+#include <numafit/pci.h>
+
+/* ------------------------------------------------------------ the model */
+
+struct pci_tag {
+    char *key;
+    char *value; /* NULL: null */
+};
+
+enum { NUMA_ABSENT, NUMA_NULL, NUMA_SET };
+
+struct pci_pool {
+    char *vendor_id, *product_id;
+    int numa_state; /* NUMA_* */
+    int64_t numa_node;
+    int64_t count;
+    uint32_t ntags;
+    struct pci_tag *tags;
+};
+
+struct numafit_pci_pools {
+    uint32_t n;
+    struct pci_pool *p;
+};
+
+struct pci_spec {
+    uint32_t n;
+    struct pci_tag *kv;
+};
+
+struct pci_request {
+    int64_t count;
+    uint32_t nspecs;
+    struct pci_spec *specs;
+    char *alias_name, *request_id, *requester_id; /* NULL: null */
+    int policy;                                   /* enum numafit_pci_numa_policy */
+    bool is_new;
+};
+
+struct numafit_pci_requests {
+    uint32_t n;
+    struct pci_request *r;
+    char *instance_uuid; /* NULL: none */
+};
+
+static const char *const policy_names[] = {NULL, "required", "legacy", "preferred", "socket"};
+
+static void tags_free(struct pci_tag *t, uint32_t n) {
+    for (uint32_t i = 0; t && i < n; i++) {
+        free(t[i].key);
+        free(t[i].value);
+    }
+    free(t);
+}
+
+static void pool_clear(struct pci_pool *p) {
+    free(p->vendor_id);
+    free(p->product_id);
+    tags_free(p->tags, p->ntags);
+    memset(p, 0, sizeof(*p));
+}
+
+NUMAFIT_EXPORT void numafit_pci_pools_free(numafit_pci_pools_t *pools) {
+    if (!pools)
+        return;
+    for (uint32_t i = 0; i < pools->n; i++)
+        pool_clear(&pools->p[i]);
+    free(pools->p);
+    free(pools);
+}
+
+static void request_clear(struct pci_request *r) {
+    for (uint32_t i = 0; r->specs && i < r->nspecs; i++)
+        tags_free(r->specs[i].kv, r->specs[i].n);
+    free(r->specs);
+    free(r->alias_name);
+    free(r->request_id);
+    free(r->requester_id);
+    memset(r, 0, sizeof(*r));
+}
+
+NUMAFIT_EXPORT void numafit_pci_requests_free(numafit_pci_requests_t *reqs) {
+    if (!reqs)
+        return;
+    for (uint32_t i = 0; i < reqs->n; i++)
+        request_clear(&reqs->r[i]);
+    free(reqs->r);
+    free(reqs->instance_uuid);
+    free(reqs);
+}
+
+static char *dup_or_null(const char *s, bool *fail) {
+    char *d;
+    if (!s)
+        return NULL;
+    d = numafit__strdup(s);
+    if (!d)
+        *fail = true;
+    return d;
+}
+
+static struct pci_tag *tags_dup(const struct pci_tag *t, uint32_t n, bool *fail) {
+    struct pci_tag *d;
+    if (!n)
+        return NULL;
+    d = numafit__calloc(n, sizeof(*d));
+    if (!d) {
+        *fail = true;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        d[i].key = dup_or_null(t[i].key, fail);
+        d[i].value = dup_or_null(t[i].value, fail);
+    }
+    return d;
+}
+
+NUMAFIT_EXPORT int numafit_pci_pools_dup(const numafit_pci_pools_t *pools,
+                                         numafit_pci_pools_t **ret) {
+    numafit_pci_pools_t *d;
+    bool fail = false;
+    if (!pools || !ret)
+        return -EINVAL;
+    d = numafit__calloc(1, sizeof(*d));
+    if (!d)
+        return -ENOMEM;
+    d->p = pools->n ? numafit__calloc(pools->n, sizeof(*d->p)) : NULL;
+    if (pools->n && !d->p) {
+        free(d);
+        return -ENOMEM;
+    }
+    d->n = pools->n;
+    for (uint32_t i = 0; i < pools->n; i++) {
+        const struct pci_pool *s = &pools->p[i];
+        struct pci_pool *p = &d->p[i];
+        *p = *s;
+        p->vendor_id = dup_or_null(s->vendor_id, &fail);
+        p->product_id = dup_or_null(s->product_id, &fail);
+        p->tags = tags_dup(s->tags, s->ntags, &fail);
+    }
+    if (fail) {
+        numafit_pci_pools_free(d);
+        return -ENOMEM;
+    }
+    *ret = d;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_pci_pools_get_count(const numafit_pci_pools_t *pools) {
+    return pools ? (int)pools->n : -EINVAL;
+}
+
+NUMAFIT_EXPORT int numafit_pci_pools_get(const numafit_pci_pools_t *pools, unsigned index,
+                                         const char **vendor_id, const char **product_id,
+                                         int *numa_known, int64_t *numa_node, int64_t *count) {
+    const struct pci_pool *p;
+    if (!pools || index >= pools->n)
+        return -EINVAL;
+    p = &pools->p[index];
+    if (vendor_id)
+        *vendor_id = p->vendor_id;
+    if (product_id)
+        *product_id = p->product_id;
+    if (numa_known)
+        *numa_known = p->numa_state == NUMA_SET;
+    if (numa_node)
+        *numa_node = p->numa_state == NUMA_SET ? p->numa_node : -1;
+    if (count)
+        *count = p->count;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_pci_pools_get_tag(const numafit_pci_pools_t *pools, unsigned index,
+                                             const char *key, const char **value) {
+    const struct pci_pool *p;
+    if (!pools || !key || index >= pools->n)
+        return -EINVAL;
+    p = &pools->p[index];
+    for (uint32_t i = 0; i < p->ntags; i++)
+        if (!strcmp(p->tags[i].key, key)) {
+            if (value)
+                *value = p->tags[i].value;
+            return 1;
+        }
+    return 0;
+}
+
+static bool str_eq_null(const char *a, const char *b) {
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+NUMAFIT_EXPORT int numafit_pci_pools_equal(const numafit_pci_pools_t *a,
+                                           const numafit_pci_pools_t *b) {
+    if (!a || !b)
+        return -EINVAL;
+    if (a->n != b->n)
+        return 0;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const struct pci_pool *x = &a->p[i], *y = &b->p[i];
+        if (strcmp(x->vendor_id, y->vendor_id) || strcmp(x->product_id, y->product_id) ||
+            x->numa_state != y->numa_state ||
+            (x->numa_state == NUMA_SET && x->numa_node != y->numa_node) || x->count != y->count ||
+            x->ntags != y->ntags)
+            return 0;
+        for (uint32_t t = 0; t < x->ntags; t++)
+            if (strcmp(x->tags[t].key, y->tags[t].key) ||
+                !str_eq_null(x->tags[t].value, y->tags[t].value))
+                return 0;
+    }
+    return 1;
+}
+
+NUMAFIT_EXPORT int numafit_pci_requests_get_count(const numafit_pci_requests_t *reqs) {
+    return reqs ? (int)reqs->n : -EINVAL;
+}
+
+NUMAFIT_EXPORT int numafit_pci_requests_get(const numafit_pci_requests_t *reqs, unsigned index,
+                                            int64_t *count, int *numa_policy) {
+    if (!reqs || index >= reqs->n)
+        return -EINVAL;
+    if (count)
+        *count = reqs->r[index].count;
+    if (numa_policy)
+        *numa_policy = reqs->r[index].policy;
+    return 0;
+}
+
+/* ------------------------------------------------------------ reading */
+
+/* A string field's value as nova's String / nullable-string fields coerce
+ * it: a string, an integer (its decimal form), true/false ("True",
+ * "False"); null when nullable. *ret NULL for null. */
+static int read_str(struct numafit__jpath *p, const json_t *v, bool nullable, char **ret) {
+    char buf[32];
+    const char *s = NULL;
+    *ret = NULL;
+    if (json_is_null(v)) {
+        if (nullable)
+            return 0;
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be a string, not null");
+    }
+    if (json_is_string(v)) {
+        s = json_string_value(v);
+        if (strlen(s) != json_string_length(v))
+            return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "a string with a NUL byte");
+        if (json_string_length(v) > NUMAFIT_PCI_STRING_MAX)
+            return numafit__jp_fail(p, -ERANGE, NUMAFIT_E_RANGE, "a string of more than %d bytes",
+                                    NUMAFIT_PCI_STRING_MAX);
+    } else if (json_is_integer(v)) {
+        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        s = buf;
+    } else if (json_is_boolean(v)) {
+        s = json_is_true(v) ? "True" : "False";
+    } else {
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be a string%s, not %s",
+                                nullable ? " or null" : "", numafit__json_type_name(v));
+    }
+    *ret = numafit__strdup(s);
+    return *ret ? 0 : numafit__jp_nomem(p);
+}
+
+static int read_count(struct numafit__jpath *p, const json_t *v, int64_t *ret) {
+    uint64_t u;
+    switch (numafit__json_uint(v, NUMAFIT_PCI_COUNT_MAX, &u)) {
+        case NUMAFIT__JU_OK:
+            *ret = (int64_t)u;
+            return 0;
+        case NUMAFIT__JU_TYPE:
+            return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be an integer, not %s",
+                                    numafit__json_type_name(v));
+        default:
+            return numafit__jp_fail(p, -ERANGE, NUMAFIT_E_RANGE, "must be an integer from 0 to %d",
+                                    NUMAFIT_PCI_COUNT_MAX);
+    }
+}
+
+/* A string map (a pool's tags, a request's spec) into *ret / *ret_n;
+ * reserved keys (a pool's own fields) are refused. */
+static int read_map(struct numafit__jpath *p, const json_t *o, const char *const *reserved,
+                    struct pci_tag **ret, uint32_t *ret_n) {
+    const char *key;
+    json_t *v;
+    struct pci_tag *t;
+    uint32_t n = 0;
+    int r;
+    *ret = NULL;
+    *ret_n = 0;
+    if (!json_is_object(o))
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be an object, not %s",
+                                numafit__json_type_name(o));
+    if (json_object_size(o) > NUMAFIT_PCI_TAGS_MAX)
+        return numafit__jp_fail(p, -ERANGE, NUMAFIT_E_RANGE, "more than %d keys",
+                                NUMAFIT_PCI_TAGS_MAX);
+    if (!json_object_size(o))
+        return 0;
+    t = numafit__calloc(json_object_size(o), sizeof(*t));
+    if (!t)
+        return numafit__jp_nomem(p);
+    json_object_foreach((json_t *)o, key, v) {
+        size_t old = numafit__jp_push(p, key);
+        for (unsigned k = 0; reserved && reserved[k]; k++)
+            if (!strcmp(key, reserved[k])) {
+                r = numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA,
+                                     "a pool's own field cannot be a tag");
+                goto fail;
+            }
+        if (strlen(key) > NUMAFIT_PCI_STRING_MAX) {
+            r = numafit__jp_fail(p, -ERANGE, NUMAFIT_E_RANGE, "a key of more than %d bytes",
+                                 NUMAFIT_PCI_STRING_MAX);
+            goto fail;
+        }
+        t[n].key = numafit__strdup(key);
+        if (!t[n].key) {
+            r = numafit__jp_nomem(p);
+            goto fail;
+        }
+        n++;
+        if ((r = read_str(p, v, true, &t[n - 1].value)) < 0)
+            goto fail;
+        numafit__jp_pop(p, old);
+    }
+    *ret = t;
+    *ret_n = n;
+    return 0;
+fail:
+    tags_free(t, n);
+    return r;
+}
+
+static const char *const pool_fields[] = {"vendor_id", "product_id", "numa_node", "count", NULL};
+
+/* One pool: a PciDevicePool primitive (tags in "tags") or nova's older
+ * flat dict (tags beside the fields; numa_node null when absent). */
+static int read_pool(struct numafit__jpath *p, json_t *v, struct pci_pool *pool) {
+    int rc = 0, minor;
+    bool flat = !json_object_get(v, "nova_object.name");
+    json_t *d = numafit__jp_unwrap(p, v, "PciDevicePool", 1, &minor, &rc), *x;
+    const char *key;
+    size_t old;
+    int r;
+    if (!d)
+        return rc;
+    if (!json_is_object(d))
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "a pool must be an object, not %s",
+                                numafit__json_type_name(d));
+    for (unsigned k = 0; k < 2; k++) {
+        const char *f = pool_fields[k];
+        old = numafit__jp_push(p, f);
+        x = json_object_get(d, f);
+        if (!x)
+            return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "\"%s\" is required", f);
+        if ((r = read_str(p, x, false, k ? &pool->product_id : &pool->vendor_id)) < 0)
+            return r;
+        numafit__jp_pop(p, old);
+    }
+    old = numafit__jp_push(p, "count");
+    x = json_object_get(d, "count");
+    if (!x)
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "\"count\" is required");
+    if ((r = read_count(p, x, &pool->count)) < 0)
+        return r;
+    numafit__jp_pop(p, old);
+    old = numafit__jp_push(p, "numa_node");
+    x = json_object_get(d, "numa_node");
+    pool->numa_state = flat ? NUMA_NULL : NUMA_ABSENT;
+    if (x && json_is_null(x)) {
+        pool->numa_state = NUMA_NULL;
+    } else if (x) {
+        if (!json_is_integer(x))
+            return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA,
+                                    "must be an integer or null, not %s",
+                                    numafit__json_type_name(x));
+        if (json_integer_value(x) < INT32_MIN || json_integer_value(x) > INT32_MAX)
+            return numafit__jp_fail(p, -ERANGE, NUMAFIT_E_RANGE, "outside the 32-bit integers");
+        pool->numa_state = NUMA_SET;
+        pool->numa_node = json_integer_value(x);
+    }
+    numafit__jp_pop(p, old);
+    if (flat) {
+        /* every other key is a tag */
+        json_t *tags = json_object();
+        json_object_foreach(d, key, x) {
+            unsigned k;
+            for (k = 0; pool_fields[k] && strcmp(pool_fields[k], key); k++)
+                ;
+            if (!pool_fields[k] && (!tags || json_object_set(tags, key, x) < 0)) {
+                json_decref(tags);
+                return numafit__jp_nomem(p);
+            }
+        }
+        if (!tags)
+            return numafit__jp_nomem(p);
+        r = read_map(p, tags, pool_fields, &pool->tags, &pool->ntags);
+        json_decref(tags);
+        return r;
+    }
+    json_object_foreach(d, key, x) {
+        unsigned k;
+        for (k = 0; pool_fields[k] && strcmp(pool_fields[k], key); k++)
+            ;
+        if (!pool_fields[k] && strcmp(key, "tags")) {
+            numafit__jp_push(p, key);
+            return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "not a field of a PciDevicePool");
+        }
+    }
+    x = json_object_get(d, "tags");
+    if (!x || json_is_null(x))
+        return 0;
+    old = numafit__jp_push(p, "tags");
+    r = read_map(p, x, pool_fields, &pool->tags, &pool->ntags);
+    numafit__jp_pop(p, old);
+    return r;
+}
+
+static unsigned pool_keys(const struct pci_pool *p) {
+    return 3u + (p->numa_state != NUMA_ABSENT) + p->ntags;
+}
+
+/* nova's order: stable by the number of keys (PciDeviceStats sorts by len). */
+static int sort_pools(numafit_pci_pools_t *pools) {
+    unsigned most = 0;
+    struct pci_pool *s;
+    uint32_t k = 0;
+    if (pools->n < 2)
+        return 0;
+    for (uint32_t i = 0; i < pools->n; i++)
+        if (pool_keys(&pools->p[i]) > most)
+            most = pool_keys(&pools->p[i]);
+    s = numafit__malloc(pools->n * sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    for (unsigned len = 0; len <= most; len++)
+        for (uint32_t i = 0; i < pools->n; i++)
+            if (pool_keys(&pools->p[i]) == len)
+                s[k++] = pools->p[i];
+    free(pools->p);
+    pools->p = s;
+    return 0;
+}
+
+/* A document that is a JSON string holding the document (nova's columns). */
+static int parse_doc(const char *what, const char *buf, size_t len, json_t **ret,
+                     numafit_error_t *err) {
+    const struct numafit__json_src src = {what, NUMAFIT__JSON_VALUES_HOST, JSON_DECODE_ANY, ""};
+    json_error_t jerr;
+    json_t *doc = NULL;
+    int r = numafit__json_parse(&src, buf, len, &doc, &jerr, err);
+    if (r == -EBADMSG)
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "%s: %s (line %d, column %d)", what,
+                           jerr.text, jerr.line, jerr.column);
+    if (r < 0)
+        return r;
+    if (json_is_string(doc)) {
+        json_t *inner = NULL;
+        r = numafit__json_parse(&src, json_string_value(doc), json_string_length(doc), &inner,
+                                &jerr, err);
+        json_decref(doc);
+        if (r == -EBADMSG)
+            numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL,
+                               "%s (in a JSON string): %s (line %d, column %d)", what, jerr.text,
+                               jerr.line, jerr.column);
+        if (r < 0)
+            return r;
+        doc = inner;
+    }
+    *ret = doc;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_pci_pools_new_from_json(const char *buf, size_t len, unsigned flags,
+                                                   numafit_pci_pools_t **ret,
+                                                   numafit_error_t *err) {
+    struct numafit__jpath p;
+    numafit_pci_pools_t *pools = NULL;
+    json_t *doc = NULL, *list = NULL, *v;
+    size_t i;
+    int r;
+
+    numafit__error_clear(err);
+    if (!buf || !ret || flags) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           flags ? "unknown flag bits" : "a JSON text and ret are required");
+        return -EINVAL;
+    }
+    if ((r = parse_doc("PCI pools", buf, len, &doc, err)) < 0)
+        return r;
+    numafit__jp_init(&p, err);
+    if (json_is_object(doc) && json_object_get(doc, "nova_object.name")) {
+        int minor;
+        json_t *d = numafit__jp_unwrap(&p, doc, "PciDevicePoolList", 1, &minor, &r);
+        if (!d)
+            goto out;
+        numafit__jp_push(&p, "objects");
+        list = json_object_get(d, "objects");
+        if (!json_is_array(list)) {
+            r = numafit__jp_fail(&p, -EINVAL, NUMAFIT_E_SCHEMA, "must be an array");
+            goto out;
+        }
+        json_incref(list);
+    } else if (json_is_array(doc)) {
+        list = json_incref(doc);
+    } else if (json_is_object(doc)) {
+        list = json_pack("[O]", doc);
+        if (!list) {
+            r = numafit__jp_nomem(&p);
+            goto out;
+        }
+    } else {
+        r = numafit__jp_fail(&p, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "PCI pools must be a PciDevicePoolList, a list of pools or a pool");
+        goto out;
+    }
+    if (json_array_size(list) > NUMAFIT_PCI_POOLS_MAX) {
+        r = numafit__jp_fail(&p, -ERANGE, NUMAFIT_E_RANGE, "more than %d pools",
+                             NUMAFIT_PCI_POOLS_MAX);
+        goto out;
+    }
+    pools = numafit__calloc(1, sizeof(*pools));
+    if (!pools || (json_array_size(list) &&
+                   !(pools->p = numafit__calloc(json_array_size(list), sizeof(*pools->p))))) {
+        r = numafit__jp_nomem(&p);
+        goto out;
+    }
+    json_array_foreach(list, i, v) {
+        size_t old = numafit__jp_index(&p, i);
+        pools->n++;
+        if ((r = read_pool(&p, v, &pools->p[i])) < 0)
+            goto out;
+        numafit__jp_pop(&p, old);
+    }
+    if (sort_pools(pools) < 0) {
+        r = numafit__jp_nomem(&p);
+        goto out;
+    }
+    *ret = pools;
+    pools = NULL;
+    r = 0;
+out:
+    numafit_pci_pools_free(pools);
+    json_decref(list);
+    json_decref(doc);
+    return r;
+}
+
+static int read_policy(struct numafit__jpath *p, const json_t *v, int *ret) {
+    *ret = NUMAFIT_PCI_POLICY_UNSET;
+    if (!v || json_is_null(v))
+        return 0;
+    for (int k = 1; k <= NUMAFIT_PCI_POLICY_SOCKET; k++)
+        if (json_is_string(v) && !strcmp(json_string_value(v), policy_names[k])) {
+            *ret = k;
+            return 0;
+        }
+    return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA,
+                            "must be required, legacy, preferred, socket or null");
+}
+
+static const char *const request_fields[] = {"count",       "spec",       "alias_name",   "is_new",
+                                             "numa_policy", "request_id", "requester_id", NULL};
+
+static int read_request(struct numafit__jpath *p, json_t *v, struct pci_request *req) {
+    int rc = 0, minor, r;
+    json_t *d = numafit__jp_unwrap(p, v, "InstancePCIRequest", 4, &minor, &rc), *x, *s;
+    const char *key;
+    size_t old, i;
+    if (!d)
+        return rc;
+    if (!json_is_object(d))
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "a request must be an object, not %s",
+                                numafit__json_type_name(d));
+    json_object_foreach(d, key, x) {
+        unsigned k;
+        for (k = 0; request_fields[k] && strcmp(request_fields[k], key); k++)
+            ;
+        if (!request_fields[k]) {
+            numafit__jp_push(p, key);
+            return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA,
+                                    "not a field of an InstancePCIRequest");
+        }
+    }
+    old = numafit__jp_push(p, "count");
+    if (!(x = json_object_get(d, "count")))
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "\"count\" is required");
+    if ((r = read_count(p, x, &req->count)) < 0)
+        return r;
+    numafit__jp_pop(p, old);
+    old = numafit__jp_push(p, "spec");
+    x = json_object_get(d, "spec");
+    if (!json_is_array(x))
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be an array of objects");
+    if (json_array_size(x) > NUMAFIT_PCI_SPECS_MAX)
+        return numafit__jp_fail(p, -ERANGE, NUMAFIT_E_RANGE, "more than %d specs",
+                                NUMAFIT_PCI_SPECS_MAX);
+    if (json_array_size(x) &&
+        !(req->specs = numafit__calloc(json_array_size(x), sizeof(*req->specs))))
+        return numafit__jp_nomem(p);
+    json_array_foreach(x, i, s) {
+        size_t o2 = numafit__jp_index(p, i);
+        req->nspecs++;
+        if ((r = read_map(p, s, NULL, &req->specs[i].kv, &req->specs[i].n)) < 0)
+            return r;
+        numafit__jp_pop(p, o2);
+    }
+    numafit__jp_pop(p, old);
+    for (unsigned k = 0; k < 3; k++) {
+        static const char *const names[] = {"alias_name", "request_id", "requester_id"};
+        char **dst[] = {&req->alias_name, &req->request_id, &req->requester_id};
+        old = numafit__jp_push(p, names[k]);
+        if ((x = json_object_get(d, names[k])) && (r = read_str(p, x, true, dst[k])) < 0)
+            return r;
+        numafit__jp_pop(p, old);
+    }
+    old = numafit__jp_push(p, "is_new");
+    x = json_object_get(d, "is_new");
+    if (x && !json_is_boolean(x))
+        return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be true or false");
+    req->is_new = json_is_true(x);
+    numafit__jp_pop(p, old);
+    old = numafit__jp_push(p, "numa_policy");
+    if ((r = read_policy(p, json_object_get(d, "numa_policy"), &req->policy)) < 0)
+        return r;
+    numafit__jp_pop(p, old);
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_pci_requests_new_from_json(const char *buf, size_t len, unsigned flags,
+                                                      numafit_pci_requests_t **ret,
+                                                      numafit_error_t *err) {
+    struct numafit__jpath p;
+    numafit_pci_requests_t *reqs = NULL;
+    json_t *doc = NULL, *list = NULL, *v;
+    char *uuid = NULL;
+    size_t i;
+    int r;
+
+    numafit__error_clear(err);
+    if (!buf || !ret || flags) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           flags ? "unknown flag bits" : "a JSON text and ret are required");
+        return -EINVAL;
+    }
+    if ((r = parse_doc("PCI requests", buf, len, &doc, err)) < 0)
+        return r;
+    numafit__jp_init(&p, err);
+    if (json_is_array(doc)) {
+        list = json_incref(doc);
+    } else if (json_is_object(doc)) {
+        int minor;
+        json_t *d = numafit__jp_unwrap(&p, doc, "InstancePCIRequests", 1, &minor, &r), *x;
+        const char *key;
+        if (!d)
+            goto out;
+        json_object_foreach(d, key, x) {
+            if (strcmp(key, "requests") && strcmp(key, "instance_uuid")) {
+                numafit__jp_push(&p, key);
+                r = numafit__jp_fail(&p, -EINVAL, NUMAFIT_E_SCHEMA,
+                                     "not a field of InstancePCIRequests");
+                goto out;
+            }
+        }
+        if ((x = json_object_get(d, "instance_uuid"))) {
+            size_t old = numafit__jp_push(&p, "instance_uuid");
+            if ((r = read_str(&p, x, true, &uuid)) < 0)
+                goto out;
+            numafit__jp_pop(&p, old);
+        }
+        numafit__jp_push(&p, "requests");
+        list = json_object_get(d, "requests");
+        if (!json_is_array(list)) {
+            r = numafit__jp_fail(&p, -EINVAL, NUMAFIT_E_SCHEMA, "must be an array");
+            goto out;
+        }
+        json_incref(list);
+    } else {
+        r = numafit__jp_fail(&p, -EINVAL, NUMAFIT_E_SCHEMA,
+                             "PCI requests must be InstancePCIRequests or a list of requests");
+        goto out;
+    }
+    if (json_array_size(list) > NUMAFIT_PCI_REQUESTS_MAX) {
+        r = numafit__jp_fail(&p, -ERANGE, NUMAFIT_E_RANGE, "more than %d requests",
+                             NUMAFIT_PCI_REQUESTS_MAX);
+        goto out;
+    }
+    reqs = numafit__calloc(1, sizeof(*reqs));
+    if (!reqs || (json_array_size(list) &&
+                  !(reqs->r = numafit__calloc(json_array_size(list), sizeof(*reqs->r))))) {
+        r = numafit__jp_nomem(&p);
+        goto out;
+    }
+    reqs->instance_uuid = uuid;
+    uuid = NULL;
+    json_array_foreach(list, i, v) {
+        size_t old = numafit__jp_index(&p, i);
+        reqs->n++;
+        if ((r = read_request(&p, v, &reqs->r[i])) < 0)
+            goto out;
+        numafit__jp_pop(&p, old);
+    }
+    *ret = reqs;
+    reqs = NULL;
+    r = 0;
+out:
+    free(uuid);
+    numafit_pci_requests_free(reqs);
+    json_decref(list);
+    json_decref(doc);
+    return r;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static json_t *map_json(const struct pci_tag *t, uint32_t n) {
+    json_t *o = json_object();
+    for (uint32_t i = 0; o && i < n; i++)
+        if (numafit__json_put(o, t[i].key, numafit__json_str_or_null(t[i].value)) < 0) {
+            json_decref(o);
+            return NULL;
+        }
+    return o;
+}
+
+NUMAFIT_EXPORT int numafit_pci_pools_to_json(const numafit_pci_pools_t *pools, unsigned flags,
+                                             char **ret, numafit_error_t *err) {
+    json_t *list = json_array(), *doc;
+    bool fail = !list;
+    numafit__error_clear(err);
+    if (!pools || !ret || (flags & ~(unsigned)(NUMAFIT_JSON_INDENT | NUMAFIT_HOST_JSON_STRING))) {
+        json_decref(list);
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "invalid argument");
+        return -EINVAL;
+    }
+    for (uint32_t i = 0; !fail && i < pools->n; i++) {
+        const struct pci_pool *p = &pools->p[i];
+        json_t *d = json_object();
+        fail = !d || numafit__json_put(d, "product_id", json_string(p->product_id)) < 0 ||
+               numafit__json_put(d, "vendor_id", json_string(p->vendor_id)) < 0 ||
+               (p->numa_state != NUMA_ABSENT &&
+                numafit__json_put(d, "numa_node",
+                                  p->numa_state == NUMA_SET ? json_integer(p->numa_node)
+                                                            : json_null()) < 0) ||
+               numafit__json_put(d, "tags", map_json(p->tags, p->ntags)) < 0 ||
+               numafit__json_put(d, "count", json_integer(p->count)) < 0;
+        if (fail) {
+            json_decref(d);
+            break;
+        }
+        fail =
+            json_array_append_new(list, numafit__json_envelope("PciDevicePool", "1.1", d, 0)) < 0;
+    }
+    doc = fail ? NULL : json_pack("{so}", "objects", list);
+    if (fail)
+        json_decref(list);
+    return numafit__json_emit(
+        doc ? numafit__json_envelope("PciDevicePoolList", "1.1", doc, 0) : NULL, flags, ret, err);
+}
+
+NUMAFIT_EXPORT int numafit_pci_requests_to_json(const numafit_pci_requests_t *reqs, unsigned flags,
+                                                char **ret, numafit_error_t *err) {
+    json_t *list = json_array(), *doc;
+    bool fail = !list;
+    numafit__error_clear(err);
+    if (!reqs || !ret || (flags & ~(unsigned)(NUMAFIT_JSON_INDENT | NUMAFIT_HOST_JSON_STRING))) {
+        json_decref(list);
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "invalid argument");
+        return -EINVAL;
+    }
+    for (uint32_t i = 0; !fail && i < reqs->n; i++) {
+        const struct pci_request *q = &reqs->r[i];
+        json_t *d = json_object(), *specs = json_array();
+        fail = !d || !specs;
+        for (uint32_t s = 0; !fail && s < q->nspecs; s++)
+            fail = json_array_append_new(specs, map_json(q->specs[s].kv, q->specs[s].n)) < 0;
+        if (fail) {
+            json_decref(specs);
+            json_decref(d);
+            break;
+        }
+        fail =
+            numafit__json_put(d, "count", json_integer(q->count)) < 0 ||
+            numafit__json_put(d, "spec", specs) < 0 ||
+            numafit__json_put(d, "alias_name", numafit__json_str_or_null(q->alias_name)) < 0 ||
+            numafit__json_put(d, "is_new", json_boolean(q->is_new)) < 0 ||
+            numafit__json_put(d, "request_id", numafit__json_str_or_null(q->request_id)) < 0 ||
+            numafit__json_put(d, "requester_id", numafit__json_str_or_null(q->requester_id)) < 0 ||
+            (q->policy &&
+             numafit__json_put(d, "numa_policy", json_string(policy_names[q->policy])) < 0);
+        if (fail) {
+            json_decref(d);
+            break;
+        }
+        fail = json_array_append_new(list,
+                                     numafit__json_envelope("InstancePCIRequest", "1.4", d, 0)) < 0;
+    }
+    doc = fail ? NULL : json_object();
+    if (doc && ((reqs->instance_uuid &&
+                 numafit__json_put(doc, "instance_uuid", json_string(reqs->instance_uuid)) < 0) ||
+                numafit__json_put(doc, "requests", list) < 0)) {
+        json_decref(doc);
+        doc = NULL;
+    } else if (!doc) {
+        json_decref(list);
+    }
+    return numafit__json_emit(
+        doc ? numafit__json_envelope("InstancePCIRequests", "1.1", doc, 0) : NULL, flags, ret, err);
+}
+
+/* ------------------------------------------------------------ matching */
+
+/* What pool p has under key: PV_NONE (absent or null), PV_STR (*s), PV_INT
+ * (numa_node, count: never equal to a spec's string). */
+enum { PV_NONE, PV_STR, PV_INT };
+
+static int pool_value(const struct pci_pool *p, const char *key, const char **s) {
+    if (!strcmp(key, "vendor_id")) {
+        *s = p->vendor_id;
+        return PV_STR;
+    }
+    if (!strcmp(key, "product_id")) {
+        *s = p->product_id;
+        return PV_STR;
+    }
+    if (!strcmp(key, "numa_node"))
+        return p->numa_state == NUMA_SET ? PV_INT : PV_NONE;
+    if (!strcmp(key, "count"))
+        return PV_INT;
+    for (uint32_t i = 0; i < p->ntags; i++)
+        if (!strcmp(p->tags[i].key, key)) {
+            *s = p->tags[i].value;
+            return *s ? PV_STR : PV_NONE;
+        }
+    return PV_NONE;
+}
+
+/* Python's a.lower() == b.lower() for ASCII (other bytes compared as they are). */
+static bool eq_nocase(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z')
+            x = (unsigned char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = (unsigned char)(y - 'A' + 'a');
+        if (x != y)
+            return false;
+    }
+    return *a == *b;
+}
+
+/* nova's pci_device_prop_match for one spec. */
+static bool spec_matches(const struct pci_pool *p, const struct pci_spec *s) {
+    for (uint32_t i = 0; i < s->n; i++) {
+        const char *pv = NULL;
+        int kind = pool_value(p, s->kv[i].key, &pv);
+        if (!s->kv[i].value ? kind != PV_NONE : kind != PV_STR || !eq_nocase(pv, s->kv[i].value))
+            return false;
+    }
+    return true;
+}
+
+static bool request_matches(const struct pci_pool *p, const struct pci_request *r) {
+    for (uint32_t s = 0; s < r->nspecs; s++)
+        if (spec_matches(p, &r->specs[s]))
+            return true;
+    return false;
+}
+
+/* The value of key in spec s (NULL: absent or null). */
+static const char *spec_get(const struct pci_spec *s, const char *key) {
+    for (uint32_t i = 0; i < s->n; i++)
+        if (!strcmp(s->kv[i].key, key))
+            return s->kv[i].value;
+    return NULL;
+}
+
+static const char *pool_tag(const struct pci_pool *p, const char *key) {
+    for (uint32_t i = 0; i < p->ntags; i++)
+        if (!strcmp(p->tags[i].key, key))
+            return p->tags[i].value;
+    return NULL;
+}
+
+/* oslo's bool_from_string (not strict): "1", "t", "true", "on", "y", "yes"
+ * after stripping white space, in any case; NULL (None) is false. */
+static bool truthy(const char *s) {
+    static const char *const yes[] = {"1", "t", "true", "on", "y", "yes"};
+    size_t n;
+    if (!s)
+        return false;
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r') || *s == '\x1c' || *s == '\x1d' ||
+           *s == '\x1e' || *s == '\x1f')
+        s++;
+    n = strlen(s);
+    while (n && (s[n - 1] == ' ' || (s[n - 1] >= '\t' && s[n - 1] <= '\r') ||
+                 (s[n - 1] >= '\x1c' && s[n - 1] <= '\x1f')))
+        n--;
+    for (unsigned k = 0; k < 6; k++)
+        if (strlen(yes[k]) == n) {
+            size_t i;
+            for (i = 0; i < n; i++) {
+                char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+                if (c != yes[k][i])
+                    break;
+            }
+            if (i == n)
+                return true;
+        }
+    return false;
+}
+
+/* ------------------------------------------------------------ the walk */
+
+/* The state of a check: each pool's count left and whether nova still
+ * has it (a pool is removed when a request empties it). */
+struct walk {
+    const numafit_pci_pools_t *pools;
+    const numafit_host_t *host;
+    const int64_t *cells;
+    size_t ncells;
+    int64_t *left;
+    bool *alive;
+    uint32_t *list, *tmp; /* pool indices */
+};
+
+static int64_t sum(const struct walk *w, const uint32_t *l, uint32_t n) {
+    int64_t s = 0;
+    for (uint32_t i = 0; i < n; i++)
+        s += w->left[l[i]];
+    return s;
+}
+
+static bool on_cells(const struct walk *w, const struct pci_pool *p, bool with_null) {
+    if (p->numa_state != NUMA_SET)
+        return with_null;
+    for (size_t i = 0; i < w->ncells; i++)
+        if (w->cells[i] == p->numa_node)
+            return true;
+    return false;
+}
+
+/* The host cells in the sockets of the guest's cells; false when a host
+ * cell has no socket (nova then finds nothing). */
+static bool in_sockets(const struct walk *w, int64_t node) {
+    int n = w->host ? numafit_host_get_cell_count(w->host) : 0;
+    uint64_t sock;
+    bool node_is_cell = false;
+    for (int c = 0; c < n; c++)
+        if (numafit_host_get_cell_id(w->host, (unsigned)c) == node) {
+            node_is_cell = true;
+            if (numafit_host_get_cell_stat(w->host, (unsigned)c, NUMAFIT_CELL_SOCKET, 0, &sock) < 0)
+                return false;
+            for (int g = 0; g < n; g++) {
+                uint64_t gs;
+                int64_t gid = numafit_host_get_cell_id(w->host, (unsigned)g);
+                bool chosen = false;
+                for (size_t i = 0; i < w->ncells; i++)
+                    chosen = chosen || w->cells[i] == gid;
+                if (chosen &&
+                    numafit_host_get_cell_stat(w->host, (unsigned)g, NUMAFIT_CELL_SOCKET, 0, &gs) ==
+                        0 &&
+                    gs == sock)
+                    return true;
+            }
+        }
+    (void)node_is_cell;
+    return false;
+}
+
+static bool sockets_known(const struct walk *w) {
+    int n = w->host ? numafit_host_get_cell_count(w->host) : 0;
+    uint64_t s;
+    if (!w->host)
+        return false;
+    for (int c = 0; c < n; c++)
+        if (numafit_host_get_cell_stat(w->host, (unsigned)c, NUMAFIT_CELL_SOCKET, 0, &s) < 0)
+            return false;
+    return true;
+}
+
+/* Keep the indices of l (n of them) for which keep() holds, in order. */
+#define FILTER(l, n, cond)                                                                         \
+    do {                                                                                           \
+        uint32_t k_ = 0;                                                                           \
+        for (uint32_t i_ = 0; i_ < (n); i_++) {                                                    \
+            const struct pci_pool *P = &w->pools->p[(l)[i_]];                                      \
+            (void)P;                                                                               \
+            if (cond)                                                                              \
+                (l)[k_++] = (l)[i_];                                                               \
+        }                                                                                          \
+        (n) = k_;                                                                                  \
+    } while (0)
+
+/* nova's _filter_pools_for_numa_cells on l (n), in place. */
+static void numa_filter(struct walk *w, const struct pci_request *r, uint32_t *l, uint32_t *n) {
+    int policy = r->policy ? r->policy : NUMAFIT_PCI_POLICY_LEGACY;
+    uint32_t m = *n;
+    if (!w->ncells)
+        return;
+    memcpy(w->tmp, l, *n * sizeof(*l));
+    FILTER(w->tmp, m, on_cells(w, P, false));
+    if (policy == NUMAFIT_PCI_POLICY_REQUIRED || sum(w, w->tmp, m) >= r->count)
+        goto take;
+    if (policy == NUMAFIT_PCI_POLICY_SOCKET) {
+        m = *n;
+        memcpy(w->tmp, l, *n * sizeof(*l));
+        if (!sockets_known(w))
+            m = 0;
+        FILTER(w->tmp, m, P->numa_state == NUMA_SET && in_sockets(w, P->numa_node));
+        goto take;
+    }
+    m = *n;
+    memcpy(w->tmp, l, *n * sizeof(*l));
+    FILTER(w->tmp, m, on_cells(w, P, true));
+    if (policy == NUMAFIT_PCI_POLICY_LEGACY || sum(w, w->tmp, m) >= r->count)
+        goto take;
+    /* preferred: every pool, those on the cells or of unknown node first */
+    m = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < *n; i++)
+            if (on_cells(w, &w->pools->p[l[i]], true) == !pass)
+                w->tmp[m++] = l[i];
+take:
+    memcpy(l, w->tmp, m * sizeof(*l));
+    *n = m;
+}
+
+/* Apply request r to the state (nova's _filter_pools, then the greedy
+ * take). false with why in err. */
+static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit_error_t *err) {
+    uint32_t *l = w->list, n = 0;
+    int64_t c = r->count;
+    bool pf = false, vdpa = false, rm = false;
+    const char *why = NULL;
+
+    for (uint32_t i = 0; i < w->pools->n; i++)
+        if (w->alive[i] && request_matches(&w->pools->p[i], r))
+            l[n++] = i;
+    if (sum(w, l, n) < c) {
+        why = "devices match its specs";
+        goto fail;
+    }
+    numa_filter(w, r, l, &n);
+    if (sum(w, l, n) < c) {
+        why = "matching devices are on NUMA nodes its policy allows";
+        goto fail;
+    }
+    for (uint32_t s = 0; s < r->nspecs; s++) {
+        const char *dt = spec_get(&r->specs[s], "dev_type");
+        pf = pf || (dt && !strcmp(dt, "type-PF"));
+        vdpa = vdpa || (dt && !strcmp(dt, "vdpa"));
+        rm = rm || truthy(spec_get(&r->specs[s], "remote_managed"));
+    }
+    if (!pf) {
+        FILTER(l, n, !(pool_tag(P, "dev_type") && !strcmp(pool_tag(P, "dev_type"), "type-PF")));
+        if (sum(w, l, n) < c) {
+            why = "of them are not PFs (no spec asks for type-PF)";
+            goto fail;
+        }
+    }
+    if (!vdpa)
+        FILTER(l, n, !(pool_tag(P, "dev_type") && !strcmp(pool_tag(P, "dev_type"), "vdpa")));
+    if (!rm)
+        FILTER(l, n, !truthy(pool_tag(P, "remote_managed")));
+    /* nova counts again here whether or not this step dropped a pool: the
+     * vdpa step before it has no count of its own */
+    if (sum(w, l, n) < c) {
+        why = "of them are neither vdpa nor remote-managed devices (no spec asks for those)";
+        goto fail;
+    }
+    if (!n) {
+        why = "pool matches (none at all, even for a count of 0)";
+        goto fail;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = l[i];
+        if (w->left[p] > c) {
+            w->left[p] -= c;
+            c = 0;
+        } else {
+            c -= w->left[p];
+            w->left[p] = 0;
+            w->alive[p] = false; /* nova removes the pool */
+        }
+        if (!c)
+            break;
+    }
+    return true;
+fail:
+    if (err) {
+        const struct pci_request *q = r;
+        char who[160] = "";
+        if (q->alias_name)
+            snprintf(who, sizeof(who), " (alias %.100s)", q->alias_name);
+        else if (q->requester_id)
+            snprintf(who, sizeof(who), " (port %.100s)", q->requester_id);
+        numafit__error_set(err, NUMAFIT_E_NOFIT, -1, NULL, NULL,
+                           "PCI request %zu%s asks for %" PRId64 " device%s: only %" PRId64 " %s",
+                           ri, who, r->count, r->count == 1 ? "" : "s",
+                           n ? sum(w, l, n) : (int64_t)0, why);
+        snprintf(err->where, sizeof(err->where), "pci_requests/%zu", ri);
+    }
+    return false;
+}
+
+static int check_args(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
+                      const int64_t *cells, size_t ncells, numafit_error_t *err) {
+    numafit__error_clear(err);
+    if (!pools || !reqs || (ncells && !cells) || ncells > 1024) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           "pools, requests and the cell ids (at most 1024) are required");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Run the requests on a fresh state; 1 / 0 / -ENOMEM. */
+static int walk_all(struct walk *w, const numafit_pci_requests_t *reqs, numafit_error_t *err) {
+    uint32_t n = w->pools->n ? w->pools->n : 1;
+    w->left = numafit__malloc(n * sizeof(*w->left));
+    w->alive = numafit__malloc(n * sizeof(*w->alive));
+    w->list = numafit__malloc(n * sizeof(*w->list));
+    w->tmp = numafit__malloc(n * sizeof(*w->tmp));
+    if (!w->left || !w->alive || !w->list || !w->tmp) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < w->pools->n; i++) {
+        w->left[i] = w->pools->p[i].count;
+        w->alive[i] = true;
+    }
+    for (uint32_t r = 0; r < reqs->n; r++)
+        if (!take(w, &reqs->r[r], r, err))
+            return 0;
+    return 1;
+}
+
+static void walk_free(struct walk *w) {
+    free(w->left);
+    free(w->alive);
+    free(w->list);
+    free(w->tmp);
+}
+
+NUMAFIT_EXPORT int numafit_pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
+                                       const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
+                                       size_t ncells, numafit_error_t *err) {
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL};
+    int r = check_args(pools, reqs, cell_ids, ncells, err);
+    if (r < 0)
+        return r;
+    r = walk_all(&w, reqs, err);
+    walk_free(&w);
+    return r;
+}
+
+NUMAFIT_EXPORT int numafit_pci_apply(numafit_pci_pools_t *pools, const numafit_host_t *host,
+                                     const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
+                                     size_t ncells, numafit_error_t *err) {
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL};
+    uint32_t k = 0;
+    int r = check_args(pools, reqs, cell_ids, ncells, err);
+    if (r < 0)
+        return r;
+    r = walk_all(&w, reqs, err);
+    if (r == 1) {
+        /* commit: the counts, and the pools nova removed */
+        for (uint32_t i = 0; i < pools->n; i++) {
+            if (!w.alive[i]) {
+                pool_clear(&pools->p[i]);
+                continue;
+            }
+            pools->p[i].count = w.left[i];
+            pools->p[k++] = pools->p[i];
+        }
+        pools->n = k;
+    }
+    walk_free(&w);
+    return r < 0 ? r : r ? 0 : -ENOSPC;
+}
