@@ -19,34 +19,30 @@
 
 #include <numafit.h>
 
-#define POOL(v, p, node, count, tags)                                                              \
-    "{\"nova_object.name\":\"PciDevicePool\",\"nova_object.namespace\":\"nova\","                  \
-    "\"nova_object.version\":\"1.1\",\"nova_object.data\":{\"vendor_id\":\"" v                     \
-    "\",\"product_id\":\"" p "\",\"numa_node\":" node ",\"count\":" count ",\"tags\":" tags "}}"
-
+/* clang-format off */
 static const char *const seed_pools =
-    "{\"nova_object.name\":\"PciDevicePoolList\",\"nova_object.namespace\":\"nova\","
-    "\"nova_object.version\":\"1.1\",\"nova_object.data\":{\"objects\":[" POOL(
-        "8086", "154c", "0", "4",
-        "{\"dev_type\":\"type-VF\",\"physical_network\":\"physnet1\","
-        "\"remote_managed\":\"false\",\"parent_ifname\":\"ens1f0\"}") "," POOL("8086", "1572", "0",
-                                                                               "1",
-                                                                               "{\"dev_type\":"
-                                                                               "\"type-PF\","
-                                                                               "\"physical_"
-                                                                               "network\":"
-                                                                               "\"physnet1\","
-                                                                               "\"remote_managed\":"
-                                                                               "\"false\"}") "," POOL("10de",
-                                                                                                      "1eb8",
-                                                                                                      "1",
-                                                                                                      "1",
-                                                                                                      "{\"dev_type\":\"type-PCI\"}") "," POOL("8086",
-                                                                                                                                              "154c",
-                                                                                                                                              "null",
-                                                                                                                                              "2",
-                                                                                                                                              "{\"dev_type\":\"type-VF\",\"physical_network\":\"physnet1\","
-                                                                                                                                              "\"remote_managed\":\"false\"}") "]}}";
+    "{\"nova_object.name\": \"PciDevicePoolList\", \"nova_object.namespace\": \"nova\","
+    " \"nova_object.version\": \"1.1\", \"nova_object.data\": {\"objects\": ["
+    "{\"nova_object.name\": \"PciDevicePool\", \"nova_object.namespace\": \"nova\","
+    " \"nova_object.version\": \"1.1\", \"nova_object.data\": {\"vendor_id\": \"8086\","
+    " \"product_id\": \"154c\", \"numa_node\": 0, \"count\": 4, \"tags\": {"
+    "\"dev_type\": \"type-VF\", \"physical_network\": \"physnet1\","
+    " \"remote_managed\": \"false\", \"parent_ifname\": \"ens1f0\"}}},"
+    "{\"nova_object.name\": \"PciDevicePool\", \"nova_object.namespace\": \"nova\","
+    " \"nova_object.version\": \"1.1\", \"nova_object.data\": {\"vendor_id\": \"8086\","
+    " \"product_id\": \"1572\", \"numa_node\": 0, \"count\": 1, \"tags\": {"
+    "\"dev_type\": \"type-PF\", \"physical_network\": \"physnet1\","
+    " \"remote_managed\": \"false\"}}},"
+    "{\"nova_object.name\": \"PciDevicePool\", \"nova_object.namespace\": \"nova\","
+    " \"nova_object.version\": \"1.1\", \"nova_object.data\": {\"vendor_id\": \"10de\","
+    " \"product_id\": \"1eb8\", \"numa_node\": 1, \"count\": 1, \"tags\": {"
+    "\"dev_type\": \"type-PCI\"}}},"
+    "{\"nova_object.name\": \"PciDevicePool\", \"nova_object.namespace\": \"nova\","
+    " \"nova_object.version\": \"1.1\", \"nova_object.data\": {\"vendor_id\": \"8086\","
+    " \"product_id\": \"154c\", \"numa_node\": null, \"count\": 2, \"tags\": {"
+    "\"dev_type\": \"type-VF\", \"physical_network\": \"physnet1\","
+    " \"remote_managed\": \"false\"}}}]}}";
+/* clang-format on */
 
 static numafit_pci_pools_t *pools(void) {
     numafit_pci_pools_t *p = NULL;
