@@ -1,0 +1,155 @@
+/*
+ * libFuzzer target: PCI device pools and requests (numafit_pci_*): their
+ * JSON readers and nova's scheduler rules.
+ *
+ * Input: POOLS_JSON [ NUL REQUESTS_JSON [ NUL CELLS ] ]. CELLS: each byte
+ * a guest cell (its value mod 6: the host's 4 cells, and two ids no cell
+ * has); no third part: no guest cells.
+ * Invariants:
+ *  - a refused input leaves *ret untouched and fills the error text;
+ *  - accepted pools write JSON that reads back to equal pools and the same
+ *    text; a dup is equal; accepted requests write JSON that reads back to
+ *    the same text;
+ *  - on two fixed hosts (sockets known, and a cell per socket) support
+ *    answers 0 or 1; on 0 the error names a request; apply succeeds exactly
+ *    when support says 1, a refused apply (-ENOSPC) changes nothing, a
+ *    successful one leaves no more devices and pools than before, and pools
+ *    that read back. The same without a host (the socket policy then finds
+ *    nothing beyond the guest's cells).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <numafit.h>
+
+#include "invariants.h"
+
+static void check_err(const numafit_error_t *e) {
+    FUZZ_ASSERT(memchr(e->text, '\0', sizeof(e->text)) != NULL);
+    FUZZ_ASSERT(memchr(e->where, '\0', sizeof(e->where)) != NULL);
+    FUZZ_ASSERT(e->text[0] != '\0');
+}
+
+static int64_t total(const numafit_pci_pools_t *p) {
+    int64_t t = 0, c;
+    int n = numafit_pci_pools_get_count(p);
+    for (int i = 0; i < n; i++) {
+        FUZZ_ASSERT(numafit_pci_pools_get(p, (unsigned)i, NULL, NULL, NULL, NULL, &c) == 0);
+        t += c;
+    }
+    return t;
+}
+
+static void round_trip_pools(const numafit_pci_pools_t *p) {
+    numafit_pci_pools_t *back = NULL, *copy = NULL;
+    numafit_error_t e;
+    char *txt = NULL, *txt2 = NULL;
+    FUZZ_ASSERT(numafit_pci_pools_to_json(p, 0, &txt, &e) == 0);
+    FUZZ_ASSERT(numafit_pci_pools_new_from_json(txt, strlen(txt), 0, &back, &e) == 0);
+    FUZZ_ASSERT(numafit_pci_pools_equal(p, back) == 1);
+    FUZZ_ASSERT(numafit_pci_pools_to_json(back, 0, &txt2, &e) == 0);
+    FUZZ_ASSERT(strcmp(txt, txt2) == 0);
+    FUZZ_ASSERT(numafit_pci_pools_dup(p, &copy) == 0);
+    FUZZ_ASSERT(numafit_pci_pools_equal(p, copy) == 1);
+    numafit_free(txt);
+    numafit_free(txt2);
+    numafit_pci_pools_free(back);
+    numafit_pci_pools_free(copy);
+}
+
+static void check_rules(const numafit_pci_pools_t *pools, const numafit_host_t *h,
+                        const numafit_pci_requests_t *reqs, const int64_t *cells, size_t n) {
+    numafit_pci_pools_t *copy = NULL, *before = NULL;
+    numafit_error_t e;
+    int s = numafit_pci_support(pools, h, reqs, cells, n, &e), a;
+    FUZZ_ASSERT(s == 0 || s == 1);
+    if (s == 0) {
+        check_err(&e);
+        FUZZ_ASSERT(strncmp(e.where, "pci_requests/", 13) == 0);
+    }
+    FUZZ_ASSERT(numafit_pci_pools_dup(pools, &copy) == 0);
+    FUZZ_ASSERT(numafit_pci_pools_dup(pools, &before) == 0);
+    a = numafit_pci_apply(copy, h, reqs, cells, n, &e);
+    FUZZ_ASSERT(a == (s ? 0 : -ENOSPC));
+    if (a < 0) {
+        FUZZ_ASSERT(numafit_pci_pools_equal(copy, before) == 1);
+    } else {
+        FUZZ_ASSERT(total(copy) <= total(before));
+        FUZZ_ASSERT(numafit_pci_pools_get_count(copy) <= numafit_pci_pools_get_count(before));
+        round_trip_pools(copy);
+    }
+    numafit_pci_pools_free(copy);
+    numafit_pci_pools_free(before);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static numafit_host_t *hosts[2];
+    const char *buf = (const char *)data;
+    const char *nul = memchr(buf, '\0', size), *nul2 = NULL;
+    size_t plen = nul ? (size_t)(nul - buf) : size, rlen = 0, ncells = 0;
+    numafit_pci_pools_t *pools = (numafit_pci_pools_t *)&pools;
+    numafit_pci_pools_t *const sentinel = pools;
+    numafit_pci_requests_t *reqs = NULL;
+    numafit_error_t e;
+    int64_t cells[64];
+    int rc;
+
+    if (!hosts[0]) {
+        FUZZ_ASSERT(numafit_host_new_synthetic("cells:4 sockets:2 cores:4 mem:16G", 0, &hosts[0],
+                                               NULL) == 0);
+        FUZZ_ASSERT(numafit_host_new_synthetic("cells:4 sockets:4 cores:2 mem:16G", 0, &hosts[1],
+                                               NULL) == 0);
+    }
+    rc = numafit_pci_pools_new_from_json(buf, plen, 0, &pools, &e);
+    if (rc < 0) {
+        FUZZ_ASSERT(pools == sentinel);
+        FUZZ_ASSERT(rc == -EINVAL || rc == -EBADMSG || rc == -ERANGE || rc == -ENOMEM);
+        check_err(&e);
+        return 0;
+    }
+    round_trip_pools(pools);
+    if (nul) {
+        const char *r = nul + 1;
+        size_t left = size - plen - 1;
+        nul2 = memchr(r, '\0', left);
+        rlen = nul2 ? (size_t)(nul2 - r) : left;
+        rc = numafit_pci_requests_new_from_json(r, rlen, 0, &reqs, &e);
+        if (rc < 0) {
+            FUZZ_ASSERT(reqs == NULL);
+            check_err(&e);
+        } else {
+            char *txt = NULL, *txt2 = NULL;
+            numafit_pci_requests_t *back = NULL;
+            FUZZ_ASSERT(numafit_pci_requests_to_json(reqs, 0, &txt, &e) == 0);
+            FUZZ_ASSERT(numafit_pci_requests_new_from_json(txt, strlen(txt), 0, &back, &e) == 0);
+            FUZZ_ASSERT(numafit_pci_requests_to_json(back, 0, &txt2, &e) == 0);
+            FUZZ_ASSERT(strcmp(txt, txt2) == 0);
+            FUZZ_ASSERT(numafit_pci_requests_get_count(back) ==
+                        numafit_pci_requests_get_count(reqs));
+            numafit_free(txt);
+            numafit_free(txt2);
+            numafit_pci_requests_free(back);
+        }
+    }
+    if (reqs) {
+        if (nul2) {
+            const uint8_t *c = (const uint8_t *)nul2 + 1;
+            size_t left = size - (size_t)((const char *)c - buf);
+            for (size_t i = 0; i < left && ncells < 64; i++)
+                cells[ncells++] = c[i] % 6;
+        }
+        for (int k = 0; k < 2; k++) {
+            check_rules(pools, hosts[k], reqs, nul2 ? cells : NULL, nul2 ? ncells : 0);
+            check_rules(pools, NULL, reqs, nul2 ? cells : NULL, nul2 ? ncells : 0);
+        }
+    }
+    numafit_pci_requests_free(reqs);
+    numafit_pci_pools_free(pools);
+    return 0;
+}
