@@ -16,57 +16,17 @@
 
 #include <jansson.h>
 
+#include "flavor.h"
 #include "jsonio.h"
 #include "private.h"
 
 #include <numafit/pci.h>
 
-/* ------------------------------------------------------------ the model */
+#include "pci_internal.h"
 
-struct pci_tag {
-    char *key;
-    char *value; /* NULL: null */
-};
+const char *const numafit__pci_policy_names[] = {NULL, "required", "legacy", "preferred", "socket"};
 
-enum { NUMA_ABSENT, NUMA_NULL, NUMA_SET };
-
-struct pci_pool {
-    char *vendor_id, *product_id;
-    int numa_state; /* NUMA_* */
-    int64_t numa_node;
-    int64_t count;
-    uint32_t ntags;
-    struct pci_tag *tags;
-};
-
-struct numafit_pci_pools {
-    uint32_t n;
-    struct pci_pool *p;
-};
-
-struct pci_spec {
-    uint32_t n;
-    struct pci_tag *kv;
-};
-
-struct pci_request {
-    int64_t count;
-    uint32_t nspecs;
-    struct pci_spec *specs;
-    char *alias_name, *request_id, *requester_id; /* NULL: null */
-    int policy;                                   /* enum numafit_pci_numa_policy */
-    bool is_new;
-};
-
-struct numafit_pci_requests {
-    uint32_t n;
-    struct pci_request *r;
-    char *instance_uuid; /* NULL: none */
-};
-
-static const char *const policy_names[] = {NULL, "required", "legacy", "preferred", "socket"};
-
-static void tags_free(struct pci_tag *t, uint32_t n) {
+void numafit__pci_tags_free(struct pci_tag *t, uint32_t n) {
     for (uint32_t i = 0; t && i < n; i++) {
         free(t[i].key);
         free(t[i].value);
@@ -77,7 +37,7 @@ static void tags_free(struct pci_tag *t, uint32_t n) {
 static void pool_clear(struct pci_pool *p) {
     free(p->vendor_id);
     free(p->product_id);
-    tags_free(p->tags, p->ntags);
+    numafit__pci_tags_free(p->tags, p->ntags);
     memset(p, 0, sizeof(*p));
 }
 
@@ -90,9 +50,9 @@ NUMAFIT_EXPORT void numafit_pci_pools_free(numafit_pci_pools_t *pools) {
     free(pools);
 }
 
-static void request_clear(struct pci_request *r) {
+void numafit__pci_request_clear(struct pci_request *r) {
     for (uint32_t i = 0; r->specs && i < r->nspecs; i++)
-        tags_free(r->specs[i].kv, r->specs[i].n);
+        numafit__pci_tags_free(r->specs[i].kv, r->specs[i].n);
     free(r->specs);
     free(r->alias_name);
     free(r->request_id);
@@ -104,7 +64,7 @@ NUMAFIT_EXPORT void numafit_pci_requests_free(numafit_pci_requests_t *reqs) {
     if (!reqs)
         return;
     for (uint32_t i = 0; i < reqs->n; i++)
-        request_clear(&reqs->r[i]);
+        numafit__pci_request_clear(&reqs->r[i]);
     free(reqs->r);
     free(reqs->instance_uuid);
     free(reqs);
@@ -120,7 +80,7 @@ static char *dup_or_null(const char *s, bool *fail) {
     return d;
 }
 
-static struct pci_tag *tags_dup(const struct pci_tag *t, uint32_t n, bool *fail) {
+struct pci_tag *numafit__pci_tags_dup(const struct pci_tag *t, uint32_t n, bool *fail) {
     struct pci_tag *d;
     if (!n)
         return NULL;
@@ -157,7 +117,7 @@ NUMAFIT_EXPORT int numafit_pci_pools_dup(const numafit_pci_pools_t *pools,
         *p = *s;
         p->vendor_id = dup_or_null(s->vendor_id, &fail);
         p->product_id = dup_or_null(s->product_id, &fail);
-        p->tags = tags_dup(s->tags, s->ntags, &fail);
+        p->tags = numafit__pci_tags_dup(s->tags, s->ntags, &fail);
     }
     if (fail) {
         numafit_pci_pools_free(d);
@@ -344,7 +304,7 @@ static int read_map(struct numafit__jpath *p, const json_t *o, const char *const
     *ret_n = n;
     return 0;
 fail:
-    tags_free(t, n);
+    numafit__pci_tags_free(t, n);
     return r;
 }
 
@@ -568,7 +528,7 @@ static int read_policy(struct numafit__jpath *p, const json_t *v, int *ret) {
     if (!v || json_is_null(v))
         return 0;
     for (int k = 1; k <= NUMAFIT_PCI_POLICY_SOCKET; k++)
-        if (json_is_string(v) && !strcmp(json_string_value(v), policy_names[k])) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), numafit__pci_policy_names[k])) {
             *ret = k;
             return 0;
         }
@@ -803,8 +763,8 @@ NUMAFIT_EXPORT int numafit_pci_requests_to_json(const numafit_pci_requests_t *re
             numafit__json_put(d, "is_new", json_boolean(q->is_new)) < 0 ||
             numafit__json_put(d, "request_id", numafit__json_str_or_null(q->request_id)) < 0 ||
             numafit__json_put(d, "requester_id", numafit__json_str_or_null(q->requester_id)) < 0 ||
-            (q->policy &&
-             numafit__json_put(d, "numa_policy", json_string(policy_names[q->policy])) < 0);
+            (q->policy && numafit__json_put(d, "numa_policy",
+                                            json_string(numafit__pci_policy_names[q->policy])) < 0);
         if (fail) {
             json_decref(d);
             break;
@@ -897,34 +857,6 @@ static const char *pool_tag(const struct pci_pool *p, const char *key) {
         if (!strcmp(p->tags[i].key, key))
             return p->tags[i].value;
     return NULL;
-}
-
-/* oslo's bool_from_string (not strict): "1", "t", "true", "on", "y", "yes"
- * after stripping white space, in any case; NULL (None) is false. */
-static bool truthy(const char *s) {
-    static const char *const yes[] = {"1", "t", "true", "on", "y", "yes"};
-    size_t n;
-    if (!s)
-        return false;
-    while (*s == ' ' || (*s >= '\t' && *s <= '\r') || *s == '\x1c' || *s == '\x1d' ||
-           *s == '\x1e' || *s == '\x1f')
-        s++;
-    n = strlen(s);
-    while (n && (s[n - 1] == ' ' || (s[n - 1] >= '\t' && s[n - 1] <= '\r') ||
-                 (s[n - 1] >= '\x1c' && s[n - 1] <= '\x1f')))
-        n--;
-    for (unsigned k = 0; k < 6; k++)
-        if (strlen(yes[k]) == n) {
-            size_t i;
-            for (i = 0; i < n; i++) {
-                char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
-                if (c != yes[k][i])
-                    break;
-            }
-            if (i == n)
-                return true;
-        }
-    return false;
 }
 
 /* ------------------------------------------------------------ the walk */
@@ -1067,7 +999,7 @@ static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit
         const char *dt = spec_get(&r->specs[s], "dev_type");
         pf = pf || (dt && !strcmp(dt, "type-PF"));
         vdpa = vdpa || (dt && !strcmp(dt, "vdpa"));
-        rm = rm || truthy(spec_get(&r->specs[s], "remote_managed"));
+        rm = rm || numafit__py_bool(spec_get(&r->specs[s], "remote_managed"));
     }
     if (!pf) {
         FILTER(l, n, !(pool_tag(P, "dev_type") && !strcmp(pool_tag(P, "dev_type"), "type-PF")));
@@ -1079,7 +1011,7 @@ static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit
     if (!vdpa)
         FILTER(l, n, !(pool_tag(P, "dev_type") && !strcmp(pool_tag(P, "dev_type"), "vdpa")));
     if (!rm)
-        FILTER(l, n, !truthy(pool_tag(P, "remote_managed")));
+        FILTER(l, n, !numafit__py_bool(pool_tag(P, "remote_managed")));
     /* nova counts again here whether or not this step dropped a pool: the
      * vdpa step before it has no count of its own */
     if (sum(w, l, n) < c) {

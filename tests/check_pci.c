@@ -235,6 +235,81 @@ START_TEST(test_apply) {
 }
 END_TEST
 
+/* requests of a flavor; NULL on a refusal with exception exc */
+static numafit_pci_requests_t *from_flavor(const char *extra, const char *image, const char *conf,
+                                           unsigned flags, const char *exc) {
+    numafit_pci_requests_t *r = NULL;
+    numafit_error_t e;
+    char flavor[512];
+    int rc;
+    snprintf(flavor, sizeof(flavor), "{\"extra_specs\": %s}", extra);
+    rc = numafit_pci_requests_from_flavor(flavor, strlen(flavor), image, image ? strlen(image) : 0,
+                                          conf, conf ? strlen(conf) : 0, flags, &r, &e);
+    if (exc) {
+        ck_assert_msg(rc == -EINVAL && !strcmp(e.exception, exc), "%s: rc %d, %s: %s", extra, rc,
+                      e.exception, e.text);
+        ck_assert_ptr_null(r);
+        return NULL;
+    }
+    ck_assert_msg(rc == 0, "%s: %s %s", extra, e.exception, e.text);
+    return r;
+}
+
+START_TEST(test_from_flavor) {
+    const char *conf = "[pci]\n"
+                       "alias = {\"name\": \"x710\", \"vendor_id\": \"8086\", \"product_id\": "
+                       "\"154c\", \"device_type\": \"type-VF\", \"numa_policy\": \"preferred\"}\n"
+                       "alias = {\"name\": \"t4\", \"vendor_id\": \"10de\", \"product_id\": "
+                       "\"1eb8\", \"live_migratable\": \"Yes\"}\n";
+    const char *old = "[DEFAULT]\npci_alias = {\"name\": \"t4\", \"device_type\": \"type-PCI\"}\n";
+    numafit_pci_requests_t *r;
+    int64_t count;
+    int policy;
+
+    /* two aliases; the alias's policy unless the flavor sets one */
+    r = from_flavor("{\"pci_passthrough:alias\": \"x710:2, t4 :1\"}", NULL, conf, 0, NULL);
+    ck_assert_int_eq(numafit_pci_requests_get_count(r), 2);
+    ck_assert_int_eq(numafit_pci_requests_get(r, 0, &count, &policy), 0);
+    ck_assert_int_eq(count, 2);
+    ck_assert_int_eq(policy, NUMAFIT_PCI_POLICY_PREFERRED);
+    ck_assert_int_eq(numafit_pci_requests_get(r, 1, &count, &policy), 0);
+    ck_assert_int_eq(policy, NUMAFIT_PCI_POLICY_LEGACY);
+    numafit_pci_requests_free(r);
+    r = from_flavor("{\"pci_passthrough:alias\": \"x710:1\", \"hw:pci_numa_affinity_policy\": "
+                    "\"required\"}",
+                    "{\"properties\": {\"hw_pci_numa_affinity_policy\": \"required\"}}", conf, 0,
+                    NULL);
+    ck_assert_int_eq(numafit_pci_requests_get(r, 0, NULL, &policy), 0);
+    ck_assert_int_eq(policy, NUMAFIT_PCI_POLICY_REQUIRED);
+    numafit_pci_requests_free(r);
+    /* no extra spec: no request, and the aliases are not read */
+    r = from_flavor("{}", NULL, "[pci]\nalias = {bad\n", 0, NULL);
+    ck_assert_int_eq(numafit_pci_requests_get_count(r), 0);
+    numafit_pci_requests_free(r);
+    /* nova's refusals */
+    from_flavor("{\"pci_passthrough:alias\": \"nope:1\"}", NULL, conf, 0,
+                "PciRequestAliasNotDefined");
+    from_flavor("{\"pci_passthrough:alias\": \"x710:-1\"}", NULL, conf, 0, "ValueError");
+    from_flavor("{\"pci_passthrough:alias\": \"x710\"}", NULL, conf, 0, "ValueError");
+    from_flavor("{\"pci_passthrough:alias\": \"x710:1\", \"hw:pci_numa_affinity_policy\": "
+                "\"legacy\"}",
+                "{\"properties\": {\"hw_pci_numa_affinity_policy\": \"required\"}}", conf, 0,
+                "ImagePCINUMAPolicyForbidden");
+    from_flavor("{\"pci_passthrough:alias\": \"x710:1\", \"hw:pci_numa_affinity_policy\": "
+                "\"strict\"}",
+                NULL, conf, 0, "InvalidPCINUMAAffinity");
+    /* Zed knows no live_migratable key */
+    from_flavor("{\"pci_passthrough:alias\": \"t4:1\"}", NULL, conf, NUMAFIT_PCI_ZED,
+                "PciInvalidAlias");
+    /* the deprecated [DEFAULT] pci_alias, when [pci] alias is not given; the
+     * latest nova wants vendor_id and product_id in every alias, Zed not */
+    r = from_flavor("{\"pci_passthrough:alias\": \"t4:1\"}", NULL, old, NUMAFIT_PCI_ZED, NULL);
+    ck_assert_int_eq(numafit_pci_requests_get_count(r), 1);
+    numafit_pci_requests_free(r);
+    from_flavor("{\"pci_passthrough:alias\": \"t4:1\"}", NULL, old, 0, "PciInvalidAlias");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pci");
     TCase *tc = tcase_create("api");
@@ -243,6 +318,7 @@ int main(void) {
     tcase_add_test(tc, test_policies);
     tcase_add_test(tc, test_exclusions);
     tcase_add_test(tc, test_apply);
+    tcase_add_test(tc, test_from_flavor);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

@@ -116,6 +116,39 @@ NUMAFIT_EXPORT int numafit_pci_requests_get_count(const numafit_pci_requests_t *
 NUMAFIT_EXPORT int numafit_pci_requests_get(const numafit_pci_requests_t *reqs, unsigned index,
                                             int64_t *count, int *numa_policy);
 
+/** Flags for numafit_pci_requests_from_flavor(). */
+enum numafit_pci_flags {
+    /** Debian 12's nova 26.2.2 (Zed) rules: an alias needs no vendor_id and
+     * product_id, and knows no resource_class, traits or live_migratable */
+    NUMAFIT_PCI_ZED = 1u << 0,
+};
+
+/**
+ * \brief The PCI requests of a flavor and image, as nova makes them when
+ * it builds an instance (get_pci_requests_from_flavor with the policy of
+ * get_pci_numa_policy_constraint): one request per NAME:COUNT of the
+ * flavor's `pci_passthrough:alias` extra spec, with the specs of nova.conf's
+ * `[pci] alias` entry NAME (all entries of that name) and its NUMA policy,
+ * unless the flavor's `hw:pci_numa_affinity_policy` or the image's
+ * `hw_pci_numa_affinity_policy` sets one. The aliases are checked as nova
+ * checks them, and only when the flavor asks for one. No extra spec: no
+ * request. Request ids are left null (nova makes random ones).
+ * \param flavor_json {"extra_specs": {...}} (other members ignored)
+ * \param image_json {"properties": {...}} or NULL
+ * \param nova_conf nova.conf's text (its `[pci] alias` values, else the
+ *   deprecated `[DEFAULT] pci_alias`), or NULL
+ * \return 0; -EINVAL with err->exception nova's class: PciInvalidAlias
+ * (err->where "nova.conf:LINE"), PciRequestAliasNotDefined, ValueError (an
+ * item that is not NAME:COUNT, a count that is not an integer from 0 to
+ * NUMAFIT_PCI_COUNT_MAX), ImagePCINUMAPolicyForbidden,
+ * InvalidPCINUMAAffinity; -EBADMSG, -ERANGE, -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_requests_from_flavor(const char *flavor_json, size_t flavor_len, const char *image_json,
+                                 size_t image_len, const char *nova_conf, size_t conf_len,
+                                 unsigned flags, numafit_pci_requests_t **ret,
+                                 numafit_error_t *reterr);
+
 /**
  * \brief Do the pools satisfy the requests on these host cells? nova's
  * scheduler rules (PciDeviceStats.support_requests): the requests in

@@ -280,6 +280,8 @@ _fn("pci_pools_get_count", [PciPoolsP], c_int, _N)
 _fn("pci_pools_equal", [PciPoolsP, PciPoolsP], c_int, _N)
 _fn("pci_requests_new_from_json", [cp, sz, u, POINTER(PciRequestsP), ErrorP], c_int, _E)
 _fn("pci_requests_to_json", [PciRequestsP, u, StrP, ErrorP], c_int, _E)
+_fn("pci_requests_from_flavor", [cp, sz, cp, sz, cp, sz, u, POINTER(PciRequestsP), ErrorP],
+    c_int, _E)
 _fn("pci_requests_free", [PciRequestsP], None)
 _fn("pci_requests_get_count", [PciRequestsP], c_int, _N)
 _fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)

@@ -5,6 +5,9 @@ import json
 from ctypes import byref, c_int64
 
 from . import _ffi
+from .request import profile_number
+
+PCI_ZED = 1
 
 
 def _text(doc):
@@ -104,6 +107,21 @@ class PciRequests(_ffi.Owned):
         b, n = _ffi.cbuf(_text(doc), "pci requests")
         h = _ffi.PciRequestsP()
         _ffi.pci_requests_new_from_json(b, n, 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
+    @classmethod
+    def from_flavor(cls, flavor, image=None, nova_conf=None, profile="latest"):
+        """The requests nova makes of a flavor's pci_passthrough:alias with
+        nova.conf's [pci] alias entries (nova_conf: its text) and the
+        flavor's or image's PCI NUMA affinity policy; a refusal raises the
+        numafit.errors class named after nova's exception (e.exception)."""
+        fb, fn = _ffi.cbuf(_text(flavor), "flavor")
+        ib, inn = _ffi.cbuf(None if image is None else _text(image), "image", none=True)
+        cb, cn = _ffi.cbuf(nova_conf, "nova_conf", none=True)
+        flags = PCI_ZED if profile_number(profile) == 1 else 0
+        h = _ffi.PciRequestsP()
+        _ffi.pci_requests_from_flavor(fb, fn, ib, inn, cb, cn, flags, byref(h),
+                                      byref(_ffi.Error()))
         return cls(h)
 
     def to_json(self, flags=0):
