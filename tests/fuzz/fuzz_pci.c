@@ -16,6 +16,10 @@
  *    successful one leaves no more devices and pools than before, and pools
  *    that read back. The same without a host (the socket policy then finds
  *    nothing beyond the guest's cells).
+ *  - the second part read as a flavor ({"extra_specs": ...}) with the first
+ *    as nova.conf's text (numafit_pci_requests_from_flavor, both profiles):
+ *    requests that write JSON reading back to the same text, or a refusal
+ *    with a text (with nova's exception class for -EINVAL).
  */
 #include "config.h"
 
@@ -105,6 +109,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                NULL) == 0);
         FUZZ_ASSERT(numafit_host_new_synthetic("cells:4 sockets:4 cores:2 mem:16G", 0, &hosts[1],
                                                NULL) == 0);
+    }
+    if (nul) {
+        const char *n2 = memchr(nul + 1, '\0', size - plen - 1);
+        size_t flen = n2 ? (size_t)(n2 - nul - 1) : size - plen - 1;
+        for (unsigned zed = 0; zed < 2; zed++) {
+            numafit_pci_requests_t *fr = NULL;
+            int frc = numafit_pci_requests_from_flavor(nul + 1, flen, NULL, 0, buf, plen,
+                                                       zed ? NUMAFIT_PCI_ZED : 0, &fr, &e);
+            FUZZ_ASSERT(frc == 0 || frc == -EINVAL || frc == -EBADMSG || frc == -ERANGE ||
+                        frc == -ENOMEM);
+            if (frc < 0) {
+                FUZZ_ASSERT(fr == NULL);
+                check_err(&e);
+                if (frc == -EINVAL && e.code == NUMAFIT_E_REQUEST) {
+                    static const char *const known[] = {"PciInvalidAlias",
+                                                        "PciRequestAliasNotDefined",
+                                                        "ValueError",
+                                                        "ImagePCINUMAPolicyForbidden",
+                                                        "InvalidPCINUMAAffinity",
+                                                        NULL};
+                    bool ok = false;
+                    for (unsigned k = 0; known[k]; k++)
+                        ok = ok || !strcmp(e.exception, known[k]);
+                    FUZZ_ASSERT(ok);
+                }
+            } else {
+                char *t1 = NULL, *t2 = NULL;
+                numafit_pci_requests_t *back = NULL;
+                FUZZ_ASSERT(numafit_pci_requests_to_json(fr, 0, &t1, &e) == 0);
+                FUZZ_ASSERT(numafit_pci_requests_new_from_json(t1, strlen(t1), 0, &back, &e) == 0);
+                FUZZ_ASSERT(numafit_pci_requests_to_json(back, 0, &t2, &e) == 0);
+                FUZZ_ASSERT(strcmp(t1, t2) == 0);
+                numafit_free(t1);
+                numafit_free(t2);
+                numafit_pci_requests_free(back);
+                numafit_pci_requests_free(fr);
+            }
+        }
     }
     rc = numafit_pci_pools_new_from_json(buf, plen, 0, &pools, &e);
     if (rc < 0) {
