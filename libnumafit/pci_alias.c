@@ -558,3 +558,87 @@ out:
     json_decref(image);
     return r;
 }
+
+/* ------------------------------------------------------------ ports */
+
+NUMAFIT_EXPORT int numafit_pci_requests_new(numafit_pci_requests_t **ret) {
+    if (!ret)
+        return -EINVAL;
+    *ret = numafit__calloc(1, sizeof(**ret));
+    return *ret ? 0 : -ENOMEM;
+}
+
+NUMAFIT_EXPORT int numafit_pci_requests_add_port(numafit_pci_requests_t *reqs,
+                                                 const char *vnic_type, const char *physnet,
+                                                 int trusted, const char *port_id,
+                                                 const char *port_policy, int policy,
+                                                 numafit_error_t *err) {
+    static const char *const sriov[] = {
+        "direct", "macvtap", "direct-physical", "virtio-forwarder", "vdpa", "remote-managed", NULL};
+    static const char *const other[] = {
+        "normal", "baremetal", "smart-nic", "accelerator-direct", "accelerator-direct-physical",
+        NULL};
+    struct pci_request *q;
+    struct pci_spec *spec;
+    bool is_sriov = false, known = false;
+    int pol = policy;
+
+    numafit__error_clear(err);
+    if (!reqs || !vnic_type || trusted < -1 || trusted > 1 || policy < NUMAFIT_PCI_POLICY_UNSET ||
+        policy > NUMAFIT_PCI_POLICY_SOCKET) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "invalid argument");
+        return -EINVAL;
+    }
+    for (unsigned k = 0; sriov[k]; k++)
+        is_sriov = is_sriov || !strcmp(vnic_type, sriov[k]);
+    for (unsigned k = 0; other[k]; k++)
+        known = known || !strcmp(vnic_type, other[k]);
+    if (!is_sriov && !known) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "vnic_type", NULL,
+                           "unknown vnic type '%.100s'", vnic_type);
+        return -EINVAL;
+    }
+    if (port_policy && *port_policy) {
+        pol = policy_of(port_policy);
+        if (!pol) {
+            numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "numa_affinity_policy", NULL,
+                               "'%.100s' is not required, legacy, preferred or socket",
+                               port_policy);
+            return -EINVAL;
+        }
+    }
+    if (!is_sriov)
+        return 0;
+    if (reqs->n == NUMAFIT_PCI_REQUESTS_MAX) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, NULL, NULL, "more than %d PCI requests",
+                           NUMAFIT_PCI_REQUESTS_MAX);
+        return -ERANGE;
+    }
+    q = numafit__realloc(reqs->r, (reqs->n + 1) * sizeof(*q));
+    if (!q)
+        goto nomem;
+    reqs->r = q;
+    q = &reqs->r[reqs->n];
+    memset(q, 0, sizeof(*q));
+    q->count = 1;
+    q->policy = pol;
+    spec = q->specs = numafit__calloc(1, sizeof(*q->specs));
+    if (!spec || !(spec->kv = numafit__calloc(4, sizeof(*spec->kv))))
+        goto fail;
+    q->nspecs = 1;
+    if (spec_put(spec, "physical_network", physnet) < 0 ||
+        spec_put(spec, "remote_managed", !strcmp(vnic_type, "remote-managed") ? "True" : "False") <
+            0 ||
+        (!strcmp(vnic_type, "direct-physical") && spec_put(spec, "dev_type", "type-PF") < 0) ||
+        (!strcmp(vnic_type, "vdpa") && spec_put(spec, "dev_type", "vdpa") < 0) ||
+        (trusted >= 0 && spec_put(spec, "trusted", trusted ? "True" : "False") < 0) ||
+        (port_id && !(q->requester_id = numafit__strdup(port_id))))
+        goto fail;
+    reqs->n++;
+    return 1;
+fail:
+    numafit__pci_request_clear(q);
+nomem:
+    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+    return -ENOMEM;
+}

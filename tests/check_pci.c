@@ -310,6 +310,40 @@ START_TEST(test_from_flavor) {
 }
 END_TEST
 
+START_TEST(test_ports) {
+    numafit_pci_requests_t *r = NULL;
+    numafit_pci_pools_t *p = pools();
+    numafit_error_t e;
+    int policy;
+    char *txt = NULL;
+
+    ck_assert_int_eq(numafit_pci_requests_new(&r), 0);
+    /* a direct port on physnet1: a VF (never the PF), the port's policy */
+    ck_assert_int_eq(numafit_pci_requests_add_port(r, "direct", "physnet1", -1, "p1", "required",
+                                                   NUMAFIT_PCI_POLICY_UNSET, &e),
+                     1);
+    /* direct-physical asks for the PF; the flavor's policy when the port has none */
+    ck_assert_int_eq(numafit_pci_requests_add_port(r, "direct-physical", "physnet1", 1, "p2", NULL,
+                                                   NUMAFIT_PCI_POLICY_SOCKET, &e),
+                     1);
+    ck_assert_int_eq(numafit_pci_requests_add_port(r, "normal", NULL, -1, "p3", NULL, 0, &e), 0);
+    ck_assert_int_eq(numafit_pci_requests_add_port(r, "sriov", NULL, -1, "p4", NULL, 0, &e),
+                     -EINVAL);
+    ck_assert_str_eq(e.where, "vnic_type");
+    ck_assert_int_eq(numafit_pci_requests_get_count(r), 2);
+    ck_assert_int_eq(numafit_pci_requests_get(r, 1, NULL, &policy), 0);
+    ck_assert_int_eq(policy, NUMAFIT_PCI_POLICY_SOCKET);
+    ck_assert_int_eq(numafit_pci_requests_to_json(r, 0, &txt, &e), 0);
+    ck_assert_ptr_nonnull(strstr(txt, "\"trusted\":\"True\""));
+    numafit_free(txt);
+    /* the PF asks trusted=True, which the PF pool does not have */
+    ck_assert_int_eq(numafit_pci_support(p, NULL, r, NULL, 0, &e), 0);
+    ck_assert_str_eq(e.where, "pci_requests/1");
+    numafit_pci_requests_free(r);
+    numafit_pci_pools_free(p);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pci");
     TCase *tc = tcase_create("api");
@@ -319,6 +353,7 @@ int main(void) {
     tcase_add_test(tc, test_exclusions);
     tcase_add_test(tc, test_apply);
     tcase_add_test(tc, test_from_flavor);
+    tcase_add_test(tc, test_ports);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

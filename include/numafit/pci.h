@@ -149,6 +149,33 @@ numafit_pci_requests_from_flavor(const char *flavor_json, size_t flavor_len, con
                                  unsigned flags, numafit_pci_requests_t **ret,
                                  numafit_error_t *reterr);
 
+/** \brief Requests with none in them (to add ports to). \return 0, -EINVAL,
+ * -ENOMEM. \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_requests_new(numafit_pci_requests_t **ret);
+
+/**
+ * \brief Add the request nova makes for a neutron port (after the
+ * flavor's, in the order of the instance's ports): a port whose vnic type
+ * is SR-IOV (`direct`, `macvtap`, `direct-physical`, `virtio-forwarder`,
+ * `vdpa`, `remote-managed`) asks for one device of its physical network
+ * (`physical_network`: physnet, null for a tunnelled network),
+ * `remote_managed` "True" for `remote-managed` else "False", `dev_type`
+ * type-PF for `direct-physical` and vdpa for `vdpa`, and `trusted` "True"
+ * or "False" when the port's binding profile sets it. Its NUMA policy: the
+ * port's numa_affinity_policy, else the flavor's or image's (policy, enum
+ * numafit_pci_numa_policy), else none. Other vnic types ask for nothing.
+ * \param trusted -1: not set, 0 or 1
+ * \param port_policy the port's numa_affinity_policy, or NULL
+ * \return 1 (a request added), 0 (the vnic type asks for none), -EINVAL
+ * (an unknown vnic type or port policy: err->where names it), -ERANGE
+ * (more than NUMAFIT_PCI_REQUESTS_MAX), -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_pci_requests_add_port(numafit_pci_requests_t *reqs,
+                                                 const char *vnic_type, const char *physnet,
+                                                 int trusted, const char *port_id,
+                                                 const char *port_policy, int policy,
+                                                 numafit_error_t *reterr);
+
 /**
  * \brief Do the pools satisfy the requests on these host cells? nova's
  * scheduler rules (PciDeviceStats.support_requests): the requests in

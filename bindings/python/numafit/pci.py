@@ -2,12 +2,13 @@
 an instance's PCI requests, and nova's scheduler rules for them
 (doc/pci.md)."""
 import json
-from ctypes import byref, c_int64
+from ctypes import byref, c_char_p, c_int, c_int64
 
 from . import _ffi
 from .request import profile_number
 
 PCI_ZED = 1
+_POLICIES = (None, "required", "legacy", "preferred", "socket")
 
 
 def _text(doc):
@@ -57,6 +58,25 @@ class PciPools(_ffi.Owned):
     def __len__(self):
         with _ffi.hold(self) as (h,):
             return _ffi.pci_pools_get_count(h)
+
+    def __getitem__(self, i):
+        """Pool i: (vendor_id, product_id, numa_node or None, count)."""
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        v, p, known, node, count = c_char_p(), c_char_p(), c_int(), c_int64(), c_int64()
+        with _ffi.hold(self) as (h,):
+            _ffi.pci_pools_get(h, i, byref(v), byref(p), byref(known), byref(node),
+                               byref(count))
+            return (v.value.decode(), p.value.decode(), node.value if known.value else None,
+                    count.value)
+
+    def tag(self, i, key):
+        """Pool i's tag key: its value (None for null); KeyError when absent."""
+        v = c_char_p()
+        with _ffi.hold(self) as (h,):
+            if _ffi.pci_pools_get_tag(h, _ffi.cint(i, "index"), key.encode(), byref(v)) == 0:
+                raise KeyError(key)
+            return None if v.value is None else v.value.decode()
 
     def __copy__(self):
         c = _ffi.PciPoolsP()
@@ -110,6 +130,25 @@ class PciRequests(_ffi.Owned):
         return cls(h)
 
     @classmethod
+    def new(cls):
+        """No requests (add ports with add_port)."""
+        h = _ffi.PciRequestsP()
+        _ffi.pci_requests_new(byref(h))
+        return cls(h)
+
+    def add_port(self, vnic_type, physnet=None, trusted=None, port_id=None, port_policy=None,
+                 policy=None):
+        """The request nova adds for a neutron port (True) or none for a vnic
+        type that is not SR-IOV (False); policy is the flavor's or image's
+        PCI NUMA affinity policy (a port_policy wins)."""
+        pol = 0 if policy is None else _POLICIES.index(policy)
+        t = -1 if trusted is None else (1 if trusted else 0)
+        enc = (lambda x: None if x is None else x.encode())
+        with _ffi.hold(self, write=self) as (h,):
+            return _ffi.pci_requests_add_port(h, enc(vnic_type), enc(physnet), t, enc(port_id),
+                                              enc(port_policy), pol, byref(_ffi.Error())) == 1
+
+    @classmethod
     def from_flavor(cls, flavor, image=None, nova_conf=None, profile="latest"):
         """The requests nova makes of a flavor's pci_passthrough:alias with
         nova.conf's [pci] alias entries (nova_conf: its text) and the
@@ -134,3 +173,12 @@ class PciRequests(_ffi.Owned):
     def __len__(self):
         with _ffi.hold(self) as (h,):
             return _ffi.pci_requests_get_count(h)
+
+    def __getitem__(self, i):
+        """Request i: (count, NUMA policy name or None)."""
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        count, pol = c_int64(), c_int()
+        with _ffi.hold(self) as (h,):
+            _ffi.pci_requests_get(h, i, byref(count), byref(pol))
+        return count.value, _POLICIES[pol.value]
