@@ -89,9 +89,10 @@ static void usage(FILE *o) {
             "  --set OPTION=VALUE     reserved_host_cpus, reserved_host_memory_mb,\n"
             "                         reserved_host_disk_mb, disk_allocation_ratio,\n"
             "                         initial_disk_allocation_ratio (repeatable; after\n"
-            "                         --nova-conf's); the CPU and RAM ratios are --limits'\n"
-            "  --disk-gb N            DISK_GB of hosts without the dump's local_gb (default:\n"
-            "                         none; DISK_GB is planned when every host has one)\n"
+            "                         --nova-conf's); the CPU and RAM ratios, initial ones\n"
+            "                         too, are --limits'\n"
+            "  --disk-gb N            DISK_GB of hosts without the dump's local_gb or a spec's\n"
+            "                         disk: (default: none; planned when every host has one)\n"
             "Output:\n"
             "  --json                 the plan as JSON (doc/plan-json.md)\n"
             "  --svg FILE, --html FILE  pictures of the drawn hosts and a summary chart\n"
@@ -249,13 +250,21 @@ static int inventory_conf(struct plan *pl, const char *conf_path, const char *se
         }
         return 0;
     }
-    if (sets &&
-        (strstr(sets, "cpu_allocation_ratio=") == sets || strstr(sets, "\ncpu_allocation_ratio=") ||
-         strstr(sets, "ram_allocation_ratio=") == sets ||
-         strstr(sets, "\nram_allocation_ratio="))) {
-        plan_err("--set cpu_allocation_ratio / ram_allocation_ratio: the plan takes these "
-                 "from --limits or the dump's columns (nova uses them for both steps)");
-        return PLAN_EXIT_INPUT;
+    /* the CPU and RAM ratios (and the initial ones nova falls back to) are
+     * the NUMA limits' too: one pair for both steps */
+    for (unsigned k = 0; sets && k < 4; k++) {
+        static const char *const ratio_opts[] = {
+            "cpu_allocation_ratio=", "ram_allocation_ratio=", "initial_cpu_allocation_ratio=",
+            "initial_ram_allocation_ratio="};
+        const char *at = strstr(sets, ratio_opts[k]);
+        while (at && at != sets && at[-1] != '\n')
+            at = strstr(at + 1, ratio_opts[k]);
+        if (at) {
+            plan_err("--set %.*s: the plan takes the CPU and RAM ratios from --limits or the "
+                     "dump's columns (nova uses them for both steps)",
+                     (int)strlen(ratio_opts[k]) - 1, ratio_opts[k]);
+            return PLAN_EXIT_INPUT;
+        }
     }
     if (conf_path) {
         if (!strcmp(conf_path, "-")) {
