@@ -393,6 +393,38 @@ static int read_pool(struct numafit__jpath *p, json_t *v, struct pci_pool *pool)
     return r;
 }
 
+/* The elements of a JSON array (at most max, "more than %d WHAT"), each
+ * read by fn into a zeroed array of size-byte elements (*ret, *ret_n; *ret_n
+ * counts the elements started, so the caller frees them on failure too). */
+typedef int (*read_elem_fn)(struct numafit__jpath *p, json_t *v, void *elem);
+
+static int read_array(struct numafit__jpath *p, const json_t *list, size_t max, const char *what,
+                      size_t size, read_elem_fn fn, void **ret, uint32_t *ret_n) {
+    size_t i, n = json_array_size(list);
+    json_t *v;
+    char *a;
+    int r;
+    if (n > max)
+        return numafit__jp_fail(p, -ERANGE, NUMAFIT_E_RANGE, "more than %zu %s", max, what);
+    if (!n)
+        return 0;
+    if (!(a = numafit__calloc(n, size)))
+        return numafit__jp_nomem(p);
+    *ret = a;
+    json_array_foreach((json_t *)list, i, v) {
+        size_t old = numafit__jp_index(p, i);
+        (*ret_n)++;
+        if ((r = fn(p, v, a + i * size)) < 0)
+            return r;
+        numafit__jp_pop(p, old);
+    }
+    return 0;
+}
+
+static int read_pool_elem(struct numafit__jpath *p, json_t *v, void *e) {
+    return read_pool(p, v, e);
+}
+
 static unsigned pool_keys(const struct pci_pool *p) {
     return 3u + (p->numa_state != NUMA_ABSENT) + p->ntags;
 }
@@ -453,8 +485,7 @@ NUMAFIT_EXPORT int numafit_pci_pools_new_from_json(const char *buf, size_t len, 
                                                    numafit_error_t *err) {
     struct numafit__jpath p;
     numafit_pci_pools_t *pools = NULL;
-    json_t *doc = NULL, *list = NULL, *v;
-    size_t i;
+    json_t *doc = NULL, *list = NULL;
     int r;
 
     numafit__error_clear(err);
@@ -491,24 +522,14 @@ NUMAFIT_EXPORT int numafit_pci_pools_new_from_json(const char *buf, size_t len, 
                              "PCI pools must be a PciDevicePoolList, a list of pools or a pool");
         goto out;
     }
-    if (json_array_size(list) > NUMAFIT_PCI_POOLS_MAX) {
-        r = numafit__jp_fail(&p, -ERANGE, NUMAFIT_E_RANGE, "more than %d pools",
-                             NUMAFIT_PCI_POOLS_MAX);
-        goto out;
-    }
     pools = numafit__calloc(1, sizeof(*pools));
-    if (!pools || (json_array_size(list) &&
-                   !(pools->p = numafit__calloc(json_array_size(list), sizeof(*pools->p))))) {
+    if (!pools) {
         r = numafit__jp_nomem(&p);
         goto out;
     }
-    json_array_foreach(list, i, v) {
-        size_t old = numafit__jp_index(&p, i);
-        pools->n++;
-        if ((r = read_pool(&p, v, &pools->p[i])) < 0)
-            goto out;
-        numafit__jp_pop(&p, old);
-    }
+    if ((r = read_array(&p, list, NUMAFIT_PCI_POOLS_MAX, "pools", sizeof(*pools->p), read_pool_elem,
+                        (void **)&pools->p, &pools->n)) < 0)
+        goto out;
     if (sort_pools(pools) < 0) {
         r = numafit__jp_nomem(&p);
         goto out;
@@ -539,11 +560,16 @@ static int read_policy(struct numafit__jpath *p, const json_t *v, int *ret) {
 static const char *const request_fields[] = {"count",       "spec",       "alias_name",   "is_new",
                                              "numa_policy", "request_id", "requester_id", NULL};
 
+static int read_spec_elem(struct numafit__jpath *p, json_t *v, void *e) {
+    struct pci_spec *s = e;
+    return read_map(p, v, NULL, &s->kv, &s->n);
+}
+
 static int read_request(struct numafit__jpath *p, json_t *v, struct pci_request *req) {
     int rc = 0, minor, r;
-    json_t *d = numafit__jp_unwrap(p, v, "InstancePCIRequest", 4, &minor, &rc), *x, *s;
+    json_t *d = numafit__jp_unwrap(p, v, "InstancePCIRequest", 4, &minor, &rc), *x;
     const char *key;
-    size_t old, i;
+    size_t old;
     if (!d)
         return rc;
     if (!json_is_object(d))
@@ -569,19 +595,9 @@ static int read_request(struct numafit__jpath *p, json_t *v, struct pci_request 
     x = json_object_get(d, "spec");
     if (!json_is_array(x))
         return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be an array of objects");
-    if (json_array_size(x) > NUMAFIT_PCI_SPECS_MAX)
-        return numafit__jp_fail(p, -ERANGE, NUMAFIT_E_RANGE, "more than %d specs",
-                                NUMAFIT_PCI_SPECS_MAX);
-    if (json_array_size(x) &&
-        !(req->specs = numafit__calloc(json_array_size(x), sizeof(*req->specs))))
-        return numafit__jp_nomem(p);
-    json_array_foreach(x, i, s) {
-        size_t o2 = numafit__jp_index(p, i);
-        req->nspecs++;
-        if ((r = read_map(p, s, NULL, &req->specs[i].kv, &req->specs[i].n)) < 0)
-            return r;
-        numafit__jp_pop(p, o2);
-    }
+    if ((r = read_array(p, x, NUMAFIT_PCI_SPECS_MAX, "specs", sizeof(*req->specs), read_spec_elem,
+                        (void **)&req->specs, &req->nspecs)) < 0)
+        return r;
     numafit__jp_pop(p, old);
     for (unsigned k = 0; k < 3; k++) {
         static const char *const names[] = {"alias_name", "request_id", "requester_id"};
@@ -604,14 +620,17 @@ static int read_request(struct numafit__jpath *p, json_t *v, struct pci_request 
     return 0;
 }
 
+static int read_request_elem(struct numafit__jpath *p, json_t *v, void *e) {
+    return read_request(p, v, e);
+}
+
 NUMAFIT_EXPORT int numafit_pci_requests_new_from_json(const char *buf, size_t len, unsigned flags,
                                                       numafit_pci_requests_t **ret,
                                                       numafit_error_t *err) {
     struct numafit__jpath p;
     numafit_pci_requests_t *reqs = NULL;
-    json_t *doc = NULL, *list = NULL, *v;
+    json_t *doc = NULL, *list = NULL;
     char *uuid = NULL;
-    size_t i;
     int r;
 
     numafit__error_clear(err);
@@ -657,26 +676,16 @@ NUMAFIT_EXPORT int numafit_pci_requests_new_from_json(const char *buf, size_t le
                              "PCI requests must be InstancePCIRequests or a list of requests");
         goto out;
     }
-    if (json_array_size(list) > NUMAFIT_PCI_REQUESTS_MAX) {
-        r = numafit__jp_fail(&p, -ERANGE, NUMAFIT_E_RANGE, "more than %d requests",
-                             NUMAFIT_PCI_REQUESTS_MAX);
-        goto out;
-    }
     reqs = numafit__calloc(1, sizeof(*reqs));
-    if (!reqs || (json_array_size(list) &&
-                  !(reqs->r = numafit__calloc(json_array_size(list), sizeof(*reqs->r))))) {
+    if (!reqs) {
         r = numafit__jp_nomem(&p);
         goto out;
     }
     reqs->instance_uuid = uuid;
     uuid = NULL;
-    json_array_foreach(list, i, v) {
-        size_t old = numafit__jp_index(&p, i);
-        reqs->n++;
-        if ((r = read_request(&p, v, &reqs->r[i])) < 0)
-            goto out;
-        numafit__jp_pop(&p, old);
-    }
+    if ((r = read_array(&p, list, NUMAFIT_PCI_REQUESTS_MAX, "requests", sizeof(*reqs->r),
+                        read_request_elem, (void **)&reqs->r, &reqs->n)) < 0)
+        goto out;
     *ret = reqs;
     reqs = NULL;
     r = 0;
@@ -880,51 +889,41 @@ static int64_t sum(const struct walk *w, const uint32_t *l, uint32_t n) {
     return s;
 }
 
-static bool on_cells(const struct walk *w, const struct pci_pool *p, bool with_null) {
+static bool node_in(const int64_t *ids, size_t n, const struct pci_pool *p, bool with_null) {
     if (p->numa_state != NUMA_SET)
         return with_null;
-    for (size_t i = 0; i < w->ncells; i++)
-        if (w->cells[i] == p->numa_node)
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == p->numa_node)
             return true;
     return false;
 }
 
-/* The host cells in the sockets of the guest's cells; false when a host
- * cell has no socket (nova then finds nothing). */
-static bool in_sockets(const struct walk *w, int64_t node) {
-    int n = w->host ? numafit_host_get_cell_count(w->host) : 0;
-    uint64_t sock;
-    bool node_is_cell = false;
-    for (int c = 0; c < n; c++)
-        if (numafit_host_get_cell_id(w->host, (unsigned)c) == node) {
-            node_is_cell = true;
-            if (numafit_host_get_cell_stat(w->host, (unsigned)c, NUMAFIT_CELL_SOCKET, 0, &sock) < 0)
-                return false;
-            for (int g = 0; g < n; g++) {
-                uint64_t gs;
-                int64_t gid = numafit_host_get_cell_id(w->host, (unsigned)g);
-                bool chosen = false;
-                for (size_t i = 0; i < w->ncells; i++)
-                    chosen = chosen || w->cells[i] == gid;
-                if (chosen &&
-                    numafit_host_get_cell_stat(w->host, (unsigned)g, NUMAFIT_CELL_SOCKET, 0, &gs) ==
-                        0 &&
-                    gs == sock)
-                    return true;
-            }
-        }
-    (void)node_is_cell;
-    return false;
+static bool on_cells(const struct walk *w, const struct pci_pool *p, bool with_null) {
+    return node_in(w->cells, w->ncells, p, with_null);
 }
 
-static bool sockets_known(const struct walk *w) {
+/* The ids of the host cells in the sockets of the guest's cells (at most
+ * NUMAFIT_CELL_ID_MAX + 1); false when there is no host or a host cell has
+ * no socket: nova then finds nothing. */
+static bool socket_cells(const struct walk *w, int64_t *ids, size_t *ret_n) {
     int n = w->host ? numafit_host_get_cell_count(w->host) : 0;
-    uint64_t s;
-    if (!w->host)
+    uint64_t sock[NUMAFIT_CELL_ID_MAX + 1];
+    size_t k = 0;
+    if (!w->host || n < 0 || n > NUMAFIT_CELL_ID_MAX + 1)
         return false;
     for (int c = 0; c < n; c++)
-        if (numafit_host_get_cell_stat(w->host, (unsigned)c, NUMAFIT_CELL_SOCKET, 0, &s) < 0)
+        if (numafit_host_get_cell_stat(w->host, (unsigned)c, NUMAFIT_CELL_SOCKET, 0, &sock[c]) < 0)
             return false;
+    for (int c = 0; c < n; c++) {
+        bool same = false;
+        for (int g = 0; g < n && !same; g++)
+            for (size_t i = 0; i < w->ncells && !same; i++)
+                same = w->cells[i] == numafit_host_get_cell_id(w->host, (unsigned)g) &&
+                       sock[g] == sock[c];
+        if (same)
+            ids[k++] = numafit_host_get_cell_id(w->host, (unsigned)c);
+    }
+    *ret_n = k;
     return true;
 }
 
@@ -952,11 +951,11 @@ static void numa_filter(struct walk *w, const struct pci_request *r, uint32_t *l
     if (policy == NUMAFIT_PCI_POLICY_REQUIRED || sum(w, w->tmp, m) >= r->count)
         goto take;
     if (policy == NUMAFIT_PCI_POLICY_SOCKET) {
-        m = *n;
+        int64_t ids[NUMAFIT_CELL_ID_MAX + 1];
+        size_t nids = 0;
+        m = socket_cells(w, ids, &nids) ? *n : 0;
         memcpy(w->tmp, l, *n * sizeof(*l));
-        if (!sockets_known(w))
-            m = 0;
-        FILTER(w->tmp, m, P->numa_state == NUMA_SET && in_sockets(w, P->numa_node));
+        FILTER(w->tmp, m, node_in(ids, nids, P, false));
         goto take;
     }
     m = *n;
