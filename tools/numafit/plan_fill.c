@@ -1007,30 +1007,37 @@ nomem:
 /* ------------------------------------------------------------------ one strategy */
 
 /* The classes of host hi's inventory that are full after the mixed fill:
- * less room than any flavor of the mix asks of them (bits by class). */
-static unsigned full_classes(const struct fill *F, size_t hi) {
-    const struct plan *pl = F->pl;
+ * less room than any flavor of the mix asks of them (least[class]; bits
+ * by class). */
+static unsigned full_classes(const struct fill *F, size_t hi, const int64_t *least) {
     unsigned full = 0;
     for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
         numafit_inventory_class_t k;
-        int64_t used = 0, cap, least = 0;
+        int64_t used = 0;
+        if (!least[rc] || numafit_inventory_get_class(F->inv[hi], rc, &k) != 1)
+            continue;
+        numafit_inventory_get_used(F->inv[hi], rc, &used);
+        if (plan_inventory_capacity(&k) - used < least[rc])
+            full |= 1u << rc;
+    }
+    return full;
+}
+
+/* The least amount of each class a flavor of the mix asks (0: none asks). */
+static void least_amounts(const struct fill *F, int64_t *least) {
+    const struct plan *pl = F->pl;
+    for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
+        least[rc] = 0;
         for (unsigned f = 0; f < pl->nflavors; f++) {
             unsigned bits;
             const int64_t *a;
             if (!pl->flavors[f].planned)
                 continue;
             a = flavor_amounts(&pl->flavors[f], F->legacy[f], &bits);
-            if (a[rc] && (!least || a[rc] < least))
-                least = a[rc];
+            if (a[rc] && (!least[rc] || a[rc] < least[rc]))
+                least[rc] = a[rc];
         }
-        if (!least || numafit_inventory_get_class(F->inv[hi], rc, &k) != 1)
-            continue;
-        numafit_inventory_get_used(F->inv[hi], rc, &used);
-        cap = (int64_t)trunc((double)(k.total - k.reserved) * k.allocation_ratio);
-        if (cap - used < least)
-            full |= 1u << rc;
     }
-    return full;
 }
 
 /* Placement's classes after the mixed fill, and the memory of guests
@@ -1039,8 +1046,10 @@ static void summarize_inventory(struct fill *F) {
     const struct plan *pl = F->pl;
     struct plan_classes *c = &F->res->classes;
     struct plan_overcommit *o = &F->res->overcommit;
+    int64_t least[NUMAFIT_RC_COUNT];
+    least_amounts(F, least);
     for (size_t hi = 0; hi < pl->nhosts; hi++) {
-        unsigned full = full_classes(F, hi);
+        unsigned full = full_classes(F, hi, least);
         int first = full ? __builtin_ctz(full) : STOP_NUMA;
         c->hosts_by[first]++;
         for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
@@ -1050,7 +1059,7 @@ static void summarize_inventory(struct fill *F) {
                 continue;
             numafit_inventory_get_used(pl->hosts[hi].inv, rc, &before);
             numafit_inventory_get_used(F->inv[hi], rc, &after);
-            cap = (int64_t)trunc((double)(k.total - k.reserved) * k.allocation_ratio);
+            cap = plan_inventory_capacity(&k);
             c->capacity[rc] += (uint64_t)cap;
             c->used_before[rc] += (uint64_t)before;
             c->used[rc] += (uint64_t)after;

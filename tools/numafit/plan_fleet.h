@@ -311,6 +311,9 @@ const char *plan_stop_name(int stop);
  * bits; at most max); *ret_stop what stops the next one (a class, STOP_TRAIT). */
 uint64_t plan_inventory_room(const numafit_inventory_t *inv, const int64_t *amounts, unsigned bits,
                              uint64_t max, int *ret_stop);
+/* placement's capacity int((total - reserved) x ratio) of a class, within
+ * the library's usage range (0 .. 2^53). */
+int64_t plan_inventory_capacity(const numafit_inventory_class_t *c);
 /* Add k x amounts to the inventory's usage (room checked before). */
 void plan_inventory_take(numafit_inventory_t *inv, const int64_t *amounts, uint64_t k);
 /* Add host hi (filled: h) with nonnuma_mb MiB of guests without NUMA

@@ -38,8 +38,7 @@ const char *plan_stop_name(int stop) {
     }
 }
 
-/* placement's capacity int((total - reserved) x ratio), within the usage range. */
-static int64_t capacity(const numafit_inventory_class_t *c) {
+int64_t plan_inventory_capacity(const numafit_inventory_class_t *c) {
     double cap = trunc((double)(c->total - c->reserved) * c->allocation_ratio);
     return cap >= (double)USED_LIMIT ? USED_LIMIT : cap < 0 ? 0 : (int64_t)cap;
 }
@@ -66,7 +65,7 @@ uint64_t plan_inventory_room(const numafit_inventory_t *inv, const int64_t *amou
             kc = 0;
         } else {
             numafit_inventory_get_used(inv, rc, &used);
-            cap = capacity(&c);
+            cap = plan_inventory_capacity(&c);
             kc = cap > used ? (uint64_t)(cap - used) / (uint64_t)a : 0;
         }
         if (kc < k) {
