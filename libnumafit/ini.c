@@ -1,7 +1,9 @@
 /* The INI reader of nova.conf, with oslo.config's rules (see ini.h). */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ini.h"
@@ -114,6 +116,26 @@ void numafit__ini_clear(struct numafit__ini *ini) {
     numafit__free(ini->text);
     numafit__free(ini->ent);
     memset(ini, 0, sizeof(*ini));
+}
+
+static void oslo_group(const char *in, char *out, size_t n) {
+    size_t i;
+    if (!strcmp(in, "DEFAULT")) {
+        snprintf(out, n, "%s", in);
+        return;
+    }
+    for (i = 0; in[i] && i + 1 < n; i++)
+        out[i] = (char)tolower((unsigned char)in[i]);
+    out[i] = '\0';
+}
+
+int numafit__ini_is(const struct numafit__ini_ent *e, const char *section, const char *key) {
+    char a[64], b[64];
+    if (strcmp(e->key, key) || strlen(e->section) >= sizeof(a))
+        return 0;
+    oslo_group(e->section, a, sizeof(a));
+    oslo_group(section, b, sizeof(b));
+    return !strcmp(a, b);
 }
 
 const char *numafit__ini_get(const struct numafit__ini *ini, const char *section, const char *key) {

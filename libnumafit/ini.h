@@ -40,6 +40,10 @@ int numafit__ini_check_text(const char *text, size_t len, size_t max, const char
 /* The value of section's key (the last one given), or NULL. */
 const char *numafit__ini_get(const struct numafit__ini *ini, const char *section, const char *key);
 
+/* Is e section's key? Section names compare as oslo.config normalises
+ * them: lower-case, but for DEFAULT. */
+int numafit__ini_is(const struct numafit__ini_ent *e, const char *section, const char *key);
+
 /* s without leading and trailing blanks (space, tab, CR, LF); cuts s. */
 char *numafit__trim(char *s);
 

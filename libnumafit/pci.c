@@ -211,7 +211,7 @@ NUMAFIT_EXPORT int numafit_pci_requests_get(const numafit_pci_requests_t *reqs, 
 /* A string field's value as nova's String / nullable-string fields coerce
  * it: a string, an integer (its decimal form), true/false ("True",
  * "False"); null when nullable. *ret NULL for null. */
-static int read_str(struct numafit__jpath *p, const json_t *v, bool nullable, char **ret) {
+int numafit__pci_read_str(struct numafit__jpath *p, const json_t *v, bool nullable, char **ret) {
     char buf[32];
     const char *s = NULL;
     *ret = NULL;
@@ -296,7 +296,7 @@ static int read_map(struct numafit__jpath *p, const json_t *o, const char *const
             goto fail;
         }
         n++;
-        if ((r = read_str(p, v, true, &t[n - 1].value)) < 0)
+        if ((r = numafit__pci_read_str(p, v, true, &t[n - 1].value)) < 0)
             goto fail;
         numafit__jp_pop(p, old);
     }
@@ -330,7 +330,7 @@ static int read_pool(struct numafit__jpath *p, json_t *v, struct pci_pool *pool)
         x = json_object_get(d, f);
         if (!x)
             return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "\"%s\" is required", f);
-        if ((r = read_str(p, x, false, k ? &pool->product_id : &pool->vendor_id)) < 0)
+        if ((r = numafit__pci_read_str(p, x, false, k ? &pool->product_id : &pool->vendor_id)) < 0)
             return r;
         numafit__jp_pop(p, old);
     }
@@ -393,13 +393,9 @@ static int read_pool(struct numafit__jpath *p, json_t *v, struct pci_pool *pool)
     return r;
 }
 
-/* The elements of a JSON array (at most max, "more than %d WHAT"), each
- * read by fn into a zeroed array of size-byte elements (*ret, *ret_n; *ret_n
- * counts the elements started, so the caller frees them on failure too). */
-typedef int (*read_elem_fn)(struct numafit__jpath *p, json_t *v, void *elem);
-
-static int read_array(struct numafit__jpath *p, const json_t *list, size_t max, const char *what,
-                      size_t size, read_elem_fn fn, void **ret, uint32_t *ret_n) {
+int numafit__pci_read_array(struct numafit__jpath *p, const json_t *list, size_t max,
+                            const char *what, size_t size, read_elem_fn fn, void **ret,
+                            uint32_t *ret_n) {
     size_t i, n = json_array_size(list);
     json_t *v;
     char *a;
@@ -430,7 +426,7 @@ static unsigned pool_keys(const struct pci_pool *p) {
 }
 
 /* nova's order: stable by the number of keys (PciDeviceStats sorts by len). */
-static int sort_pools(numafit_pci_pools_t *pools) {
+int numafit__pci_sort_pools(numafit_pci_pools_t *pools) {
     unsigned most = 0;
     struct pci_pool *s;
     uint32_t k = 0;
@@ -452,8 +448,8 @@ static int sort_pools(numafit_pci_pools_t *pools) {
 }
 
 /* A document that is a JSON string holding the document (nova's columns). */
-static int parse_doc(const char *what, const char *buf, size_t len, json_t **ret,
-                     numafit_error_t *err) {
+int numafit__pci_parse_doc(const char *what, const char *buf, size_t len, json_t **ret,
+                           numafit_error_t *err) {
     const struct numafit__json_src src = {what, NUMAFIT__JSON_VALUES_HOST, JSON_DECODE_ANY, ""};
     json_error_t jerr;
     json_t *doc = NULL;
@@ -494,7 +490,7 @@ NUMAFIT_EXPORT int numafit_pci_pools_new_from_json(const char *buf, size_t len, 
                            flags ? "unknown flag bits" : "a JSON text and ret are required");
         return -EINVAL;
     }
-    if ((r = parse_doc("PCI pools", buf, len, &doc, err)) < 0)
+    if ((r = numafit__pci_parse_doc("PCI pools", buf, len, &doc, err)) < 0)
         return r;
     numafit__jp_init(&p, err);
     if (json_is_object(doc) && json_object_get(doc, "nova_object.name")) {
@@ -527,10 +523,10 @@ NUMAFIT_EXPORT int numafit_pci_pools_new_from_json(const char *buf, size_t len, 
         r = numafit__jp_nomem(&p);
         goto out;
     }
-    if ((r = read_array(&p, list, NUMAFIT_PCI_POOLS_MAX, "pools", sizeof(*pools->p), read_pool_elem,
-                        (void **)&pools->p, &pools->n)) < 0)
+    if ((r = numafit__pci_read_array(&p, list, NUMAFIT_PCI_POOLS_MAX, "pools", sizeof(*pools->p),
+                                     read_pool_elem, (void **)&pools->p, &pools->n)) < 0)
         goto out;
-    if (sort_pools(pools) < 0) {
+    if (numafit__pci_sort_pools(pools) < 0) {
         r = numafit__jp_nomem(&p);
         goto out;
     }
@@ -595,15 +591,16 @@ static int read_request(struct numafit__jpath *p, json_t *v, struct pci_request 
     x = json_object_get(d, "spec");
     if (!json_is_array(x))
         return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA, "must be an array of objects");
-    if ((r = read_array(p, x, NUMAFIT_PCI_SPECS_MAX, "specs", sizeof(*req->specs), read_spec_elem,
-                        (void **)&req->specs, &req->nspecs)) < 0)
+    if ((r = numafit__pci_read_array(p, x, NUMAFIT_PCI_SPECS_MAX, "specs", sizeof(*req->specs),
+                                     read_spec_elem, (void **)&req->specs, &req->nspecs)) < 0)
         return r;
     numafit__jp_pop(p, old);
     for (unsigned k = 0; k < 3; k++) {
         static const char *const names[] = {"alias_name", "request_id", "requester_id"};
         char **dst[] = {&req->alias_name, &req->request_id, &req->requester_id};
         old = numafit__jp_push(p, names[k]);
-        if ((x = json_object_get(d, names[k])) && (r = read_str(p, x, true, dst[k])) < 0)
+        if ((x = json_object_get(d, names[k])) &&
+            (r = numafit__pci_read_str(p, x, true, dst[k])) < 0)
             return r;
         numafit__jp_pop(p, old);
     }
@@ -639,7 +636,7 @@ NUMAFIT_EXPORT int numafit_pci_requests_new_from_json(const char *buf, size_t le
                            flags ? "unknown flag bits" : "a JSON text and ret are required");
         return -EINVAL;
     }
-    if ((r = parse_doc("PCI requests", buf, len, &doc, err)) < 0)
+    if ((r = numafit__pci_parse_doc("PCI requests", buf, len, &doc, err)) < 0)
         return r;
     numafit__jp_init(&p, err);
     if (json_is_array(doc)) {
@@ -660,7 +657,7 @@ NUMAFIT_EXPORT int numafit_pci_requests_new_from_json(const char *buf, size_t le
         }
         if ((x = json_object_get(d, "instance_uuid"))) {
             size_t old = numafit__jp_push(&p, "instance_uuid");
-            if ((r = read_str(&p, x, true, &uuid)) < 0)
+            if ((r = numafit__pci_read_str(&p, x, true, &uuid)) < 0)
                 goto out;
             numafit__jp_pop(&p, old);
         }
@@ -683,8 +680,9 @@ NUMAFIT_EXPORT int numafit_pci_requests_new_from_json(const char *buf, size_t le
     }
     reqs->instance_uuid = uuid;
     uuid = NULL;
-    if ((r = read_array(&p, list, NUMAFIT_PCI_REQUESTS_MAX, "requests", sizeof(*reqs->r),
-                        read_request_elem, (void **)&reqs->r, &reqs->n)) < 0)
+    if ((r = numafit__pci_read_array(&p, list, NUMAFIT_PCI_REQUESTS_MAX, "requests",
+                                     sizeof(*reqs->r), read_request_elem, (void **)&reqs->r,
+                                     &reqs->n)) < 0)
         goto out;
     *ret = reqs;
     reqs = NULL;

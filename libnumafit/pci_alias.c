@@ -305,13 +305,14 @@ out:
     return r;
 }
 
-/* nova.conf's [pci] alias values (else the deprecated [DEFAULT] pci_alias). */
+/* nova.conf's alias values in oslo.config's order for an option with a
+ * deprecated name: those of [DEFAULT] pci_alias, then those of [pci]
+ * alias, each in the file's order. */
 static int read_aliases(const char *conf, size_t len, bool latest, struct aliases *al,
                         numafit_error_t *err) {
+    static const char *const names[2][2] = {{"DEFAULT", "pci_alias"}, {"pci", "alias"}};
     struct numafit__ini ini;
-    const char *section = "pci", *key = "alias";
-    bool any = false;
-    int r;
+    int r = 0;
     if (!conf)
         return 0;
     if ((r = numafit__ini_check_text(conf, len, NUMAFIT_NOVA_CONF_MAX, "nova_conf", err)) < 0)
@@ -320,16 +321,10 @@ static int read_aliases(const char *conf, size_t len, bool latest, struct aliase
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
         return -ENOMEM;
     }
-    for (uint32_t i = 0; i < ini.nent && !any; i++)
-        any = !strcmp(ini.ent[i].section, "pci") && !strcmp(ini.ent[i].key, "alias");
-    if (!any) {
-        section = "DEFAULT";
-        key = "pci_alias";
-    }
-    for (uint32_t i = 0; i < ini.nent; i++)
-        if (!strcmp(ini.ent[i].section, section) && !strcmp(ini.ent[i].key, key) &&
-            (r = add_alias(al, ini.ent[i].value, ini.ent[i].line, latest, err)) < 0)
-            break;
+    for (unsigned k = 0; k < 2 && r == 0; k++)
+        for (uint32_t i = 0; i < ini.nent && r == 0; i++)
+            if (numafit__ini_is(&ini.ent[i], names[k][0], names[k][1]))
+                r = add_alias(al, ini.ent[i].value, ini.ent[i].line, latest, err);
     numafit__ini_clear(&ini);
     if (r < 0)
         return r;

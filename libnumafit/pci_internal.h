@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include <numafit/pci.h>
 
 struct pci_tag {
@@ -48,6 +50,58 @@ struct numafit_pci_requests {
     struct pci_request *r;
     char *instance_uuid; /* NULL: none */
 };
+
+/* A PCI device as nova's virt driver reports it (one dict of the
+ * pci_passthrough_devices JSON), with the sysfs facts nova's device_spec
+ * reads beside it (ifname, sriov_totalvfs, sriov_vf_device). */
+struct pci_device {
+    char *address;          /* "DOMAIN:BUS:SLOT.FUNCTION", lower-case hex */
+    char *vendor_id;        /* four lower-case hex digits */
+    char *product_id;       /* four lower-case hex digits */
+    char *dev_type;         /* "type-PCI", "type-PF", "type-VF" or "vdpa" */
+    int numa_state;         /* NUMA_ABSENT / NUMA_NULL / NUMA_SET */
+    int64_t numa_node;      /* when NUMA_SET */
+    char *parent_addr;      /* a VF's (or vdpa's) PF address, NULL: none */
+    char *parent_ifname;    /* the PF's network interface (a VF), NULL: none */
+    char *dev_id;           /* "pci_0000_81_00_1", NULL: none */
+    char *label;            /* "label_8086_1520", NULL: none */
+    char *card_serial;      /* capabilities.vpd.card_serial_number, NULL: none */
+    char *ifname;           /* the device's own network interface, NULL: none */
+    int64_t sriov_totalvfs; /* sysfs sriov_totalvfs, -1: unknown / none */
+    char *sriov_vf_device;  /* sysfs sriov_vf_device (a PF), NULL: none */
+    json_t *capabilities;   /* the dict as read (NULL: none), written back */
+};
+
+struct numafit_pci_devices {
+    uint32_t n, cap;
+    struct pci_device *d;
+};
+
+/* Add a copy of *dev (its strings and capabilities are copied; dev is not
+ * taken). Returns 0, -ERANGE (more than NUMAFIT_PCI_DEVICES_MAX), -ENOMEM. */
+int numafit__pci_devices_add(struct numafit_pci_devices *devs, const struct pci_device *dev);
+void numafit__pci_device_clear(struct pci_device *d);
+/* DOMAIN:BB:SS.F in hexadecimal, a domain of 4 to 8 digits. */
+bool numafit__pci_address_valid(const char *s);
+
+/* pci.c's JSON readers, shared by pci_devices.c and pci_spec.c. */
+struct numafit__jpath;
+/* A string field as nova's string fields coerce it (integers, booleans);
+ * null only when nullable (*ret NULL). */
+int numafit__pci_read_str(struct numafit__jpath *p, const json_t *v, bool nullable, char **ret);
+/* The elements of a JSON array (at most max, "more than %zu WHAT"), each
+ * read by fn into a zeroed array of size-byte elements (*ret, *ret_n; *ret_n
+ * counts the elements started, so the caller frees them on failure too). */
+typedef int (*read_elem_fn)(struct numafit__jpath *p, json_t *v, void *elem);
+int numafit__pci_read_array(struct numafit__jpath *p, const json_t *list, size_t max,
+                            const char *what, size_t size, read_elem_fn fn, void **ret,
+                            uint32_t *ret_n);
+/* Parse a document, also one held in a JSON string (nova's DB columns). */
+struct numafit_error;
+int numafit__pci_parse_doc(const char *what, const char *buf, size_t len, json_t **ret,
+                           struct numafit_error *err);
+/* nova's pool order: stable by the number of keys. -ENOMEM. */
+int numafit__pci_sort_pools(struct numafit_pci_pools *pools);
 
 /* nova's names of enum numafit_pci_numa_policy (index 0: unset, NULL). */
 extern const char *const numafit__pci_policy_names[];

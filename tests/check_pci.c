@@ -307,6 +307,24 @@ START_TEST(test_from_flavor) {
     ck_assert_int_eq(numafit_pci_requests_get_count(r), 1);
     numafit_pci_requests_free(r);
     from_flavor("{\"pci_passthrough:alias\": \"t4:1\"}", NULL, old, 0, "PciInvalidAlias");
+    /* both names: oslo.config merges them, the deprecated name's values
+     * first, and a [PCI] section is [pci] */
+    {
+        char *js = NULL;
+        const char *both = "[PCI]\nalias = {\"name\": \"t4\", \"vendor_id\": \"10de\", "
+                           "\"product_id\": \"1eb8\", \"device_type\": \"type-PCI\"}\n"
+                           "[DEFAULT]\npci_alias = {\"name\": \"t4\", "
+                           "\"device_type\": \"type-PCI\"}\n";
+        numafit_error_t e;
+        r = from_flavor("{\"pci_passthrough:alias\": \"t4:1\"}", NULL, both, NUMAFIT_PCI_ZED, NULL);
+        ck_assert_int_eq(numafit_pci_requests_get_count(r), 1);
+        ck_assert_int_eq(numafit_pci_requests_to_json(r, 0, &js, &e), 0);
+        /* the [DEFAULT] spec (no vendor) first, then the [pci] one */
+        ck_assert_ptr_nonnull(strstr(js, "\"spec\":[{\"dev_type\":\"type-PCI\"},{"));
+        ck_assert_ptr_nonnull(strstr(js, "1eb8"));
+        numafit_free(js);
+        numafit_pci_requests_free(r);
+    }
 }
 END_TEST
 

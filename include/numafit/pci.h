@@ -177,6 +177,112 @@ NUMAFIT_EXPORT int numafit_pci_requests_add_port(numafit_pci_requests_t *reqs,
                                                  numafit_error_t *reterr);
 
 /**
+ * A host's PCI devices (opaque), as nova's virt driver reports them to the
+ * resource tracker (the pci_passthrough_devices JSON: one dict per
+ * device with address, vendor_id, product_id, dev_type, numa_node,
+ * parent_addr, parent_ifname, capabilities...), before nova.conf's
+ * `[pci] device_spec` picks the assignable ones and groups them into
+ * pools (numafit_pci_pools_new_from_devices()).
+ */
+typedef struct numafit_pci_devices numafit_pci_devices_t;
+
+#define NUMAFIT_PCI_DEVICES_MAX 65536 /**< devices of a host */
+
+/**
+ * \brief Read a host's devices: nova's pci_passthrough_devices JSON (a
+ * list of device dicts, also inside a JSON string). Each needs `address`
+ * (DOMAIN:BUS:SLOT.FUNCTION in hexadecimal, a domain of 4 to 8 digits),
+ * `vendor_id` and `product_id` (four hexadecimal digits) and `dev_type`
+ * (`type-PCI`, `type-PF`, `type-VF`, `vdpa`); `numa_node` (an integer or
+ * null), `parent_addr`, `parent_ifname`, `dev_id`, `label` and
+ * `capabilities` (its `vpd.card_serial_number` is read) are optional.
+ * libnumafit's own members `ifname` (the device's network interface),
+ * `sriov_totalvfs` and `sriov_vf_device` carry the sysfs facts nova's
+ * device_spec reads (devname, PF addresses); the discovery functions write
+ * them and nova ignores them. \return 0, -EBADMSG, -EINVAL (err->where
+ * names the field), -ERANGE, -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_devices_new_from_json(const char *buf, size_t len,
+                                                                       unsigned flags,
+                                                                       numafit_pci_devices_t **ret,
+                                                                       numafit_error_t *reterr);
+/** \brief The devices as that JSON list (NUMAFIT_JSON_INDENT allowed).
+ * \ownership owned (numafit_free) */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_devices_to_json(const numafit_pci_devices_t *devs,
+                                                                 unsigned flags, char **ret_json,
+                                                                 numafit_error_t *reterr);
+/** Free devices (NULL is fine). */
+NUMAFIT_EXPORT void numafit_pci_devices_free(numafit_pci_devices_t *devs);
+/** \return the number of devices, -EINVAL. */
+NUMAFIT_EXPORT int numafit_pci_devices_get_count(const numafit_pci_devices_t *devs);
+/**
+ * \brief Device index's fields (any pointer may be NULL; *parent_addr is
+ * NULL when it has none; *numa_node -1 with *numa_known 0 when unknown).
+ * \return 0, -EINVAL. \ownership borrowed
+ */
+NUMAFIT_EXPORT int numafit_pci_devices_get(const numafit_pci_devices_t *devs, unsigned index,
+                                           const char **address, const char **vendor_id,
+                                           const char **product_id, const char **dev_type,
+                                           int *numa_known, int64_t *numa_node,
+                                           const char **parent_addr);
+
+/**
+ * \brief A host's devices from a captured or live sysfs:
+ * ROOT/sys/bus/pci/devices/ADDRESS (vendor, device, numa_node, class,
+ * physfn, virtfn*, sriov_totalvfs, sriov_vf_device, net/) as libvirt and
+ * nova read them (doc/pci.md). \param root "/" for this machine.
+ * \return 0, -ENOENT (no ROOT/sys/bus/pci/devices), -EINVAL, -EIO,
+ * -ERANGE, -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_devices_new_from_sysfs(const char *root,
+                                                                        unsigned flags,
+                                                                        numafit_pci_devices_t **ret,
+                                                                        numafit_error_t *reterr);
+/**
+ * \brief A host's devices from libvirt's node device XML documents (what
+ * `virsh nodedev-dumpxml` prints, for the pci, net and vdpa devices), as
+ * nova's libvirt driver reads them. \param xml n documents, \param len their
+ * lengths. \return 0, -EBADMSG, -EINVAL, -ERANGE, -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_devices_new_from_nodedev_xml(const char *const *xml, const size_t *len, size_t n,
+                                         unsigned flags, numafit_pci_devices_t **ret,
+                                         numafit_error_t *reterr);
+/**
+ * \brief A host's devices from a live libvirt connection, as nova's
+ * libvirt driver lists them: virConnectOpenReadOnly (uri; NULL = libvirt's
+ * default), virConnectListAllNodeDevices for the PCI, net and (libvirt
+ * 6.9.0 and later) vdpa devices, and each one's XML read as
+ * numafit_pci_devices_new_from_nodedev_xml() reads it (a device gone
+ * since the listing is skipped). Blocking.
+ * \return as numafit_pci_devices_new_from_nodedev_xml(), plus -ECONNREFUSED
+ * (the connection cannot be opened or read; reterr->text has libvirt's
+ * message) and -ENOTSUP (built without libvirt). \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_devices_new_from_libvirt(const char *uri, unsigned flags, numafit_pci_devices_t **ret,
+                                     numafit_error_t *reterr);
+
+/**
+ * \brief The pools nova's compute node reports for these devices: the
+ * devices nova.conf's `[pci] device_spec` entries match (also the
+ * deprecated `[pci] passthrough_whitelist` and `[DEFAULT]
+ * pci_passthrough_whitelist`, merged as oslo.config merges them), each in
+ * the pool of its vendor_id, product_id, numa_node, dev_type, the tags of
+ * the first entry that matches it, its parent_ifname and remote_managed
+ * (and with the latest profile its PF's or own address), in nova's order.
+ * No device_spec: no pools. \param flags NUMAFIT_PCI_ZED for Debian 12's nova.
+ * \return 0; -EINVAL with err->exception nova's class (PciConfigInvalidSpec,
+ * PciDeviceWrongAddressFormat, PciDeviceInvalidDeviceName,
+ * PciDeviceRemoteManagedNotPresent, PciDeviceInvalidPFRemoteManaged;
+ * err->where "nova.conf:LINE"); -EBADMSG, -ERANGE, -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_pools_new_from_devices(const numafit_pci_devices_t *devs, const char *nova_conf,
+                                   size_t conf_len, unsigned flags, numafit_pci_pools_t **ret,
+                                   numafit_error_t *reterr);
+
+/**
  * \brief Do the pools satisfy the requests on these host cells? nova's
  * scheduler rules (PciDeviceStats.support_requests): the requests in
  * order, each taking its devices from the pools left by those before it;

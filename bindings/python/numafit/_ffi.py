@@ -89,6 +89,10 @@ class _PciRequests(Structure):
     pass
 
 
+class _PciDevices(Structure):
+    pass
+
+
 class InventoryClass(Structure):
     """numafit_inventory_class_t: one class's placement inventory record."""
     _fields_ = [("total", c_int64), ("reserved", c_int64), ("min_unit", c_int64),
@@ -105,6 +109,7 @@ DomconfP = POINTER(_Domconf)
 InventoryP = POINTER(_Inventory)
 PciPoolsP = POINTER(_PciPools)
 PciRequestsP = POINTER(_PciRequests)
+PciDevicesP = POINTER(_PciDevices)
 ErrorP = POINTER(Error)
 StrP = POINTER(c_void_p)  # char **ret_json: read with take_string()
 
@@ -290,6 +295,18 @@ _fn("pci_requests_from_flavor", [cp, sz, cp, sz, cp, sz, u, POINTER(PciRequestsP
 _fn("pci_requests_free", [PciRequestsP], None)
 _fn("pci_requests_get_count", [PciRequestsP], c_int, _N)
 _fn("pci_requests_get", [PciRequestsP, u, POINTER(c_int64), POINTER(c_int)], c_int, _N)
+_fn("pci_devices_new_from_json", [cp, sz, u, POINTER(PciDevicesP), ErrorP], c_int, _E)
+_fn("pci_devices_to_json", [PciDevicesP, u, StrP, ErrorP], c_int, _E)
+if hasattr(lib, "numafit_pci_devices_new_from_sysfs"):  # TEMP until pci_sysfs.c lands
+    _fn("pci_devices_new_from_sysfs", [cp, u, POINTER(PciDevicesP), ErrorP], c_int, _E)
+    _fn("pci_devices_new_from_nodedev_xml", [POINTER(c_char_p), POINTER(sz), sz, u,
+                                             POINTER(PciDevicesP), ErrorP], c_int, _E)
+_fn("pci_devices_free", [PciDevicesP], None)
+_fn("pci_devices_get_count", [PciDevicesP], c_int, _N)
+_fn("pci_devices_get", [PciDevicesP, u, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_char_p),
+                        POINTER(c_char_p), POINTER(c_int), POINTER(c_int64), POINTER(c_char_p)],
+    c_int, _N)
+_fn("pci_pools_new_from_devices", [PciDevicesP, cp, sz, u, POINTER(PciPoolsP), ErrorP], c_int, _E)
 _fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 _fn("pci_apply", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 

@@ -2,7 +2,8 @@
 an instance's PCI requests, and nova's scheduler rules for them
 (doc/pci.md)."""
 import json
-from ctypes import byref, c_char_p, c_int, c_int64
+import os
+from ctypes import byref, c_char_p, c_int, c_int64, c_size_t
 
 from . import _ffi
 from .request import profile_number
@@ -37,6 +38,18 @@ class PciPools(_ffi.Owned):
         b, n = _ffi.cbuf(_text(doc), "pci pools")
         h = _ffi.PciPoolsP()
         _ffi.pci_pools_new_from_json(b, n, 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
+    @classmethod
+    def from_devices(cls, devices, nova_conf=None, profile="latest"):
+        """The pools nova's compute node reports for devices (PciDevices)
+        under nova.conf's [pci] device_spec (nova_conf: its text); a refusal
+        raises the numafit.errors class named after nova's exception."""
+        cb, cn = _ffi.cbuf(nova_conf, "nova_conf", none=True)
+        flags = PCI_ZED if profile_number(profile) == 1 else 0
+        h = _ffi.PciPoolsP()
+        with _ffi.hold(devices) as (d,):
+            _ffi.pci_pools_new_from_devices(d, cb, cn, flags, byref(h), byref(_ffi.Error()))
         return cls(h)
 
     def to_json(self, flags=0):
@@ -111,6 +124,67 @@ class PciPools(_ffi.Owned):
         arr, n = _cells(cells)
         with _ffi.hold(self, requests, host, write=self) as (p, r, hh):
             _ffi.pci_apply(p, hh, r, arr, n, byref(_ffi.Error()))
+
+
+class PciDevices(_ffi.Owned):
+    """A host's PCI devices as nova's virt driver reports them (the
+    pci_passthrough_devices JSON), before nova.conf's device_spec."""
+    _free = "pci_devices_free"
+
+    def __init__(self, handle):
+        self._h = handle
+
+    @classmethod
+    def from_json(cls, doc):
+        """nova's list of device dicts (a list, or its JSON text)."""
+        b, n = _ffi.cbuf(_text(doc), "pci devices")
+        h = _ffi.PciDevicesP()
+        _ffi.pci_devices_new_from_json(b, n, 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
+    @classmethod
+    def from_sysfs(cls, root="/"):
+        """The devices of ROOT/sys/bus/pci/devices (a captured or live sysfs)."""
+        h = _ffi.PciDevicesP()
+        _ffi.pci_devices_new_from_sysfs(os.fsencode(root), 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
+    @classmethod
+    def from_nodedev_xml(cls, docs):
+        """The devices of libvirt's node device XML documents (a list of
+        texts: the pci, net and vdpa devices of `virsh nodedev-dumpxml`)."""
+        enc = [d.encode() if isinstance(d, str) else bytes(d) for d in docs]
+        arr = (c_char_p * max(len(enc), 1))(*enc)
+        lens = (c_size_t * max(len(enc), 1))(*[len(d) for d in enc])
+        h = _ffi.PciDevicesP()
+        _ffi.pci_devices_new_from_nodedev_xml(arr, lens, len(enc), 0, byref(h),
+                                              byref(_ffi.Error()))
+        return cls(h)
+
+    def to_json(self, flags=0):
+        with _ffi.hold(self) as (h,):
+            return _ffi.call_str(_ffi.pci_devices_to_json, h, _ffi.cint(flags, "flags"))
+
+    def to_list(self):
+        return json.loads(self.to_json())
+
+    def __len__(self):
+        with _ffi.hold(self) as (h,):
+            return _ffi.pci_devices_get_count(h)
+
+    def __getitem__(self, i):
+        """Device i: (address, vendor_id, product_id, dev_type, numa_node or
+        None, parent_addr or None)."""
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        a, v, p, t, pa = c_char_p(), c_char_p(), c_char_p(), c_char_p(), c_char_p()
+        known, node = c_int(), c_int64()
+        with _ffi.hold(self) as (h,):
+            _ffi.pci_devices_get(h, i, byref(a), byref(v), byref(p), byref(t), byref(known),
+                                 byref(node), byref(pa))
+            return (a.value.decode(), v.value.decode(), p.value.decode(), t.value.decode(),
+                    node.value if known.value else None,
+                    None if pa.value is None else pa.value.decode())
 
 
 class PciRequests(_ffi.Owned):
