@@ -13,6 +13,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,259 @@ START_TEST(test_ports) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ devices */
+
+/* A host: an X710 PF (ens1f0, 64 VFs possible, VF product 154c) with two
+ * VFs on node 1, a second port without VFs, a T4 GPU on node 0 and one
+ * behind a 32-bit PCI domain the kernel gives no node. */
+static const char *const host_devs =
+    "[{\"address\": \"0000:81:00.0\", \"vendor_id\": \"8086\", \"product_id\": \"1572\", "
+    "\"dev_type\": \"type-PF\", \"numa_node\": 1, \"ifname\": \"ens1f0\", \"sriov_totalvfs\": 64, "
+    "\"sriov_vf_device\": \"154c\"},"
+    "{\"address\": \"0000:81:00.1\", \"vendor_id\": \"8086\", \"product_id\": \"1572\", "
+    "\"dev_type\": \"type-PCI\", \"numa_node\": 1, \"ifname\": \"ens1f1\", \"sriov_totalvfs\": 0},"
+    "{\"address\": \"0000:81:02.0\", \"vendor_id\": \"8086\", \"product_id\": \"154c\", "
+    "\"dev_type\": \"type-VF\", \"numa_node\": 1, \"parent_addr\": \"0000:81:00.0\", "
+    "\"parent_ifname\": \"ens1f0\", \"capabilities\": {\"vpd\": {\"card_serial_number\": "
+    "\"MT2113X00000\"}}},"
+    "{\"address\": \"0000:81:02.1\", \"vendor_id\": \"8086\", \"product_id\": \"154c\", "
+    "\"dev_type\": \"type-VF\", \"numa_node\": 1, \"parent_addr\": \"0000:81:00.0\", "
+    "\"parent_ifname\": \"ens1f0\"},"
+    "{\"address\": \"0000:3b:00.0\", \"vendor_id\": \"10de\", \"product_id\": \"1eb8\", "
+    "\"dev_type\": \"type-PCI\", \"numa_node\": 0},"
+    "{\"address\": \"10000:01:00.0\", \"vendor_id\": \"10de\", \"product_id\": \"1eb8\", "
+    "\"dev_type\": \"type-PCI\", \"numa_node\": null}]";
+
+/* The pools of host_devs under device_spec lines (one per line of specs),
+ * as "vendor:product:node:count:dev_type" joined by ' ', or the name of
+ * nova's exception. */
+static char *spec_pools(const char *specs, unsigned flags) {
+    numafit_pci_devices_t *d = NULL;
+    numafit_pci_pools_t *p = NULL;
+    numafit_error_t e;
+    char conf[4096], *out = calloc(1, 4096);
+    int n = snprintf(conf, sizeof(conf), "[pci]\n");
+    ck_assert_ptr_nonnull(out);
+    for (const char *l = specs; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        n += snprintf(conf + n, sizeof(conf) - (size_t)n, "device_spec = %.*s\n", (int)len, l);
+        l += len + (nl != NULL);
+    }
+    ck_assert_int_eq(numafit_pci_devices_new_from_json(host_devs, strlen(host_devs), 0, &d, &e), 0);
+    if (numafit_pci_pools_new_from_devices(d, conf, strlen(conf), flags, &p, &e) < 0) {
+        snprintf(out, 4096, "%s", e.exception[0] ? e.exception : "?");
+    } else {
+        for (int i = 0; i < numafit_pci_pools_get_count(p); i++) {
+            const char *v, *pr, *t = NULL;
+            int known;
+            int64_t node, count;
+            ck_assert_int_eq(numafit_pci_pools_get(p, (unsigned)i, &v, &pr, &known, &node, &count),
+                             0);
+            numafit_pci_pools_get_tag(p, (unsigned)i, "dev_type", &t);
+            snprintf(out + strlen(out), 4096 - strlen(out), "%s%s:%s:%s%" PRId64 ":%" PRId64 ":%s",
+                     i ? " " : "", v, pr, known ? "" : "null", known ? node : (int64_t)0, count,
+                     t ? t : "-");
+        }
+    }
+    numafit_pci_pools_free(p);
+    numafit_pci_devices_free(d);
+    return out;
+}
+
+static void expect_pools(const char *specs, unsigned flags, const char *want) {
+    char *got = spec_pools(specs, flags);
+    ck_assert_msg(!strcmp(got, want), "%s:\n got  %s\n want %s", specs, got, want);
+    free(got);
+}
+
+START_TEST(test_devices_json) {
+    numafit_pci_devices_t *d = NULL, *d2 = NULL;
+    numafit_error_t e;
+    char *js = NULL, *js2 = NULL;
+    const char *a, *pa;
+    int known;
+    int64_t node;
+    static const struct {
+        const char *json, *where;
+    } bad[] = {
+        {"{}", ""},
+        {"[{\"vendor_id\": \"8086\", \"product_id\": \"1572\", \"dev_type\": \"type-PCI\"}]",
+         "/0/address"},
+        {"[{\"address\": \"0000:81:00\", \"vendor_id\": \"8086\", \"product_id\": \"1572\", "
+         "\"dev_type\": \"type-PCI\"}]",
+         "/0/address"},
+        {"[{\"address\": \"0000:81:00.0\", \"vendor_id\": \"808\", \"product_id\": \"1572\", "
+         "\"dev_type\": \"type-PCI\"}]",
+         "/0/vendor_id"},
+        {"[{\"address\": \"0000:81:00.0\", \"vendor_id\": \"8086\", \"product_id\": \"1572\", "
+         "\"dev_type\": \"type-XX\"}]",
+         "/0/dev_type"},
+        {"[{\"address\": \"0000:81:00.0\", \"vendor_id\": \"8086\", \"product_id\": \"1572\", "
+         "\"dev_type\": \"type-PCI\", \"numa\": 1}]",
+         "/0/numa"},
+        {"[{\"address\": \"0000:81:00.0\", \"vendor_id\": \"8086\", \"product_id\": \"1572\", "
+         "\"dev_type\": \"type-PCI\"}, {\"address\": \"0000:81:00.0\", \"vendor_id\": \"8086\", "
+         "\"product_id\": \"1572\", \"dev_type\": \"type-PCI\"}]",
+         "/1/address"},
+    };
+    ck_assert_int_eq(numafit_pci_devices_new_from_json(host_devs, strlen(host_devs), 0, &d, &e), 0);
+    ck_assert_int_eq(numafit_pci_devices_get_count(d), 6);
+    ck_assert_int_eq(numafit_pci_devices_get(d, 2, &a, NULL, NULL, NULL, &known, &node, &pa), 0);
+    ck_assert_str_eq(a, "0000:81:02.0");
+    ck_assert_str_eq(pa, "0000:81:00.0");
+    ck_assert_int_eq(known, 1);
+    ck_assert_int_eq(node, 1);
+    ck_assert_int_eq(numafit_pci_devices_get(d, 5, NULL, NULL, NULL, NULL, &known, &node, &pa), 0);
+    ck_assert_int_eq(known, 0);
+    ck_assert_ptr_null(pa);
+    ck_assert_int_eq(numafit_pci_devices_get(d, 6, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+                     -EINVAL);
+    /* written and read back: the same text */
+    ck_assert_int_eq(numafit_pci_devices_to_json(d, 0, &js, &e), 0);
+    ck_assert_int_eq(numafit_pci_devices_new_from_json(js, strlen(js), 0, &d2, &e), 0);
+    ck_assert_int_eq(numafit_pci_devices_to_json(d2, 0, &js2, &e), 0);
+    ck_assert_str_eq(js, js2);
+    ck_assert_ptr_nonnull(strstr(js, "\"card_serial_number\":\"MT2113X00000\""));
+    numafit_free(js);
+    numafit_free(js2);
+    numafit_pci_devices_free(d2);
+    numafit_pci_devices_free(d);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        d = NULL;
+        ck_assert_int_lt(
+            numafit_pci_devices_new_from_json(bad[i].json, strlen(bad[i].json), 0, &d, &e), 0);
+        ck_assert_ptr_null(d);
+        ck_assert_msg(!strcmp(e.where, bad[i].where), "%s: where %s, want %s", bad[i].json, e.where,
+                      bad[i].where);
+    }
+}
+END_TEST
+
+START_TEST(test_device_spec) {
+    /* nothing without a device_spec */
+    expect_pools("", NUMAFIT_PCI_ZED, "");
+    /* vendor and product: both T4s match, but nova skips the one whose
+     * domain is above 0xffff (it cannot parse its address) */
+    expect_pools("{\"vendor_id\": \"10de\", \"product_id\": \"1eb8\"}", NUMAFIT_PCI_ZED,
+                 "10de:1eb8:0:1:type-PCI");
+    /* Python's int(x, 16): 0x, white space, underscores; '*' is any */
+    expect_pools("{\"vendor_id\": \" 0x10_de \", \"product_id\": \"*\"}", NUMAFIT_PCI_ZED,
+                 "10de:1eb8:0:1:type-PCI");
+    expect_pools("{\"vendor_id\": \"-1\", \"product_id\": \"*\"}", NUMAFIT_PCI_ZED, "");
+    /* a glob address: bus 81, any slot and function: the PF, the port and
+     * the VFs, in nova's pool order (fewest keys first) */
+    expect_pools("{\"address\": \":81:\"}", NUMAFIT_PCI_ZED,
+                 "8086:1572:1:1:type-PCI 8086:1572:1:1:type-PF 8086:154c:1:2:type-VF");
+    /* the PF's address matches its VFs too (sysfs: it has VFs) */
+    expect_pools("{\"address\": \"0000:81:00.0\"}", NUMAFIT_PCI_ZED,
+                 "8086:1572:1:1:type-PF 8086:154c:1:2:type-VF");
+    expect_pools("{\"address\": \"0000:81:00.1\"}", NUMAFIT_PCI_ZED, "8086:1572:1:1:type-PCI");
+    /* a devname: the interface's device, a PF's VFs with it */
+    expect_pools("{\"devname\": \"ens1f0\", \"product_id\": \"154c\"}", NUMAFIT_PCI_ZED,
+                 "8086:154c:1:2:type-VF");
+    expect_pools("{\"devname\": \"nope\"}", NUMAFIT_PCI_ZED, "");
+    /* a regular expression per field, anchored at the start as re.match */
+    expect_pools("{\"address\": {\"bus\": \"8\", \"slot\": \"0[02]\", \"function\": \"[01]\"}}",
+                 NUMAFIT_PCI_ZED,
+                 "8086:1572:1:1:type-PCI 8086:1572:1:1:type-PF 8086:154c:1:2:type-VF");
+    expect_pools("{\"address\": {\"slot\": \"02$\", \"function\": \"1|x\"}}", NUMAFIT_PCI_ZED,
+                 "8086:154c:1:1:type-VF");
+    /* the first entry that matches gives the tags: two pools of VFs */
+    expect_pools("{\"address\": \"*:81:02.1\", \"physical_network\": \"a\"}\n"
+                 "{\"product_id\": \"154c\", \"physical_network\": \"b\"}",
+                 NUMAFIT_PCI_ZED, "8086:154c:1:1:type-VF 8086:154c:1:1:type-VF");
+    /* Python equality of tags: true == 1, "1" is another value */
+    expect_pools("{\"address\": \"*:81:02.1\", \"trusted\": true}\n"
+                 "{\"product_id\": \"154c\", \"trusted\": 1}",
+                 NUMAFIT_PCI_ZED, "8086:154c:1:2:type-VF");
+    expect_pools("{\"address\": \"*:81:02.1\", \"trusted\": \"1\"}\n"
+                 "{\"product_id\": \"154c\", \"trusted\": 1}",
+                 NUMAFIT_PCI_ZED, "8086:154c:1:1:type-VF 8086:154c:1:1:type-VF");
+    /* a list of entries in one value; pools in the devices' order, stable by
+     * their number of keys (a PF's has remote_managed) */
+    expect_pools("[{\"product_id\": \"1eb8\"}, {\"product_id\": \"1572\"}]", NUMAFIT_PCI_ZED,
+                 "8086:1572:1:1:type-PCI 10de:1eb8:0:1:type-PCI 8086:1572:1:1:type-PF");
+    /* remote_managed: only VFs with a card serial number */
+    expect_pools("{\"product_id\": \"154c\", \"remote_managed\": \"yes\"}", NUMAFIT_PCI_ZED,
+                 "8086:154c:1:1:type-VF");
+    /* the latest profile keeps a pool per PF (its address) */
+    expect_pools("{\"vendor_id\": \"8086\"}", 0,
+                 "8086:1572:1:1:type-PCI 8086:1572:1:1:type-PF 8086:154c:1:2:type-VF");
+
+    /* nova's refusals */
+    expect_pools("{\"vendor_id\": \"8086x\"}", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("{\"vendor_id\": \"10000\"}", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("{\"vendor_id\": 8086}", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("{\"address\": \"0000:81:20.0\"}", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("{\"address\": \"1:2:3:4.0\"}", NUMAFIT_PCI_ZED, "PciDeviceWrongAddressFormat");
+    expect_pools("{\"address\": \"1:2:3:4.z\"}", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("{\"address\": 5}", NUMAFIT_PCI_ZED, "PciDeviceWrongAddressFormat");
+    expect_pools("{\"address\": {\"bus\": \"(8\"}}", NUMAFIT_PCI_ZED,
+                 "PciDeviceWrongAddressFormat");
+    expect_pools("{\"address\": {\"bus\": \"8*+\"}}", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("{\"address\": \"*:81:00.0\", \"devname\": \"ens1f0\"}", NUMAFIT_PCI_ZED,
+                 "PciDeviceInvalidDeviceName");
+    expect_pools("{\"devname\": \"nope\", \"remote_managed\": \"true\"}", NUMAFIT_PCI_ZED,
+                 "PciDeviceRemoteManagedNotPresent");
+    /* remote_managed on a PF's address: its VFs' product is fine, the PF's
+     * own product is PciDeviceInvalidPFRemoteManaged, another one invalid */
+    expect_pools("{\"devname\": \"ens1f0\", \"product_id\": \"154c\", \"remote_managed\": "
+                 "\"true\"}",
+                 NUMAFIT_PCI_ZED, "8086:154c:1:1:type-VF");
+    expect_pools("{\"devname\": \"ens1f0\", \"remote_managed\": \"true\"}", NUMAFIT_PCI_ZED,
+                 "PciDeviceInvalidPFRemoteManaged");
+    expect_pools("{\"devname\": \"ens1f0\", \"product_id\": \"1234\", \"remote_managed\": "
+                 "\"true\"}",
+                 NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("5", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("{bad", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    expect_pools("[5]", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    /* tags nova cannot keep in a pool */
+    expect_pools("{\"product_id\": \"154c\", \"count\": \"1\"}", NUMAFIT_PCI_ZED,
+                 "PciConfigInvalidSpec");
+    expect_pools("{\"product_id\": \"154c\", \"x\": [1]}", NUMAFIT_PCI_ZED, "PciConfigInvalidSpec");
+    /* latest: strict booleans, one_time_use needs PCI in placement */
+    expect_pools("{\"product_id\": \"154c\", \"managed\": \"maybe\"}", 0, "PciConfigInvalidSpec");
+    expect_pools("{\"product_id\": \"154c\", \"managed\": \"maybe\"}", NUMAFIT_PCI_ZED,
+                 "8086:154c:1:2:type-VF");
+    expect_pools("{\"product_id\": \"154c\", \"one_time_use\": \"yes\"}", 0,
+                 "PciConfigInvalidSpec");
+}
+END_TEST
+
+START_TEST(test_device_spec_conf) {
+    numafit_pci_devices_t *d = NULL;
+    numafit_pci_pools_t *p = NULL;
+    numafit_error_t e;
+    const char *v;
+    /* the deprecated names come first, as oslo.config merges them: the
+     * [DEFAULT] entry's tag wins for the VFs */
+    const char *conf = "[pci]\ndevice_spec = {\"product_id\": \"154c\", \"physical_network\": "
+                       "\"new\"}\npassthrough_whitelist = {\"product_id\": \"154c\", "
+                       "\"physical_network\": \"mid\"}\n[DEFAULT]\npci_passthrough_whitelist = "
+                       "{\"product_id\": \"154c\", \"physical_network\": \"old\"}\n";
+    ck_assert_int_eq(numafit_pci_devices_new_from_json(host_devs, strlen(host_devs), 0, &d, &e), 0);
+    ck_assert_int_eq(
+        numafit_pci_pools_new_from_devices(d, conf, strlen(conf), NUMAFIT_PCI_ZED, &p, &e), 0);
+    ck_assert_int_eq(numafit_pci_pools_get_count(p), 1);
+    ck_assert_int_eq(numafit_pci_pools_get_tag(p, 0, "physical_network", &v), 1);
+    ck_assert_str_eq(v, "old");
+    ck_assert_int_eq(numafit_pci_pools_get_tag(p, 0, "parent_ifname", &v), 1);
+    ck_assert_str_eq(v, "ens1f0");
+    ck_assert_int_eq(numafit_pci_pools_get_tag(p, 0, "remote_managed", &v), 1);
+    ck_assert_str_eq(v, "false");
+    numafit_pci_pools_free(p);
+    /* the error names the line */
+    conf = "[pci]\n\ndevice_spec = {\"vendor_id\": \"zz\"}\n";
+    ck_assert_int_eq(numafit_pci_pools_new_from_devices(d, conf, strlen(conf), 0, &p, &e), -EINVAL);
+    ck_assert_str_eq(e.where, "nova.conf:3");
+    ck_assert_str_eq(e.exception, "PciConfigInvalidSpec");
+    ck_assert_int_eq(numafit_pci_pools_new_from_devices(d, NULL, 0, 4, &p, &e), -EINVAL);
+    numafit_pci_devices_free(d);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pci");
     TCase *tc = tcase_create("api");
@@ -372,6 +626,9 @@ int main(void) {
     tcase_add_test(tc, test_apply);
     tcase_add_test(tc, test_from_flavor);
     tcase_add_test(tc, test_ports);
+    tcase_add_test(tc, test_devices_json);
+    tcase_add_test(tc, test_device_spec);
+    tcase_add_test(tc, test_device_spec_conf);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
