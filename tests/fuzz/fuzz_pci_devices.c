@@ -1,0 +1,142 @@
+/*
+ * libFuzzer target: a host's PCI devices (numafit_pci_devices_new_from_json)
+ * and nova.conf's device_spec turning them into pools
+ * (numafit_pci_pools_new_from_devices).
+ *
+ * Input: DEVICES_JSON [ NUL NOVA_CONF ].
+ * Invariants:
+ *  - a refused input leaves *ret untouched and fills the error text;
+ *  - accepted devices write JSON that reads back to the same text, and
+ *    their accessors answer for every index and refuse the next;
+ *  - with the nova.conf text (both profiles): pools, or a refusal with a
+ *    text (-EINVAL: one of nova's device_spec exceptions, err->where a
+ *    nova.conf line); pools hold no more devices than the host has, each
+ *    pool's vendor and product are a device's, and they write JSON that
+ *    reads back to equal pools;
+ *  - the same devices without a nova.conf make no pools.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <numafit.h>
+
+#include "invariants.h"
+
+static void check_err(const numafit_error_t *e) {
+    FUZZ_ASSERT(memchr(e->text, '\0', sizeof(e->text)) != NULL);
+    FUZZ_ASSERT(memchr(e->where, '\0', sizeof(e->where)) != NULL);
+    FUZZ_ASSERT(e->text[0] != '\0');
+}
+
+static bool known_exception(const char *x) {
+    static const char *const known[] = {"PciConfigInvalidSpec",
+                                        "PciDeviceWrongAddressFormat",
+                                        "PciDeviceInvalidDeviceName",
+                                        "PciDeviceRemoteManagedNotPresent",
+                                        "PciDeviceInvalidPFRemoteManaged",
+                                        "PciDeviceNotFoundById",
+                                        NULL};
+    for (unsigned k = 0; known[k]; k++)
+        if (!strcmp(x, known[k]))
+            return true;
+    return false;
+}
+
+static void check_pools(const numafit_pci_devices_t *d, const numafit_pci_pools_t *p) {
+    numafit_pci_pools_t *back = NULL;
+    numafit_error_t e;
+    char *txt = NULL;
+    int64_t total = 0;
+    int n = numafit_pci_pools_get_count(p), nd = numafit_pci_devices_get_count(d);
+    for (int i = 0; i < n; i++) {
+        const char *v, *pr;
+        int64_t c;
+        bool found = false;
+        FUZZ_ASSERT(numafit_pci_pools_get(p, (unsigned)i, &v, &pr, NULL, NULL, &c) == 0);
+        FUZZ_ASSERT(c > 0);
+        total += c;
+        for (int j = 0; j < nd && !found; j++) {
+            const char *dv, *dp;
+            FUZZ_ASSERT(numafit_pci_devices_get(d, (unsigned)j, NULL, &dv, &dp, NULL, NULL, NULL,
+                                                NULL) == 0);
+            found = !strcmp(dv, v) && !strcmp(dp, pr);
+        }
+        FUZZ_ASSERT(found);
+    }
+    FUZZ_ASSERT(total <= nd);
+    FUZZ_ASSERT(numafit_pci_pools_to_json(p, 0, &txt, &e) == 0);
+    FUZZ_ASSERT(numafit_pci_pools_new_from_json(txt, strlen(txt), 0, &back, &e) == 0);
+    FUZZ_ASSERT(numafit_pci_pools_equal(p, back) == 1);
+    numafit_free(txt);
+    numafit_pci_pools_free(back);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const char *buf = (const char *)data;
+    const char *nul = memchr(buf, '\0', size);
+    size_t dlen = nul ? (size_t)(nul - buf) : size;
+    numafit_pci_devices_t *devs = (numafit_pci_devices_t *)&devs;
+    numafit_pci_devices_t *const sentinel = devs, *back = NULL;
+    numafit_pci_pools_t *pools = NULL;
+    numafit_error_t e;
+    char *t1 = NULL, *t2 = NULL;
+    int rc, n;
+
+    rc = numafit_pci_devices_new_from_json(buf, dlen, 0, &devs, &e);
+    FUZZ_ASSERT(rc == 0 || rc == -EINVAL || rc == -EBADMSG || rc == -ERANGE || rc == -ENOMEM);
+    if (rc < 0) {
+        FUZZ_ASSERT(devs == sentinel);
+        check_err(&e);
+        return 0;
+    }
+    n = numafit_pci_devices_get_count(devs);
+    FUZZ_ASSERT(n >= 0);
+    for (int i = 0; i < n; i++) {
+        const char *a, *v, *p, *t;
+        FUZZ_ASSERT(numafit_pci_devices_get(devs, (unsigned)i, &a, &v, &p, &t, NULL, NULL, NULL) ==
+                    0);
+        FUZZ_ASSERT(a && v && p && t);
+    }
+    FUZZ_ASSERT(numafit_pci_devices_get(devs, (unsigned)n, NULL, NULL, NULL, NULL, NULL, NULL,
+                                        NULL) == -EINVAL);
+    FUZZ_ASSERT(numafit_pci_devices_to_json(devs, 0, &t1, &e) == 0);
+    FUZZ_ASSERT(numafit_pci_devices_new_from_json(t1, strlen(t1), 0, &back, &e) == 0);
+    FUZZ_ASSERT(numafit_pci_devices_to_json(back, 0, &t2, &e) == 0);
+    FUZZ_ASSERT(strcmp(t1, t2) == 0);
+    numafit_free(t1);
+    numafit_free(t2);
+    numafit_pci_devices_free(back);
+
+    FUZZ_ASSERT(numafit_pci_pools_new_from_devices(devs, NULL, 0, 0, &pools, &e) == 0);
+    FUZZ_ASSERT(numafit_pci_pools_get_count(pools) == 0);
+    numafit_pci_pools_free(pools);
+    if (nul) {
+        for (unsigned zed = 0; zed < 2; zed++) {
+            pools = (numafit_pci_pools_t *)&pools;
+            numafit_pci_pools_t *const psent = pools;
+            rc = numafit_pci_pools_new_from_devices(devs, nul + 1, size - dlen - 1,
+                                                    zed ? NUMAFIT_PCI_ZED : 0, &pools, &e);
+            FUZZ_ASSERT(rc == 0 || rc == -EINVAL || rc == -EBADMSG || rc == -ERANGE ||
+                        rc == -ENOMEM);
+            if (rc < 0) {
+                FUZZ_ASSERT(pools == psent);
+                check_err(&e);
+                if (rc == -EINVAL && e.exception[0]) {
+                    FUZZ_ASSERT(known_exception(e.exception));
+                    FUZZ_ASSERT(strncmp(e.where, "nova.conf:", 10) == 0);
+                }
+                continue;
+            }
+            check_pools(devs, pools);
+            numafit_pci_pools_free(pools);
+        }
+    }
+    numafit_pci_devices_free(devs);
+    return 0;
+}
