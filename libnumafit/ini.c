@@ -3,7 +3,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ini.h"
@@ -136,6 +138,53 @@ int numafit__ini_is(const struct numafit__ini_ent *e, const char *section, const
     oslo_group(e->section, a, sizeof(a));
     oslo_group(section, b, sizeof(b));
     return !strcmp(a, b);
+}
+
+static bool tmpl_first(char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool tmpl_next(char c) {
+    return tmpl_first(c) || c == '.' || (c >= '0' && c <= '9');
+}
+
+int numafit__ini_template(const char *in, char **out, char *name, size_t namelen) {
+    size_t n = strlen(in), o = 0;
+    char *r = numafit__malloc(n + 1);
+    if (!r)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        size_t b = 0, e = 0;
+        if (in[i] != '$') {
+            r[o++] = in[i];
+            continue;
+        }
+        if (in[i + 1] == '$') {
+            r[o++] = '$';
+            i++;
+            continue;
+        }
+        if (tmpl_first(in[i + 1])) {
+            b = i + 1;
+            for (e = b; tmpl_next(in[e]); e++)
+                ;
+        } else if (in[i + 1] == '{' && tmpl_first(in[i + 2])) {
+            b = i + 2;
+            for (e = b; tmpl_next(in[e]); e++)
+                ;
+            if (in[e] != '}')
+                b = e = 0;
+        }
+        if (e > b) {
+            snprintf(name, namelen, "%.*s", (int)(e - b), in + b);
+            free(r);
+            return 1;
+        }
+        r[o++] = '$';
+    }
+    r[o] = '\0';
+    *out = r;
+    return 0;
 }
 
 const char *numafit__ini_get(const struct numafit__ini *ini, const char *section, const char *key) {

@@ -44,6 +44,13 @@ const char *numafit__ini_get(const struct numafit__ini *ini, const char *section
  * them: lower-case, but for DEFAULT. */
 int numafit__ini_is(const struct numafit__ini_ent *e, const char *section, const char *key);
 
+/* oslo.config's substitution in a string value, as far as libnumafit
+ * goes: "$$" is "$"; a "$NAME" or "${NAME}" reference to another option
+ * (NAME as oslo's template reads it) is not resolved: the function returns
+ * 1 with the name in name[0..namelen). Otherwise 0 with *out the value
+ * (numafit__malloc'ed), or -ENOMEM. */
+int numafit__ini_template(const char *in, char **out, char *name, size_t namelen);
+
 /* s without leading and trailing blanks (space, tab, CR, LF); cuts s. */
 char *numafit__trim(char *s);
 

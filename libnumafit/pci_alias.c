@@ -305,6 +305,30 @@ out:
     return r;
 }
 
+/* An alias value after oslo.config's substitution ("$$" is "$"; a
+ * reference to another option is refused). */
+static int add_alias_value(struct aliases *al, const char *raw, unsigned line, bool latest,
+                           numafit_error_t *err) {
+    char *text = NULL, name[64], where[32];
+    int r = numafit__ini_template(raw, &text, name, sizeof(name));
+    if (r < 0) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+        return r;
+    }
+    if (r == 1) {
+        snprintf(where, sizeof(where), "nova.conf:%u", line);
+        numafit__error_set(err, NUMAFIT_E_REQUEST, -1, where, "NoSuchOptError",
+                           "the alias refers to the option $%s: libnumafit does not substitute "
+                           "oslo.config references (nova does, or raises NoSuchOptError when "
+                           "there is no such option)",
+                           name);
+        return -EINVAL;
+    }
+    r = add_alias(al, text, line, latest, err);
+    free(text);
+    return r;
+}
+
 /* nova.conf's alias values in oslo.config's order for an option with a
  * deprecated name: those of [DEFAULT] pci_alias, then those of [pci]
  * alias, each in the file's order. */
@@ -324,7 +348,7 @@ static int read_aliases(const char *conf, size_t len, bool latest, struct aliase
     for (unsigned k = 0; k < 2 && r == 0; k++)
         for (uint32_t i = 0; i < ini.nent && r == 0; i++)
             if (numafit__ini_is(&ini.ent[i], names[k][0], names[k][1]))
-                r = add_alias(al, ini.ent[i].value, ini.ent[i].line, latest, err);
+                r = add_alias_value(al, ini.ent[i].value, ini.ent[i].line, latest, err);
     numafit__ini_clear(&ini);
     if (r < 0)
         return r;

@@ -4,6 +4,7 @@
 #define NUMAFIT_PCI_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -81,6 +82,17 @@ struct numafit_pci_devices {
  * taken). Returns 0, -ERANGE (more than NUMAFIT_PCI_DEVICES_MAX), -ENOMEM. */
 int numafit__pci_devices_add(struct numafit_pci_devices *devs, const struct pci_device *dev);
 void numafit__pci_device_clear(struct pci_device *d);
+/* The discovery readers' shared helpers (pci_sysfs.c): an address as a
+ * sortable key (DOMAIN<<16 | BUS<<8 | SLOT<<3 | FUNCTION) and back ("%04x:
+ * %02x:%02x.%x", out of 32 bytes); a device's ids, address, dev_id and
+ * label from the key; the devices sorted by key into a container. */
+int numafit__pci_addr_parse(const char *s, size_t len, uint64_t *ret_key);
+void numafit__pci_addr_format(uint64_t key, char *out);
+int numafit__pci_device_set_ids(struct pci_device *d, uint64_t key, unsigned vendor,
+                                unsigned product);
+int numafit__pci_devices_finish(struct pci_device *devs, const uint64_t *keys, uint32_t n,
+                                numafit_pci_devices_t **ret, struct numafit_error *err);
+
 /* DOMAIN:BB:SS.F in hexadecimal, a domain of 4 to 8 digits. */
 bool numafit__pci_address_valid(const char *s);
 

@@ -31,13 +31,14 @@
 
 /* A tag value with Python's equality: strings, numbers (integers and
  * booleans: True == 1), null. */
-enum { TV_NULL, TV_STR, TV_NUM };
+enum { TV_NULL, TV_STR, TV_NUM, TV_REAL };
 
 struct tagv {
     char *key;
     char *str; /* the value as nova's string field makes it; NULL for null */
     int kind;
     int64_t num;
+    double real;
 };
 
 enum { ADDR_GLOB, ADDR_REGEX, ADDR_PHYS };
@@ -315,9 +316,10 @@ static int parse_glob(numafit_error_t *err, unsigned line, const char *s, struct
 /* The subset of Python's regular expressions libnumafit reads, in which
  * POSIX extended expressions agree with Python: 0 (*unsupported false),
  * -1 Python refuses it too, or 0 with *unsupported when it is outside. */
-static int check_regex(const char *s, bool *unsupported) {
+static int check_regex(const char *s, bool *unsupported, char *posix) {
     int depth = 0;
     bool atom = false;
+    size_t o = 0;
     *unsupported = false;
     for (size_t i = 0; s[i]; i++) {
         char c = s[i];
@@ -354,12 +356,13 @@ static int check_regex(const char *s, bool *unsupported) {
                     *unsupported = true; /* possessive */
                     return 0;
                 }
+                posix[o++] = c;
                 if (s[i + 1] == '?')
-                    i++;
+                    i++; /* lazy: the same matches exist, POSIX has no such form */
                 if (s[i + 1] == '*' || s[i + 1] == '+' || s[i + 1] == '?')
                     return -1; /* multiple repeat */
                 atom = false;
-                break;
+                continue;
             case '[': {
                 size_t j = i + 1;
                 if (s[j] == '^')
@@ -375,14 +378,18 @@ static int check_regex(const char *s, bool *unsupported) {
                     }
                 if (!s[j])
                     return -1;
+                memcpy(posix + o, s + i, j + 1 - i);
+                o += j + 1 - i;
                 i = j;
                 atom = true;
-                break;
+                continue;
             }
             default:
                 atom = true;
         }
+        posix[o++] = c;
     }
+    posix[o] = '\0';
     return depth ? -1 : 0;
 }
 
@@ -402,7 +409,17 @@ static int parse_regex(numafit_error_t *err, unsigned line, const json_t *o, str
         if (strlen(s) > NUMAFIT_PCI_STRING_MAX || (v && strlen(s) != json_string_length(v)))
             return spec_fail(err, line, "PciConfigInvalidSpec",
                              "address %s is too long or holds a NUL byte", keys[k]);
-        if (check_regex(s, &unsupported) < 0)
+        if (!(full = numafit__malloc(strlen(s) + 4))) {
+            numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+            return -ENOMEM;
+        }
+        memcpy(full, "^(", 2);
+        r = check_regex(s, &unsupported, full + 2);
+        if (r == 0 && !unsupported)
+            strcat(full, ")");
+        else
+            free(full);
+        if (r < 0)
             return spec_fail(err, line, "PciDeviceWrongAddressFormat",
                              "The PCI address %s '%.64s' is not a valid regular expression.",
                              keys[k], s);
@@ -412,11 +429,11 @@ static int parse_regex(numafit_error_t *err, unsigned line, const json_t *o, str
                              "letters, digits, . * + ? | ( ) [ ] - ^ $ only (no \\, { }, (? or "
                              "possessive repeats)",
                              keys[k], s);
-        if (!(a->raw[k] = numafit__strdup(s)) || !(full = numafit__malloc(strlen(s) + 4))) {
+        if (!(a->raw[k] = numafit__strdup(s))) {
+            free(full);
             numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
             return -ENOMEM;
         }
-        sprintf(full, "^(%s)", s);
         r = regcomp(&a->re[k], full, REG_EXTENDED | REG_NOSUB);
         free(full);
         if (r)
@@ -563,6 +580,56 @@ static bool truthy(const json_t *v) {
     return true;
 }
 
+/* Python's repr() of a float: the shortest digits that read back, fixed
+ * notation for decimal exponents from -4 to 15 (with ".0" when whole),
+ * else d.ddde+XX. */
+static void py_float_repr(double x, char *res, size_t n) {
+    char tmp[40], digits[24], out[64];
+    const char *p;
+    size_t nd = 0, o = 0;
+    int prec, e;
+    for (prec = 0; prec < 17; prec++) {
+        snprintf(tmp, sizeof(tmp), "%.*e", prec, x);
+        if (strtod(tmp, NULL) == x)
+            break;
+    }
+    p = tmp;
+    if (*p == '-')
+        out[o++] = *p++;
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.')
+            digits[nd++] = *p;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = '\0';
+    e = atoi(p + 1);
+    if (e >= -4 && e < 16) {
+        if (e >= 0) {
+            for (int i = 0; i <= e; i++)
+                out[o++] = (size_t)i < nd ? digits[i] : '0';
+            out[o++] = '.';
+            if ((size_t)e + 1 < nd)
+                for (size_t i = (size_t)e + 1; i < nd; i++)
+                    out[o++] = digits[i];
+            else
+                out[o++] = '0';
+        } else {
+            out[o++] = '0';
+            out[o++] = '.';
+            for (int i = 0; i < -e - 1; i++)
+                out[o++] = '0';
+            for (size_t i = 0; i < nd; i++)
+                out[o++] = digits[i];
+        }
+        out[o] = '\0';
+    } else {
+        out[o] = '\0';
+        snprintf(out + o, sizeof(out) - o, "%c%s%se%c%02d", digits[0], nd > 1 ? "." : "",
+                 nd > 1 ? digits + 1 : "", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    }
+    snprintf(res, n, "%s", out);
+}
+
 /* Tags nova's pool keeps beside the device's own fields; "count",
  * "devices" and "numa_node" would break nova's pools, so they are refused. */
 static int add_tag(numafit_error_t *err, unsigned line, struct dev_spec *s, const char *key,
@@ -591,9 +658,14 @@ static int add_tag(numafit_error_t *err, unsigned line, struct dev_spec *s, cons
         if (json_is_integer(v))
             snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, (json_int_t)t->num);
         t->str = numafit__strdup(json_is_integer(v) ? buf : json_is_true(v) ? "True" : "False");
+    } else if (json_is_real(v)) {
+        t->kind = TV_REAL;
+        t->real = json_real_value(v);
+        py_float_repr(t->real, buf, sizeof(buf));
+        t->str = numafit__strdup(buf);
     } else {
         return spec_fail(err, line, "PciConfigInvalidSpec",
-                         "the tag \"%.64s\" must be a string, integer, boolean or null, not %s "
+                         "the tag \"%.64s\" must be a string, number, boolean or null, not %s "
                          "(nova cannot store it in a pool)",
                          key, numafit__json_type_name(v));
     }
@@ -783,8 +855,8 @@ static int read_spec(const struct ctx *c, unsigned line, const json_t *o, struct
     return 0;
 }
 
-/* One device_spec value: a JSON dict or a list of dicts. */
-static int read_value(const struct ctx *c, unsigned line, const char *text, struct specs *ss) {
+/* One device_spec value's JSON: a dict or a list of dicts. */
+static int read_json_value(const struct ctx *c, unsigned line, const char *text, struct specs *ss) {
     json_error_t jerr;
     json_t *doc = json_loads(text, JSON_DECODE_ANY, &jerr), *one = NULL;
     size_t i, n;
@@ -833,6 +905,25 @@ static int read_value(const struct ctx *c, unsigned line, const char *text, stru
     return r;
 }
 
+/* One device_spec value, after oslo.config's substitution. */
+static int read_value(const struct ctx *c, unsigned line, const char *raw, struct specs *ss) {
+    char *text = NULL, name[64];
+    int r = numafit__ini_template(raw, &text, name, sizeof(name));
+    if (r < 0) {
+        numafit__error_set(c->err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+        return r;
+    }
+    if (r == 1)
+        return spec_fail(c->err, line, "NoSuchOptError",
+                         "the value refers to the option $%s: libnumafit does not substitute "
+                         "oslo.config references (nova does, or raises NoSuchOptError when there "
+                         "is no such option)",
+                         name);
+    r = read_json_value(c, line, text, ss);
+    free(text);
+    return r;
+}
+
 /* The device_spec values in oslo.config's order: those of the deprecated
  * [DEFAULT] pci_passthrough_whitelist, then [pci] passthrough_whitelist,
  * then [pci] device_spec, each in the file's order. */
@@ -872,6 +963,7 @@ struct kv {
     const char *str; /* NULL: null */
     int kind;
     int64_t num;
+    double real;
 };
 
 struct bpool {
@@ -881,21 +973,34 @@ struct bpool {
     int64_t count;
 };
 
+/* An integer equal to a float, as Python compares them (exactly). */
+static bool int_eq_real(int64_t i, double r) {
+    return r >= -9223372036854775808.0 && r < 9223372036854775808.0 && r == (double)(int64_t)r &&
+           (int64_t)r == i;
+}
+
 static bool kv_equal(const struct kv *a, const struct kv *b) {
+    if (a->kind == TV_NUM && b->kind == TV_NUM)
+        return a->num == b->num;
+    if (a->kind == TV_REAL && b->kind == TV_REAL)
+        return a->real == b->real;
+    if (a->kind == TV_NUM && b->kind == TV_REAL)
+        return int_eq_real(a->num, b->real);
+    if (a->kind == TV_REAL && b->kind == TV_NUM)
+        return int_eq_real(b->num, a->real);
     if (a->kind != b->kind)
         return false;
-    if (a->kind == TV_NUM)
-        return a->num == b->num;
     return a->kind == TV_NULL || !strcmp(a->str, b->str);
 }
 
-static void kv_set(struct bpool *p, const char *key, const char *str, int kind, int64_t num) {
+static void kv_set(struct bpool *p, const char *key, const char *str, int kind, int64_t num,
+                   double real) {
     uint32_t i;
     for (i = 0; i < p->nkv && strcmp(p->kv[i].key, key); i++)
         ;
     if (i == p->nkv)
         p->nkv++;
-    p->kv[i] = (struct kv){key, str, kind, num};
+    p->kv[i] = (struct kv){key, str, kind, num, real};
 }
 
 static bool pool_equal(const struct bpool *a, const struct bpool *b) {
@@ -918,31 +1023,31 @@ static bool pool_equal(const struct bpool *a, const struct bpool *b) {
 static void pool_keys_of(const struct ctx *c, const struct pci_device *d, const struct dev_spec *s,
                          struct bpool *p) {
     p->nkv = 0;
-    kv_set(p, "product_id", d->product_id, TV_STR, 0);
-    kv_set(p, "vendor_id", d->vendor_id, TV_STR, 0);
+    kv_set(p, "product_id", d->product_id, TV_STR, 0, 0);
+    kv_set(p, "vendor_id", d->vendor_id, TV_STR, 0, 0);
     if (d->numa_state == NUMA_SET)
-        kv_set(p, "numa_node", "", TV_NUM, d->numa_node);
+        kv_set(p, "numa_node", "", TV_NUM, d->numa_node, 0);
     else
-        kv_set(p, "numa_node", NULL, TV_NULL, 0);
-    kv_set(p, "dev_type", d->dev_type, TV_STR, 0);
+        kv_set(p, "numa_node", NULL, TV_NULL, 0, 0);
+    kv_set(p, "dev_type", d->dev_type, TV_STR, 0, 0);
     for (uint32_t i = 0; i < s->ntags; i++) {
         const struct tagv *t = &s->tags[i];
         if (c->latest && (!strcmp(t->key, "resource_class") || !strcmp(t->key, "traits") ||
                           !strcmp(t->key, "rp_uuid") || !strcmp(t->key, "rp_uuids")))
             continue;
-        kv_set(p, t->key, t->str, t->kind, t->num);
+        kv_set(p, t->key, t->str, t->kind, t->num, t->real);
     }
     if (c->latest)
-        kv_set(p, "address", d->parent_addr ? d->parent_addr : d->address, TV_STR, 0);
+        kv_set(p, "address", d->parent_addr ? d->parent_addr : d->address, TV_STR, 0, 0);
     if (d->parent_ifname && d->parent_ifname[0])
-        kv_set(p, "parent_ifname", d->parent_ifname, TV_STR, 0);
+        kv_set(p, "parent_ifname", d->parent_ifname, TV_STR, 0, 0);
     if (!strcmp(d->dev_type, "type-VF") || !strcmp(d->dev_type, "type-PF") ||
         !strcmp(d->dev_type, "vdpa")) {
         uint32_t i;
         for (i = 0; i < p->nkv && strcmp(p->kv[i].key, "remote_managed"); i++)
             ;
         if (i == p->nkv || p->kv[i].kind == TV_NULL)
-            kv_set(p, "remote_managed", "false", TV_STR, 0);
+            kv_set(p, "remote_managed", "false", TV_STR, 0, 0);
     }
 }
 

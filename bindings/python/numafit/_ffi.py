@@ -297,10 +297,10 @@ _fn("pci_requests_get_count", [PciRequestsP], c_int, _N)
 _fn("pci_requests_get", [PciRequestsP, u, POINTER(c_int64), POINTER(c_int)], c_int, _N)
 _fn("pci_devices_new_from_json", [cp, sz, u, POINTER(PciDevicesP), ErrorP], c_int, _E)
 _fn("pci_devices_to_json", [PciDevicesP, u, StrP, ErrorP], c_int, _E)
-if hasattr(lib, "numafit_pci_devices_new_from_sysfs"):  # TEMP until pci_sysfs.c lands
-    _fn("pci_devices_new_from_sysfs", [cp, u, POINTER(PciDevicesP), ErrorP], c_int, _E)
-    _fn("pci_devices_new_from_nodedev_xml", [POINTER(c_char_p), POINTER(sz), sz, u,
-                                             POINTER(PciDevicesP), ErrorP], c_int, _E)
+_fn("pci_devices_new_from_sysfs", [cp, u, POINTER(PciDevicesP), ErrorP], c_int, _E)
+_fn("pci_devices_new_from_nodedev_xml", [POINTER(c_char_p), POINTER(sz), sz, u,
+                                         POINTER(PciDevicesP), ErrorP], c_int, _E)
+_fn("pci_devices_new_from_libvirt", [cp, u, POINTER(PciDevicesP), ErrorP], c_int, _E)
 _fn("pci_devices_free", [PciDevicesP], None)
 _fn("pci_devices_get_count", [PciDevicesP], c_int, _N)
 _fn("pci_devices_get", [PciDevicesP, u, POINTER(c_char_p), POINTER(c_char_p), POINTER(c_char_p),

@@ -161,6 +161,13 @@ class PciDevices(_ffi.Owned):
                                               byref(_ffi.Error()))
         return cls(h)
 
+    @classmethod
+    def from_libvirt(cls, uri):
+        """The node devices of a read-only libvirt connection."""
+        h = _ffi.PciDevicesP()
+        _ffi.pci_devices_new_from_libvirt(uri.encode(), 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
     def to_json(self, flags=0):
         with _ffi.hold(self) as (h,):
             return _ffi.call_str(_ffi.pci_devices_to_json, h, _ffi.cint(flags, "flags"))
