@@ -44,6 +44,7 @@ int cmd_bench(int argc, char **argv);      /* cmd_bench.c */
 int cmd_demo(int argc, char **argv);       /* cmd_demo.c */
 int cmd_host(int argc, char **argv);       /* cmd_host.c */
 int cmd_xml(int argc, char **argv);        /* cmd_xml.c */
+int cmd_pci(int argc, char **argv);        /* cmd_pci.c */
 int cmd_doctor(int argc, char **argv);     /* cmd_doctor.c */
 
 /* ------------------------------------------------------------------ library errors */

@@ -21,6 +21,7 @@ const struct cli_command cli_commands[] = {
     {"bench", cmd_bench, "time the fit of each line of a batch input"},
     {"demo", cmd_demo, "a real-time flavor on a built-in host"},
     {"host", cmd_host, "a host's NUMA topology as nova's libvirt driver reports it"},
+    {"pci", cmd_pci, "a host's PCI devices and the pools nova.conf's device_spec makes"},
     {"xml", cmd_xml, "the libvirt domain XML nova writes for a placement"},
     {"doctor", cmd_doctor, "check a compute host for pinned and real-time guests"},
     {NULL, NULL, NULL},
