@@ -306,7 +306,8 @@ out:
 }
 
 /* An alias value after oslo.config's substitution ("$$" is "$"; a
- * reference to another option is refused). */
+ * reference to another option is refused); al NULL: the substitution only,
+ * which oslo.config does to every value first. */
 static int add_alias_value(struct aliases *al, const char *raw, unsigned line, bool latest,
                            numafit_error_t *err) {
     char *text = NULL, name[64], where[32];
@@ -324,7 +325,7 @@ static int add_alias_value(struct aliases *al, const char *raw, unsigned line, b
                            name);
         return -EINVAL;
     }
-    r = add_alias(al, text, line, latest, err);
+    r = al ? add_alias(al, text, line, latest, err) : 0;
     free(text);
     return r;
 }
@@ -345,10 +346,12 @@ static int read_aliases(const char *conf, size_t len, bool latest, struct aliase
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
         return -ENOMEM;
     }
-    for (unsigned k = 0; k < 2 && r == 0; k++)
-        for (uint32_t i = 0; i < ini.nent && r == 0; i++)
-            if (numafit__ini_is(&ini.ent[i], names[k][0], names[k][1]))
-                r = add_alias_value(al, ini.ent[i].value, ini.ent[i].line, latest, err);
+    for (unsigned pass = 0; pass < 2; pass++)
+        for (unsigned k = 0; k < 2 && r == 0; k++)
+            for (uint32_t i = 0; i < ini.nent && r == 0; i++)
+                if (numafit__ini_is(&ini.ent[i], names[k][0], names[k][1]))
+                    r = add_alias_value(pass ? al : NULL, ini.ent[i].value, ini.ent[i].line, latest,
+                                        err);
     numafit__ini_clear(&ini);
     if (r < 0)
         return r;

@@ -313,6 +313,85 @@ static int parse_glob(numafit_error_t *err, unsigned line, const char *s, struct
     return 0;
 }
 
+static bool rx_plain(char c) {
+    return c >= 0x20 && (unsigned char)c < 0x7f && c != '[' && c != '\\';
+}
+
+/*
+ * A character class at s[i] ('[') as Python reads it (a ']' first is
+ * literal; "a-b" a range unless the '-' is last; a '-' after a range is
+ * literal), written for POSIX in posix[*o..]: ']' first, the ranges, the
+ * other characters, '-' last. *end: the index of the closing ']'. Returns
+ * 0, or -1 where Python refuses it too; *unsupported for a '[' or '\'
+ * inside, and for the few classes POSIX cannot spell this way.
+ */
+static int bracket(const char *s, size_t i, char *posix, size_t *o, size_t *end,
+                   bool *unsupported) {
+    char ranges[NUMAFIT_PCI_STRING_MAX + 4], lits[NUMAFIT_PCI_STRING_MAX + 4];
+    size_t j = i + 1, first, nr = 0, nl = 0;
+    bool neg = false, dash = false, close = false, caret = false;
+    if (s[j] == '^') {
+        neg = true;
+        j++;
+    }
+    for (first = j; s[j] && (s[j] != ']' || j == first);) {
+        char c1 = s[j];
+        if (!rx_plain(c1)) {
+            *unsupported = true;
+            return 0;
+        }
+        if (s[j + 1] == '-' && s[j + 2] && s[j + 2] != ']') {
+            char c2 = s[j + 2];
+            if (!rx_plain(c2)) {
+                *unsupported = true;
+                return 0;
+            }
+            if (c2 < c1)
+                return -1; /* bad character range */
+            if (strchr("]-^", c1) || strchr("]-^", c2)) {
+                *unsupported = true;
+                return 0;
+            }
+            ranges[nr++] = c1;
+            ranges[nr++] = '-';
+            ranges[nr++] = c2;
+            j += 3;
+            continue;
+        }
+        if (c1 == '-')
+            dash = true;
+        else if (c1 == ']')
+            close = true;
+        else if (c1 == '^')
+            caret = true;
+        else
+            lits[nl++] = c1;
+        j++;
+    }
+    if (!s[j])
+        return -1; /* unterminated */
+    if (caret && !neg && !close && !nr && !nl) {
+        *unsupported = true; /* "[-^]": POSIX would read a negation */
+        return 0;
+    }
+    posix[(*o)++] = '[';
+    if (neg)
+        posix[(*o)++] = '^';
+    if (close)
+        posix[(*o)++] = ']';
+    memcpy(posix + *o, ranges, nr);
+    *o += nr;
+    memcpy(posix + *o, lits, nl);
+    *o += nl;
+    if (caret)
+        posix[(*o)++] = '^';
+    if (dash)
+        posix[(*o)++] = '-';
+    posix[(*o)++] = ']';
+    *end = j;
+    return 0;
+}
+
 /* The subset of Python's regular expressions libnumafit reads, in which
  * POSIX extended expressions agree with Python: 0 (*unsupported false),
  * -1 Python refuses it too, or 0 with *unsupported when it is outside. */
@@ -364,22 +443,10 @@ static int check_regex(const char *s, bool *unsupported, char *posix) {
                 atom = false;
                 continue;
             case '[': {
-                size_t j = i + 1;
-                if (s[j] == '^')
-                    j++;
-                if (s[j] == ']')
-                    j++;
-                for (; s[j] && s[j] != ']'; j++)
-                    if (s[j] == '[' || s[j] == '\\' || (unsigned char)s[j] >= 0x7f || s[j] < 0x20) {
-                        *unsupported = true;
-                        return 0;
-                    } else if (s[j + 1] == '-' && s[j + 2] && s[j + 2] != ']' && s[j + 2] < s[j]) {
-                        return -1; /* bad character range */
-                    }
-                if (!s[j])
-                    return -1;
-                memcpy(posix + o, s + i, j + 1 - i);
-                o += j + 1 - i;
+                size_t j;
+                int r = bracket(s, i, posix, &o, &j, unsupported);
+                if (r < 0 || *unsupported)
+                    return r;
                 i = j;
                 atom = true;
                 continue;
@@ -426,8 +493,9 @@ static int parse_regex(numafit_error_t *err, unsigned line, const json_t *o, str
         if (unsupported)
             return spec_fail(err, line, "PciConfigInvalidSpec",
                              "address %s '%.64s': libnumafit reads regular expressions of "
-                             "letters, digits, . * + ? | ( ) [ ] - ^ $ only (no \\, { }, (? or "
-                             "possessive repeats)",
+                             "letters, digits, . * + ? | ( ) [ ] - ^ $ only (no \\, { }, (?, "
+                             "possessive repeats, [ inside a class, or a range from or to "
+                             "- ] ^)",
                              keys[k], s);
         if (!(a->raw[k] = numafit__strdup(s))) {
             free(full);
@@ -905,7 +973,8 @@ static int read_json_value(const struct ctx *c, unsigned line, const char *text,
     return r;
 }
 
-/* One device_spec value, after oslo.config's substitution. */
+/* One device_spec value, after oslo.config's substitution (ss NULL: the
+ * substitution only, which oslo.config does to every value first). */
 static int read_value(const struct ctx *c, unsigned line, const char *raw, struct specs *ss) {
     char *text = NULL, name[64];
     int r = numafit__ini_template(raw, &text, name, sizeof(name));
@@ -919,7 +988,7 @@ static int read_value(const struct ctx *c, unsigned line, const char *raw, struc
                          "oslo.config references (nova does, or raises NoSuchOptError when there "
                          "is no such option)",
                          name);
-    r = read_json_value(c, line, text, ss);
+    r = ss ? read_json_value(c, line, text, ss) : 0;
     free(text);
     return r;
 }
@@ -948,10 +1017,11 @@ static int read_specs(struct ctx *c, const char *conf, size_t len, struct specs 
             json_decref(v);
             c->in_placement = b == 1;
         }
-    for (unsigned k = 0; k < 3 && r == 0; k++)
-        for (uint32_t i = 0; i < ini.nent && r == 0; i++)
-            if (numafit__ini_is(&ini.ent[i], names[k][0], names[k][1]))
-                r = read_value(c, ini.ent[i].line, ini.ent[i].value, ss);
+    for (unsigned pass = 0; pass < 2; pass++)
+        for (unsigned k = 0; k < 3 && r == 0; k++)
+            for (uint32_t i = 0; i < ini.nent && r == 0; i++)
+                if (numafit__ini_is(&ini.ent[i], names[k][0], names[k][1]))
+                    r = read_value(c, ini.ent[i].line, ini.ent[i].value, pass ? ss : NULL);
     numafit__ini_clear(&ini);
     return r;
 }
@@ -1003,14 +1073,18 @@ static void kv_set(struct bpool *p, const char *key, const char *str, int kind, 
     p->kv[i] = (struct kv){key, str, kind, num, real};
 }
 
-static bool pool_equal(const struct bpool *a, const struct bpool *b) {
-    if (a->nkv != b->nkv)
+/* PciDeviceStats._find_pool: as many keys, and every key of the device's
+ * pool keys equal to the pool's value, a key the pool lacks reading as
+ * null (dict.get): so {x: null} finds a pool that has {y: null} instead. */
+static bool pool_equal(const struct bpool *pool, const struct bpool *dev) {
+    static const struct kv null_kv = {NULL, NULL, TV_NULL, 0, 0};
+    if (pool->nkv != dev->nkv)
         return false;
-    for (uint32_t i = 0; i < a->nkv; i++) {
+    for (uint32_t i = 0; i < dev->nkv; i++) {
         uint32_t j;
-        for (j = 0; j < b->nkv && strcmp(a->kv[i].key, b->kv[j].key); j++)
+        for (j = 0; j < pool->nkv && strcmp(dev->kv[i].key, pool->kv[j].key); j++)
             ;
-        if (j == b->nkv || !kv_equal(&a->kv[i], &b->kv[j]))
+        if (!kv_equal(&dev->kv[i], j == pool->nkv ? &null_kv : &pool->kv[j]))
             return false;
     }
     return true;

@@ -532,6 +532,25 @@ START_TEST(test_device_spec) {
     expect_pools("{\"address\": \"*:81:02.1\", \"trusted\": \"1\"}\n"
                  "{\"product_id\": \"154c\", \"trusted\": 1}",
                  NUMAFIT_PCI_ZED, "8086:154c:1:1:type-VF 8086:154c:1:1:type-VF");
+    /* Python's regular expressions where POSIX reads them otherwise: a lazy
+     * repeat, a '-' after a range */
+    expect_pools("{\"address\": {\"bus\": \"8+?\", \"slot\": \"0[0-1-2]\"}}", NUMAFIT_PCI_ZED,
+                 "8086:1572:1:1:type-PCI 8086:1572:1:1:type-PF 8086:154c:1:2:type-VF");
+    expect_pools("{\"address\": {\"domain\": \"1+?\"}}", NUMAFIT_PCI_ZED, "");
+    /* a real tag is written as Python's repr, and 2.0 equals 2 */
+    expect_pools("{\"address\": \"*:81:02.1\", \"x\": 2.0}\n{\"product_id\": \"154c\", \"x\": 2}",
+                 NUMAFIT_PCI_ZED, "8086:154c:1:2:type-VF");
+    /* nova finds a pool with dict.get: a null tag equals a missing one, so
+     * VFs under {"a": null} join the pool of {"b": null} */
+    expect_pools(
+        "{\"address\": \"*:81:02.1\", \"b\": null}\n{\"product_id\": \"154c\", \"a\": null}",
+        NUMAFIT_PCI_ZED, "8086:154c:1:2:type-VF");
+    /* oslo.config's substitution: $$ is $, a reference is refused (before
+     * any entry is read) */
+    expect_pools("{\"product_id\": \"154c\", \"physical_network\": \"a$$b\"}", NUMAFIT_PCI_ZED,
+                 "8086:154c:1:2:type-VF");
+    expect_pools("{\"vendor_id\": \"zz\"}\n{\"physical_network\": \"${physnet9}\"}",
+                 NUMAFIT_PCI_ZED, "NoSuchOptError");
     /* a list of entries in one value; pools in the devices' order, stable by
      * their number of keys (a PF's has remote_managed) */
     expect_pools("[{\"product_id\": \"1eb8\"}, {\"product_id\": \"1572\"}]", NUMAFIT_PCI_ZED,

@@ -128,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                         "ValueError",
                                                         "ImagePCINUMAPolicyForbidden",
                                                         "InvalidPCINUMAAffinity",
+                                                        "NoSuchOptError",
                                                         NULL};
                     bool ok = false;
                     for (unsigned k = 0; known[k]; k++)

@@ -41,6 +41,7 @@ static bool known_exception(const char *x) {
                                         "PciDeviceRemoteManagedNotPresent",
                                         "PciDeviceInvalidPFRemoteManaged",
                                         "PciDeviceNotFoundById",
+                                        "NoSuchOptError",
                                         NULL};
     for (unsigned k = 0; known[k]; k++)
         if (!strcmp(x, known[k]))
