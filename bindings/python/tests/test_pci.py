@@ -1,7 +1,9 @@
-"""numafit.PciPools and numafit.PciRequests (doc/pci.md): reading nova's
-forms, the pools' order, support and apply all or nothing, requests from a
-flavor and from ports."""
+"""numafit.PciPools, numafit.PciRequests and numafit.PciDevices (doc/pci.md):
+reading nova's forms, the pools' order, support and apply all or nothing,
+requests from a flavor and from ports, a host's devices from sysfs, node
+device XML and nova's JSON, and the pools device_spec makes of them."""
 import copy
+import os
 import unittest
 
 import numafit
@@ -82,6 +84,53 @@ class PciTest(unittest.TestCase):
             self.assertEqual(reqs[0], (1, "required"))
             # 4 VFs on cell 0 (the PF is never taken by a direct port)
             self.assertTrue(self.pools.support(reqs, [0], self.host)[0])
+
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests",
+                       "data", "pci", "x710-cx6")
+DEVSPEC = ("[pci]\n"
+           'device_spec = {"devname": "ens1f0", "physical_network": "physnet1"}\n'
+           'device_spec = {"vendor_id": "10de"}\n')
+
+
+class PciDevicesTest(unittest.TestCase):
+    def test_sysfs_nodedev_json(self):
+        # the fixture host read from sysfs and from libvirt's node device XML
+        with numafit.PciDevices.from_sysfs(FIXTURE) as s:
+            self.assertEqual(len(s), 15)
+            pf = [d for d in (s[i] for i in range(len(s))) if d[0] == "0000:81:00.0"][0]
+            self.assertEqual(pf, ("0000:81:00.0", "8086", "1572", "type-PF", 1, None))
+            listed = s.to_list()
+            docs = []
+            nd = os.path.join(FIXTURE, "nodedev")
+            for name in sorted(os.listdir(nd)):
+                with open(os.path.join(nd, name)) as f:
+                    docs.append(f.read())
+            with numafit.PciDevices.from_nodedev_xml(docs) as x:
+                self.assertEqual([x[i] for i in range(len(x))], [s[i] for i in range(len(s))])
+            with numafit.PciDevices.from_json(listed) as j:
+                self.assertEqual(j.to_list(), listed)
+
+    def test_pools_from_devices(self):
+        with numafit.PciDevices.from_sysfs(FIXTURE) as devs:
+            with numafit.PciPools.from_devices(devs, DEVSPEC, profile="zed") as p:
+                got = [(d["product_id"], d["dev_type"], d["count"], d.get("parent_ifname"))
+                       for d in p.pools()]
+                # the T4; the PF; its VFs without and with a network interface
+                self.assertEqual(got, [("1eb8", "type-PCI", 1, None),
+                                       ("1572", "type-PF", 1, None),
+                                       ("154c", "type-VF", 2, None),
+                                       ("154c", "type-VF", 2, "ens1f0")])
+                self.assertEqual(p.tag(1, "physical_network"), "physnet1")
+            with numafit.PciPools.from_devices(devs) as p:
+                self.assertEqual(len(p), 0)
+            with self.assertRaises(numafit.errors.NumafitError) as cm:
+                numafit.PciPools.from_devices(devs, '[pci]\ndevice_spec = {"address": 5}\n')
+            self.assertEqual(cm.exception.exception, "PciDeviceWrongAddressFormat")
+        with self.assertRaises(numafit.errors.NumafitError):
+            numafit.PciDevices.from_json([{"address": "0000:81:00.0"}])
+        with self.assertRaises(numafit.errors.NumafitError):
+            numafit.PciDevices.from_sysfs(os.path.join(FIXTURE, "nowhere"))
 
 
 if __name__ == "__main__":
