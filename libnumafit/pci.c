@@ -70,7 +70,7 @@ NUMAFIT_EXPORT void numafit_pci_requests_free(numafit_pci_requests_t *reqs) {
     free(reqs);
 }
 
-static char *dup_or_null(const char *s, bool *fail) {
+char *numafit__pci_dup_or_null(const char *s, bool *fail) {
     char *d;
     if (!s)
         return NULL;
@@ -90,8 +90,8 @@ struct pci_tag *numafit__pci_tags_dup(const struct pci_tag *t, uint32_t n, bool 
         return NULL;
     }
     for (uint32_t i = 0; i < n; i++) {
-        d[i].key = dup_or_null(t[i].key, fail);
-        d[i].value = dup_or_null(t[i].value, fail);
+        d[i].key = numafit__pci_dup_or_null(t[i].key, fail);
+        d[i].value = numafit__pci_dup_or_null(t[i].value, fail);
     }
     return d;
 }
@@ -115,8 +115,8 @@ NUMAFIT_EXPORT int numafit_pci_pools_dup(const numafit_pci_pools_t *pools,
         const struct pci_pool *s = &pools->p[i];
         struct pci_pool *p = &d->p[i];
         *p = *s;
-        p->vendor_id = dup_or_null(s->vendor_id, &fail);
-        p->product_id = dup_or_null(s->product_id, &fail);
+        p->vendor_id = numafit__pci_dup_or_null(s->vendor_id, &fail);
+        p->product_id = numafit__pci_dup_or_null(s->product_id, &fail);
         p->tags = numafit__pci_tags_dup(s->tags, s->ntags, &fail);
     }
     if (fail) {

@@ -47,16 +47,6 @@ NUMAFIT_EXPORT void numafit_pci_devices_free(numafit_pci_devices_t *devs) {
     free(devs);
 }
 
-static char *dup_opt(const char *s, bool *fail) {
-    char *c;
-    if (!s)
-        return NULL;
-    c = numafit__strdup(s);
-    if (!c)
-        *fail = true;
-    return c;
-}
-
 int numafit__pci_devices_add(struct numafit_pci_devices *devs, const struct pci_device *dev) {
     struct pci_device *d;
     bool fail = false;
@@ -72,17 +62,17 @@ int numafit__pci_devices_add(struct numafit_pci_devices *devs, const struct pci_
     }
     d = &devs->d[devs->n];
     memset(d, 0, sizeof(*d));
-    d->address = dup_opt(dev->address, &fail);
-    d->vendor_id = dup_opt(dev->vendor_id, &fail);
-    d->product_id = dup_opt(dev->product_id, &fail);
-    d->dev_type = dup_opt(dev->dev_type, &fail);
-    d->parent_addr = dup_opt(dev->parent_addr, &fail);
-    d->parent_ifname = dup_opt(dev->parent_ifname, &fail);
-    d->dev_id = dup_opt(dev->dev_id, &fail);
-    d->label = dup_opt(dev->label, &fail);
-    d->card_serial = dup_opt(dev->card_serial, &fail);
-    d->ifname = dup_opt(dev->ifname, &fail);
-    d->sriov_vf_device = dup_opt(dev->sriov_vf_device, &fail);
+    d->address = numafit__pci_dup_or_null(dev->address, &fail);
+    d->vendor_id = numafit__pci_dup_or_null(dev->vendor_id, &fail);
+    d->product_id = numafit__pci_dup_or_null(dev->product_id, &fail);
+    d->dev_type = numafit__pci_dup_or_null(dev->dev_type, &fail);
+    d->parent_addr = numafit__pci_dup_or_null(dev->parent_addr, &fail);
+    d->parent_ifname = numafit__pci_dup_or_null(dev->parent_ifname, &fail);
+    d->dev_id = numafit__pci_dup_or_null(dev->dev_id, &fail);
+    d->label = numafit__pci_dup_or_null(dev->label, &fail);
+    d->card_serial = numafit__pci_dup_or_null(dev->card_serial, &fail);
+    d->ifname = numafit__pci_dup_or_null(dev->ifname, &fail);
+    d->sriov_vf_device = numafit__pci_dup_or_null(dev->sriov_vf_device, &fail);
     d->numa_state = dev->numa_state;
     d->numa_node = dev->numa_node;
     d->sriov_totalvfs = dev->sriov_totalvfs;
@@ -128,21 +118,27 @@ NUMAFIT_EXPORT int numafit_pci_devices_get(const numafit_pci_devices_t *devs, un
 
 /* ------------------------------------------------------------ addresses */
 
-static bool hex_run(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
-              (s[i] >= 'A' && s[i] <= 'F')))
+/* n hexadecimal digits at s (exactly, either case), into *v. */
+static bool hex_field(const char *s, size_t n, uint32_t *v) {
+    uint32_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = s[i] >= '0' && s[i] <= '9'   ? s[i] - '0'
+                : s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
+                : s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 10
+                                             : -1;
+        if (d < 0)
             return false;
+        x = x << 4 | (uint32_t)d;
+    }
+    *v = x;
     return true;
 }
 
-bool numafit__pci_address_valid(const char *s) {
-    size_t n = strlen(s), dom = n >= 8 ? n - 8 : 0;
-    /* DOMAIN:BB:SS.F with a domain of 4 to 8 hexadecimal digits */
-    if (n < 12 || n > 16)
-        return false;
-    return hex_run(s, dom) && s[dom] == ':' && hex_run(s + dom + 1, 2) && s[dom + 3] == ':' &&
-           hex_run(s + dom + 4, 2) && s[dom + 6] == '.' && hex_run(s + dom + 7, 1);
+bool numafit__pci_addr_fields(const char *s, size_t len, uint32_t v[4]) {
+    size_t nd = len >= 11 ? len - 8 : 0; /* the domain's digits */
+    return nd >= 4 && nd <= 8 && s[nd] == ':' && s[nd + 3] == ':' && s[nd + 6] == '.' &&
+           hex_field(s, nd, &v[0]) && hex_field(s + nd + 1, 2, &v[1]) &&
+           hex_field(s + nd + 4, 2, &v[2]) && hex_field(s + nd + 7, 1, &v[3]);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -182,6 +178,7 @@ static int read_device(struct numafit__jpath *p, json_t *o, void *elem) {
     struct pci_device *d = elem;
     const char *key;
     json_t *v;
+    uint32_t f[4];
     size_t old;
     int r;
     if (!json_is_object(o))
@@ -208,13 +205,13 @@ static int read_device(struct numafit__jpath *p, json_t *o, void *elem) {
         (r = dev_str(p, o, "ifname", false, &d->ifname)) < 0 ||
         (r = dev_str(p, o, "sriov_vf_device", false, &d->sriov_vf_device)) < 0)
         return r;
-    if (!numafit__pci_address_valid(d->address)) {
+    if (!numafit__pci_addr_fields(d->address, strlen(d->address), f)) {
         numafit__jp_push(p, "address");
         return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA,
                                 "\"%.40s\" is not a PCI address (DOMAIN:BUS:SLOT.FUNCTION)",
                                 d->address);
     }
-    if (d->parent_addr && !numafit__pci_address_valid(d->parent_addr)) {
+    if (d->parent_addr && !numafit__pci_addr_fields(d->parent_addr, strlen(d->parent_addr), f)) {
         numafit__jp_push(p, "parent_addr");
         return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA,
                                 "\"%.40s\" is not a PCI address (DOMAIN:BUS:SLOT.FUNCTION)",
@@ -222,7 +219,7 @@ static int read_device(struct numafit__jpath *p, json_t *o, void *elem) {
     }
     for (unsigned k = 1; k < 3; k++) {
         const char *id = k == 1 ? d->vendor_id : d->product_id;
-        if (strlen(id) != 4 || !hex_run(id, 4)) {
+        if (strlen(id) != 4 || !hex_field(id, 4, &f[0])) {
             numafit__jp_push(p, dev_fields[k]);
             return numafit__jp_fail(p, -EINVAL, NUMAFIT_E_SCHEMA,
                                     "\"%.40s\" is not four hexadecimal digits", id);

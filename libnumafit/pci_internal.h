@@ -93,8 +93,12 @@ int numafit__pci_device_set_ids(struct pci_device *d, uint64_t key, unsigned ven
 int numafit__pci_devices_finish(struct pci_device *devs, const uint64_t *keys, uint32_t n,
                                 numafit_pci_devices_t **ret, struct numafit_error *err);
 
-/* DOMAIN:BB:SS.F in hexadecimal, a domain of 4 to 8 digits. */
-bool numafit__pci_address_valid(const char *s);
+/* DOMAIN:BUS:SLOT.FUNCTION in hexadecimal (a domain of 4 to 8 digits,
+ * then 2, 2 and 1; either case) into v: false when not of that form. The
+ * one address reader of the device JSON, sysfs and device_spec. */
+bool numafit__pci_addr_fields(const char *s, size_t len, uint32_t v[4]);
+/* A copy of s, NULL for NULL; *fail set when memory ran out. */
+char *numafit__pci_dup_or_null(const char *s, bool *fail);
 
 /* pci.c's JSON readers, shared by pci_devices.c and pci_spec.c. */
 struct numafit__jpath;

@@ -211,13 +211,8 @@ static const char *const addr_names[4] = {"domain", "bus", "slot", "func"};
 /* A device's address (validated by its reader) into fields; false when a
  * field is above nova's bound (a 32-bit domain: nova skips the device). */
 static bool dev_fields(const char *a, unsigned v[4]) {
-    const char *colon = strchr(a, ':');
-    unsigned long dom = strtoul(a, NULL, 16);
-    size_t dl = (size_t)(colon - a);
-    v[0] = dl > 4 && dom > 0xffff ? 0x10000 : (unsigned)dom;
-    v[1] = (unsigned)strtoul(colon + 1, NULL, 16);
-    v[2] = (unsigned)strtoul(colon + 4, NULL, 16);
-    v[3] = (unsigned)strtoul(colon + 7, NULL, 16);
+    if (!numafit__pci_addr_fields(a, strlen(a), v))
+        return false;
     for (unsigned k = 0; k < 4; k++)
         if (v[k] > addr_max[k])
             return false;

@@ -58,31 +58,15 @@ static int hex_digit(char c) {
     return isxdigit((unsigned char)c) ? (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10) : -1;
 }
 
-/* n hexadecimal digits at s (exactly), into *v. */
-static bool hex_field(const char *s, size_t n, uint32_t *v) {
-    uint32_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        int d = hex_digit(s[i]);
-        if (d < 0)
-            return false;
-        x = x << 4 | (uint32_t)d;
-    }
-    *v = x;
-    return true;
-}
-
 /* "DOMAIN:BUS:SLOT.FUNCTION" as the kernel names PCI functions (4 to 8
  * domain digits, 2, 2 and 1; either case; slot <= 0x1f, function <= 7)
  * into the sort key domain << 16 | bus << 8 | slot << 3 | function.
  * Returns 0 or -EINVAL. */
 int numafit__pci_addr_parse(const char *s, size_t len, uint64_t *ret_key) {
-    uint32_t dom, bus, slot, fn;
-    size_t nd = len >= 11 ? len - 8 : 0; /* the domain's digits */
-    if (nd < 4 || nd > 8 || s[nd] != ':' || s[nd + 3] != ':' || s[nd + 6] != '.' ||
-        !hex_field(s, nd, &dom) || !hex_field(s + nd + 1, 2, &bus) ||
-        !hex_field(s + nd + 4, 2, &slot) || !hex_field(s + nd + 7, 1, &fn) || slot > 0x1f || fn > 7)
+    uint32_t v[4];
+    if (!numafit__pci_addr_fields(s, len, v) || v[2] > 0x1f || v[3] > 7)
         return -EINVAL;
-    *ret_key = (uint64_t)dom << 16 | bus << 8 | slot << 3 | fn;
+    *ret_key = (uint64_t)v[0] << 16 | v[1] << 8 | v[2] << 3 | v[3];
     return 0;
 }
 
