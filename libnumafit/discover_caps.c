@@ -32,47 +32,22 @@
 #include "discover_internal.h"
 
 #ifdef HAVE_LIBVIRT /* configure finds libxml2 together with libvirt */
-#include <pthread.h>
-
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
+#include "xml_read.h"
+
 #define DEPTH_MAX 64
 #define NZ(s)     ((s) ? (const char *)(s) : "(missing)")
-
-/* The one piece of global state: libxml2's own initialisation. */
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-
-static void xml_init(void) {
-    xmlInitParser();
-}
 
 struct cctx {
     struct numafit__dhost *d;
     numafit_error_t *err;
-    uint64_t *bits; /* scratch, NUMAFIT__CPU_WORDS words */
-    uint32_t ncpus; /* CPUs read so far */
-    bool nomem;     /* libxml2 failed to allocate during the parse */
+    uint64_t *bits;          /* scratch, NUMAFIT__CPU_WORDS words */
+    uint32_t ncpus;          /* CPUs read so far */
+    struct numafit__xml xml; /* the parse; xml.nomem: libxml2 failed to allocate */
 };
-
-/* Per-context structured error handler: errors are read back from the
- * context after the parse, nothing is printed. A failed allocation is
- * remembered (data is the context, its _private our cctx): libxml2 stops
- * there and may then report a parse error ("Extra content at the end of
- * the document") or return a partial document. */
-static void xml_quiet(void *data, xmlErrorPtr e) {
-    xmlParserCtxtPtr ctxt = data;
-    if (e && e->code == XML_ERR_NO_MEMORY && ctxt && ctxt->_private)
-        ((struct cctx *)ctxt->_private)->nomem = true;
-}
-
-/* The thread's structured handler during a call: the same, with the cctx
- * as data (errors outside the parser context: out of memory). */
-static void xml_quiet_thread(void *data, xmlErrorPtr e) {
-    if (e && e->code == XML_ERR_NO_MEMORY && data)
-        ((struct cctx *)data)->nomem = true;
-}
 
 static bool is_space(unsigned char c) {
     return c == ' ' || (c >= '\t' && c <= '\r');
@@ -147,22 +122,22 @@ static uint64_t unit_bytes(const char *u) {
 }
 
 /* Attribute value (xmlFree it) or NULL. NULL for an attribute that is
- * there means libxml2 could not allocate the copy: x->nomem. */
+ * there means libxml2 could not allocate the copy: x->xml.nomem. */
 static char *attr(struct cctx *x, const xmlNode *n, const char *name) {
     char *v = (char *)xmlGetNoNsProp((xmlNode *)n, (const xmlChar *)name);
     if (!v)
         for (const xmlAttr *a = n->properties; a; a = a->next)
             if (!a->ns && !strcmp((const char *)a->name, name))
-                x->nomem = true;
+                x->xml.nomem = true;
     return v;
 }
 
 /* Text content of an element (xmlFree it); never NULL but when libxml2
- * could not allocate it: x->nomem. */
+ * could not allocate it: x->xml.nomem. */
 static char *content(struct cctx *x, const xmlNode *n) {
     char *v = (char *)xmlNodeGetContent((xmlNode *)n);
     if (!v)
-        x->nomem = true;
+        x->xml.nomem = true;
     return v;
 }
 
@@ -365,73 +340,41 @@ static int read_doc(struct cctx *x, const xmlDoc *doc) {
 
 int numafit__caps_parse(const char *xml, size_t len, struct numafit__dhost *d,
                         numafit_error_t *err) {
-    struct cctx x = {d, err, NULL, 0, false};
-    xmlParserCtxtPtr ctxt;
+    struct cctx x = {d, err, NULL, 0, {0}};
     xmlDocPtr doc = NULL;
-    xmlStructuredErrorFunc saved_fn;
-    void *saved_data;
-    int r;
+    char msg[200];
+    int r, line = 0;
 
     if (len > NUMAFIT_INPUT_MAX) {
         numafit__error_set(err, NUMAFIT_E_RANGE, -1, "", NULL,
                            "input of %zu bytes exceeds the limit %u", len, NUMAFIT_INPUT_MAX);
         return -ERANGE;
     }
-    pthread_once(&xml_once, xml_init);
-    /* this thread's handler (libxml2's per-thread state), restored at out */
-    saved_fn = xmlStructuredError;
-    saved_data = xmlStructuredErrorContext;
-    xmlSetStructuredErrorFunc(&x, xml_quiet_thread);
-    ctxt = xmlNewParserCtxt();
+    numafit__xml_begin(&x.xml);
     x.bits = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
-    if (!ctxt || !x.bits) {
-        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
-        r = -ENOMEM;
-        goto out;
-    }
-    ctxt->sax->serror = xml_quiet;
-    ctxt->_private = &x;
-    /* never load an external DTD subset, whatever libxml2's process-wide
-     * defaults (xmlLoadExtDtdDefaultValue) another library may have set */
-    ctxt->sax->externalSubset = NULL;
-    doc = xmlCtxtReadMemory(ctxt, xml, (int)len, "capabilities.xml", NULL,
-                            XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR |
-                                XML_PARSE_NOWARNING);
-    /* libxml2 stops at a failed allocation and may still return a partial
-     * document, as if well-formed: ctxt->errNo says so */
-    if (!doc || !ctxt->wellFormed || ctxt->errNo == XML_ERR_NO_MEMORY || x.nomem) {
-        xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
-        char msg[200];
-        snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "malformed XML");
-        msg[strcspn(msg, "\n")] = '\0';
+    r = x.bits ? numafit__xml_parse(&x.xml, xml, len, "capabilities.xml", XML_PARSE_NOBLANKS, &doc,
+                                    msg, sizeof(msg), &line)
+               : -ENOMEM;
+    if (r == -EBADMSG)
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL, "capabilities XML, line %d: %s",
-                           e ? e->line : 0, msg);
-        /* a malformed document always leaves its error in the context;
-         * libxml2 reports some failed allocations (e.g. of the input
-         * buffer) only to its global handler, leaving none here */
-        r = !e || e->code == XML_ERR_OK || e->code == XML_ERR_NO_MEMORY ||
-                    ctxt->errNo == XML_ERR_NO_MEMORY || x.nomem
-                ? -ENOMEM
-                : -EBADMSG;
-        if (r == -ENOMEM)
-            numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
-        goto out;
-    }
-    if (doc->intSubset || doc->extSubset) {
+                           line, msg);
+    else if (r == -EPERM)
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, "", NULL,
                            "capabilities XML with a DOCTYPE is refused");
+    else if (r == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+    if (r == -EPERM)
         r = -EBADMSG;
+    if (r < 0)
         goto out;
-    }
     r = read_doc(&x, doc);
-    if (x.nomem) { /* whatever read_doc made of the missing value */
+    if (x.xml.nomem) { /* whatever read_doc made of the missing value */
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         r = -ENOMEM;
     }
 out:
     xmlFreeDoc(doc);
-    xmlFreeParserCtxt(ctxt);
-    xmlSetStructuredErrorFunc(saved_data, saved_fn);
+    numafit__xml_end(&x.xml);
     numafit__free(x.bits);
     if (r < 0)
         numafit__dhost_clear(d);

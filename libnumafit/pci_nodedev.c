@@ -61,13 +61,13 @@
 #define DOCS_MAX (4u * NUMAFIT_PCI_DEVICES_MAX)
 
 #ifdef HAVE_LIBVIRT /* configure finds libxml2 together with libvirt */
-#include <pthread.h>
-
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+
+#include "xml_read.h"
 
 enum { K_OTHER, K_PCI, K_NET, K_VDPA };
 enum { FUN_NONE, FUN_PF, FUN_VF };
@@ -89,28 +89,9 @@ struct ndoc {
 
 struct nctx {
     numafit_error_t *err;
-    size_t index; /* the document being read */
-    bool nomem;   /* libxml2 could not allocate */
+    size_t index;            /* the document being read */
+    struct numafit__xml xml; /* xml.nomem: libxml2 could not allocate */
 };
-
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-
-static void xml_once_init(void) {
-    xmlInitParser();
-}
-
-/* libxml2's error callbacks (the parser context's and the thread's): only
- * a failed allocation matters, the rest is read from the context. */
-static void on_ctxt_error(void *data, xmlErrorPtr e) {
-    xmlParserCtxtPtr ctxt = data;
-    if (e && e->code == XML_ERR_NO_MEMORY && ctxt && ctxt->_private)
-        ((struct nctx *)ctxt->_private)->nomem = true;
-}
-
-static void on_thread_error(void *data, xmlErrorPtr e) {
-    if (e && e->code == XML_ERR_NO_MEMORY && data)
-        ((struct nctx *)data)->nomem = true;
-}
 
 static int nd_fail(struct nctx *x, const xmlNode *n, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -138,11 +119,11 @@ static bool is_elem(const xmlNode *n, const char *name) {
     return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
 }
 
-/* An attribute's value (xmlFree it), NULL when absent (or x->nomem). */
+/* An attribute's value (xmlFree it), NULL when absent (or x->xml.nomem). */
 static char *get_attr(struct nctx *x, const xmlNode *n, const char *name) {
     char *v = (char *)xmlGetNoNsProp((xmlNode *)n, (const xmlChar *)name);
     if (!v && xmlHasNsProp((xmlNode *)n, (const xmlChar *)name, NULL))
-        x->nomem = true;
+        x->xml.nomem = true;
     return v;
 }
 
@@ -155,7 +136,7 @@ static int get_text(struct nctx *x, const xmlNode *n, char **ret) {
     numafit__free(*ret);
     *ret = NULL;
     if (!v) {
-        x->nomem = true;
+        x->xml.nomem = true;
         return -ENOMEM;
     }
     len = strlen(v);
@@ -209,8 +190,8 @@ static int get_num(struct nctx *x, const xmlNode *n, const char *attr, unsigned 
                    uint64_t *out) {
     char *v = attr ? get_attr(x, n, attr) : (char *)xmlNodeGetContent((xmlNode *)n);
     int r;
-    if (!v && (x->nomem || !attr))
-        return x->nomem = true, -ENOMEM;
+    if (!v && (x->xml.nomem || !attr))
+        return x->xml.nomem = true, -ENOMEM;
     r = parse_num(v, base, max, out);
     if (r == -ERANGE)
         nd_fail(x, n, r, "%s%s'%.40s' is above %llu", attr ? attr : "", attr ? ": " : "", v,
@@ -381,46 +362,23 @@ static int read_device(struct nctx *x, const xmlNode *root, struct ndoc *d) {
 
 /* Parse one document into d. */
 static int parse_doc(struct nctx *x, const char *xml, size_t len, struct ndoc *d) {
-    xmlParserCtxtPtr ctxt;
     xmlDocPtr doc = NULL;
-    xmlStructuredErrorFunc old_fn = xmlStructuredError;
-    void *old_data = xmlStructuredErrorContext;
-    int r;
+    char msg[160];
+    int r, line = 0;
 
     if (len > NUMAFIT_INPUT_MAX)
         return nd_fail(x, NULL, -ERANGE, "%zu bytes, above the limit %u", len, NUMAFIT_INPUT_MAX);
-    xmlSetStructuredErrorFunc(x, on_thread_error);
-    if (!(ctxt = xmlNewParserCtxt())) {
+    r = numafit__xml_parse(&x->xml, xml, len, "nodedev.xml", 0, &doc, msg, sizeof(msg), &line);
+    if (r == -EBADMSG)
+        return nd_fail(x, NULL, -EBADMSG, "malformed XML, line %d: %s", line, msg);
+    if (r == -EPERM)
+        return nd_fail(x, NULL, -EBADMSG, "a DOCTYPE is refused");
+    if (r < 0)
+        return r;
+    r = read_device(x, xmlDocGetRootElement(doc), d);
+    if (x->xml.nomem)
         r = -ENOMEM;
-        goto out;
-    }
-    ctxt->sax->serror = on_ctxt_error;
-    ctxt->sax->externalSubset = NULL; /* never load an external DTD */
-    ctxt->_private = x;
-    doc = xmlCtxtReadMemory(ctxt, xml, (int)len, "nodedev.xml", NULL,
-                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    if (x->nomem || ctxt->errNo == XML_ERR_NO_MEMORY) {
-        r = -ENOMEM;
-    } else if (!doc || !ctxt->wellFormed) {
-        xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
-        char msg[160];
-        snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "malformed XML");
-        msg[strcspn(msg, "\n")] = '\0';
-        /* a syntax error always leaves its code; libxml2 reports some
-         * failed allocations only to the thread's handler */
-        r = nd_fail(x, NULL, !e || e->code == XML_ERR_OK ? -ENOMEM : -EBADMSG,
-                    "malformed XML, line %d: %s", e ? e->line : 0, msg);
-    } else if (doc->intSubset || doc->extSubset) {
-        r = nd_fail(x, NULL, -EBADMSG, "a DOCTYPE is refused");
-    } else {
-        r = read_device(x, xmlDocGetRootElement(doc), d);
-        if (x->nomem)
-            r = -ENOMEM;
-    }
-out:
     xmlFreeDoc(doc);
-    xmlFreeParserCtxt(ctxt);
-    xmlSetStructuredErrorFunc(old_data, old_fn);
     return r;
 }
 
@@ -609,7 +567,7 @@ NUMAFIT_EXPORT int numafit_pci_devices_new_from_nodedev_xml(const char *const *x
                                                             unsigned flags,
                                                             numafit_pci_devices_t **ret,
                                                             numafit_error_t *err) {
-    struct nctx x = {err, 0, false};
+    struct nctx x = {err, 0, {0}};
     struct host h;
     int r = 0;
 
@@ -629,8 +587,8 @@ NUMAFIT_EXPORT int numafit_pci_devices_new_from_nodedev_xml(const char *const *x
             return nd_fail(&x, NULL, -EINVAL, "a NULL document");
         }
     }
-    pthread_once(&xml_once, xml_once_init);
     memset(&h, 0, sizeof(h));
+    numafit__xml_begin(&x.xml);
     if (n && !(h.docs = numafit__calloc(n, sizeof(*h.docs))))
         r = -ENOMEM;
     for (size_t i = 0; i < n && r == 0; i++) {
@@ -639,6 +597,7 @@ NUMAFIT_EXPORT int numafit_pci_devices_new_from_nodedev_xml(const char *const *x
         h.docs[i].max_vfs = -1;
         r = parse_doc(&x, xml[i], len[i], &h.docs[i]);
     }
+    numafit__xml_end(&x.xml);
     if (r == 0)
         r = build_host(&h, (uint32_t)n, ret, err);
     if (r == -ENOMEM)

@@ -1,0 +1,35 @@
+/* The library's one way to parse XML with libxml2 (discover_caps.c,
+ * pci_nodedev.c): no network, no external DTD subset, no DOCTYPE, nothing
+ * printed, libxml2's failed allocations seen. Internal. */
+#ifndef NUMAFIT_XML_READ_H
+#define NUMAFIT_XML_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <libxml/parser.h>
+
+/* A call's libxml2 session: between begin and end the thread's structured
+ * error handler is ours (it only notes failed allocations in nomem, which
+ * the caller's walk of the document also reads), and it is restored at
+ * end. */
+struct numafit__xml {
+    xmlStructuredErrorFunc old_fn;
+    void *old_data;
+    bool nomem; /* libxml2 could not allocate */
+};
+
+void numafit__xml_begin(struct numafit__xml *q);
+void numafit__xml_end(struct numafit__xml *q);
+
+/*
+ * Parse len bytes (url names them in libxml2's messages; options are
+ * libxml2's beyond XML_PARSE_NONET, NOERROR and NOWARNING). Returns 0 with
+ * *ret (xmlFreeDoc), -ENOMEM, -EBADMSG when the text is not well-formed
+ * (msg: libxml2's message on one line, *line its line) or -EPERM for a
+ * document with a DOCTYPE.
+ */
+int numafit__xml_parse(struct numafit__xml *q, const char *xml, size_t len, const char *url,
+                       int options, xmlDocPtr *ret, char *msg, size_t msglen, int *line);
+
+#endif
