@@ -1061,17 +1061,22 @@ static int check_args(const numafit_pci_pools_t *pools, const numafit_pci_reques
     return 0;
 }
 
-/* Run the requests on a fresh state; 1 / 0 / -ENOMEM. */
-static int walk_all(struct walk *w, const numafit_pci_requests_t *reqs, numafit_error_t *err) {
-    uint32_t n = w->pools->n ? w->pools->n : 1;
-    w->left = numafit__malloc(n * sizeof(*w->left));
-    w->alive = numafit__malloc(n * sizeof(*w->alive));
-    w->list = numafit__malloc(n * sizeof(*w->list));
-    w->tmp = numafit__malloc(n * sizeof(*w->tmp));
-    if (!w->left || !w->alive || !w->list || !w->tmp) {
-        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
-        return -ENOMEM;
-    }
+/* The scratch of a check: each pool's count left, two lists of pool
+ * indices and whether nova still has the pool, in one block. */
+size_t numafit__pci_scratch_size(const numafit_pci_pools_t *pools) {
+    size_t n = pools->n ? pools->n : 1;
+    return n * (sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(bool));
+}
+
+/* Run the requests on a fresh state in scratch; 1 / 0. */
+static int walk_run(struct walk *w, const numafit_pci_requests_t *reqs, void *scratch,
+                    numafit_error_t *err) {
+    size_t n = w->pools->n ? w->pools->n : 1;
+    char *b = scratch;
+    w->left = (int64_t *)(void *)b;
+    w->list = (uint32_t *)(void *)(b + n * sizeof(int64_t));
+    w->tmp = w->list + n;
+    w->alive = (bool *)(void *)(w->tmp + n);
     for (uint32_t i = 0; i < w->pools->n; i++) {
         w->left[i] = w->pools->p[i].count;
         w->alive[i] = true;
@@ -1082,11 +1087,44 @@ static int walk_all(struct walk *w, const numafit_pci_requests_t *reqs, numafit_
     return 1;
 }
 
+int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
+                         const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
+                         void *scratch, numafit_error_t *err) {
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL};
+    return walk_run(&w, reqs, scratch, err);
+}
+
+int64_t numafit__pci_cell_devices(const numafit_pci_pools_t *pools, int64_t cell_id, bool *any) {
+    int64_t n = 0;
+    *any = false;
+    for (uint32_t i = 0; i < pools->n; i++)
+        if (pools->p[i].numa_state == NUMA_SET && pools->p[i].numa_node == cell_id) {
+            n += pools->p[i].count;
+            *any = true;
+        }
+    return n;
+}
+
+bool numafit__pci_socket_policy(const numafit_pci_requests_t *reqs) {
+    for (uint32_t r = 0; r < reqs->n; r++)
+        if (reqs->r[r].policy == NUMAFIT_PCI_POLICY_SOCKET)
+            return true;
+    return false;
+}
+
+/* Run the requests on a fresh state; 1 / 0 / -ENOMEM. */
+static int walk_all(struct walk *w, const numafit_pci_requests_t *reqs, numafit_error_t *err) {
+    void *scratch = numafit__malloc(numafit__pci_scratch_size(w->pools));
+    if (!scratch) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+        return -ENOMEM;
+    }
+    w->left = scratch; /* freed by walk_free */
+    return walk_run(w, reqs, scratch, err);
+}
+
 static void walk_free(struct walk *w) {
     free(w->left);
-    free(w->alive);
-    free(w->list);
-    free(w->tmp);
 }
 
 NUMAFIT_EXPORT int numafit_pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,

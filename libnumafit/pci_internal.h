@@ -125,4 +125,16 @@ void numafit__pci_tags_free(struct pci_tag *t, uint32_t n);
 struct pci_tag *numafit__pci_tags_dup(const struct pci_tag *t, uint32_t n, bool *fail);
 void numafit__pci_request_clear(struct pci_request *r);
 
+/* The fit's use of the scheduler rules (fit.c): numafit_pci_support()
+ * with the caller's scratch (numafit__pci_scratch_size() bytes, 8-aligned),
+ * a host cell's devices (the sum of the counts of the pools on it; *any:
+ * some pool is on it, even of count 0), whether a request has the socket
+ * policy. */
+size_t numafit__pci_scratch_size(const numafit_pci_pools_t *pools);
+int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
+                         const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
+                         void *scratch, struct numafit_error *err);
+int64_t numafit__pci_cell_devices(const numafit_pci_pools_t *pools, int64_t cell_id, bool *any);
+bool numafit__pci_socket_policy(const numafit_pci_requests_t *reqs);
+
 #endif
