@@ -36,6 +36,13 @@ struct fit_cli {
     /* fit: the job's placement inventory (placement's JSON; NULL or JSON
      * null: none, the NUMA step alone, as nova's filter) */
     const json_t *inventory;
+    /* fit: the host's PCI device pools and the instance's PCI requests
+     * (NULL or JSON null: none; the requests then come from the flavor's
+     * pci_passthrough:alias and nova_conf's [pci] alias) */
+    const char *pci_pools_path, *pci_requests_path, *nova_conf_path;
+    const json_t *pci_pools, *pci_requests;
+    const char *nova_conf; /* nova.conf's text, NULL: none */
+    size_t nova_conf_len;
 };
 
 /*
