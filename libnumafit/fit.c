@@ -81,9 +81,10 @@ struct fitctx {
     struct cellres last;
 
     /* search state */
-    uint32_t *assign; /* host position per guest cell */
-    uint8_t *used;    /* per host position */
-    int32_t *match_h; /* matching: guest per host position or -1 */
+    uint32_t *assign;      /* host position per guest cell */
+    const uint32_t *bound; /* search(tight): the best assignment so far */
+    uint8_t *used;         /* per host position */
+    int32_t *match_h;      /* matching: guest per host position or -1 */
     uint8_t *seen;
     /* network coverage */
     bool net;
@@ -98,6 +99,7 @@ struct fitctx {
     uint8_t *pci_cell;           /* per host position: some pool is on the cell */
     uint64_t *net_base;          /* per host position: the network groups alone */
     void *pci_scratch;           /* numafit__pci_scratch_size() bytes */
+    uint8_t *pci_prep;           /* numafit__pci_prepare()'s table, in pci_scratch */
     numafit_pci_check_fn pci_fn; /* the caller's check, NULL: the library's */
     void *pci_ctx;
     int pci_rc;              /* the caller's check failed with this (< 0) */
@@ -752,8 +754,11 @@ static bool net_coverable(struct fitctx *x, uint32_t from, uint64_t covered) {
     return true;
 }
 
-static bool search(struct fitctx *x, uint32_t g, uint64_t covered) {
-    for (uint32_t p = 0; p < x->n; p++) {
+/* tight: the assignment so far equals x->bound's (the best found by an
+ * earlier search): only positions up to the bound's are worth trying. */
+static bool search(struct fitctx *x, uint32_t g, uint64_t covered, bool tight) {
+    uint32_t last = tight ? x->bound[g] : x->n - 1;
+    for (uint32_t p = 0; p <= last; p++) {
         if (x->used[p])
             continue;
         x->steps++;
@@ -769,7 +774,8 @@ static bool search(struct fitctx *x, uint32_t g, uint64_t covered) {
                 return true;
         } else if ((!x->net || net_coverable(x, g + 1, cov)) &&
                    /* with one guest cell left, the next level is the test */
-                   (g + 2 == x->k || matchable(x, g + 1)) && search(x, g + 1, cov)) {
+                   (g + 2 == x->k || matchable(x, g + 1)) &&
+                   search(x, g + 1, cov, tight && p == last)) {
             return true;
         }
         x->used[p] = 0;
@@ -849,7 +855,16 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
 static void ctx_free(struct fitctx *x) {
     numafit__free(x->heap);
     numafit__free(x->mincover);
-    numafit__free(x->pci_scratch);
+}
+
+/* The PCI check's scratch: the walk's, then (the library's rules) each
+ * request's verdict on each pool. */
+static size_t pci_walk_size(const struct fitctx *x) {
+    return (numafit__pci_scratch_size(x->pools) + 7) & ~(size_t)7;
+}
+
+static size_t pci_size(const struct fitctx *x) {
+    return pci_walk_size(x) + (x->pci_fn ? 0 : (size_t)x->pools->n * (x->reqs->n + 1)) + 1;
 }
 
 static bool has_physnet(const struct numafit__cell *c, const char *name) {
@@ -935,6 +950,7 @@ static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxpc, bool expl
     x->net_mask = net ? carve(base, &u, (x->n + 1) * sizeof(uint64_t)) : NULL;
     x->net_base = x->pci_check ? carve(base, &u, (x->n + 1) * sizeof(uint64_t)) : NULL;
     x->pci_cell = x->pci_check ? carve(base, &u, x->n + 1) : NULL;
+    x->pci_scratch = x->pci_check ? carve(base, &u, pci_size(x)) : NULL;
     x->why = explain ? carve(base, &u, ((size_t)x->n * x->k + 1) * sizeof(*x->why)) : NULL;
     return u;
 }
@@ -959,6 +975,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->net_groups = 0;
     x->mincover = NULL;
     x->pci_scratch = NULL;
+    x->pci_prep = NULL;
     x->last_valid = false;
     x->pools = o ? o->pci_pools : NULL;
     x->reqs = o ? o->pci_reqs : NULL;
@@ -1012,11 +1029,9 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     }
     order_cells(x, o ? o->strategy : NUMAFIT_STRATEGY_SPREAD, keys);
     if (x->pci_check) {
-        x->pci_scratch = numafit__malloc(numafit__pci_scratch_size(x->pools));
-        if (!x->pci_scratch) {
-            ctx_free(x);
-            return -ENOMEM;
-        }
+        x->pci_prep = x->pci_fn ? NULL : (uint8_t *)x->pci_scratch + pci_walk_size(x);
+        if (x->pci_prep)
+            numafit__pci_prepare(x->pools, x->reqs, x->pci_prep);
         for (uint32_t p = 0; p < x->n; p++) {
             bool any;
             (void)numafit__pci_cell_devices(x->pools, h->cells[x->order[p]].id, &any);
@@ -1213,7 +1228,7 @@ static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, numafit_err
                                "the PCI requests are not satisfied");
         return rc > 0;
     }
-    return numafit__pci_support(x->pools, x->h, x->reqs, ids, n, x->pci_scratch, err);
+    return numafit__pci_support(x->pools, x->h, x->reqs, ids, n, x->pci_scratch, x->pci_prep, err);
 }
 
 /* The choices the PCI check can tell apart: which cells with devices are
@@ -1312,7 +1327,8 @@ static void pci_try(struct fitctx *x, struct pcisel *s, uint64_t sockmask, uint6
         return;
     x->net = groups > 0;
     x->net_all = groups == 64 ? ~0ull : (1ull << groups) - 1;
-    if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0)) {
+    x->bound = s->best;
+    if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0, s->has_best)) {
         bool better = !s->has_best;
         for (uint32_t g = 0; g < x->k && !better; g++) {
             if (x->assign[g] != s->best[g]) {
@@ -1359,6 +1375,38 @@ static void pci_enum(struct fitctx *x, struct pcisel *s, uint32_t i) {
     }
 }
 
+/* One guest cell: nova's permutations are the host cells in their order,
+ * so the answer is the first cell that fits, passes the network check and
+ * has the devices; the cells without devices answer alike (per socket
+ * holding devices with the socket policy), so they are asked once. */
+static int pci_search_one(struct fitctx *x, const struct pcisel *s) {
+    int8_t memo[65];
+    memset(memo, -1, sizeof(memo));
+    for (uint32_t p = 0; p < x->n; p++) {
+        int ok, si = 0;
+        if (!pair_ok(x, p, 0) || (x->net && (x->net_mask[p] & x->net_all) != x->net_all))
+            continue;
+        if (!x->pci_cell[p] && s->sockets)
+            si = sock_index(s, x->h->cells[x->order[p]].socket) + 1;
+        if (x->pci_cell[p] || memo[si] < 0) {
+            ok = pci_ok(x, &p, 1, NULL);
+            if (!x->pci_cell[p])
+                memo[si] = (int8_t)ok;
+        } else {
+            ok = memo[si];
+        }
+        if (budget_hit(x))
+            return 0;
+        if (ok == 1) {
+            memset(x->used, 0, x->n);
+            x->assign[0] = p;
+            x->used[p] = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* nova's first placement failed the PCI requests: the first placement in
  * nova's order whose cells pass them. 1 (x->assign), 0, -ENOMEM. */
 static int pci_search(struct fitctx *x) {
@@ -1369,8 +1417,9 @@ static int pci_search(struct fitctx *x) {
     s.k = x->k;
     s.cand = cand;
     s.best = best;
-    /* with as many host cells as guest cells every placement takes them all */
-    if (x->n == x->k)
+    /* with as many host cells as guest cells every placement takes them
+     * all; and a request that too few devices match at all fails on any */
+    if (x->n == x->k || (!x->pci_fn && !numafit__pci_possible(x->pools, x->reqs, x->pci_prep)))
         return 0;
     for (uint32_t p = 0; p < x->n; p++)
         all_sockets &= x->h->cells[x->order[p]].socket >= 0;
@@ -1388,6 +1437,8 @@ static int pci_search(struct fitctx *x) {
         if (fits_some_guest(x, p))
             cand[s.ncand++] = p;
     }
+    if (x->k == 1)
+        return pci_search_one(x, &s);
     for (uint32_t p = 0; p < x->n; p++)
         x->net_base[p] = x->net_mask[p];
     {
@@ -1427,17 +1478,25 @@ static int run(struct fitctx *x, numafit_error_t *err) {
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         return -ENOMEM;
     }
-    if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0)) {
+    if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0, false)) {
         if (!x->pci_check)
             return 1;
         /* nova checks the devices on each placement in which every guest
          * cell fits, after the cells and before the network */
-        int first = x->h->cells[x->order[x->assign[0]]].id;
-        numafit__error_clear(&x->pci_why);
-        if (pci_ok(x, x->assign, x->k, &x->pci_why) == 1 || pci_search(x) == 1)
+        uint32_t first[NUMAFIT_MAX_CELLS];
+        if (pci_ok(x, x->assign, x->k, NULL) == 1)
+            return 1;
+        memcpy(first, x->assign, x->k * sizeof(*first));
+        if (pci_search(x) == 1)
             return 1;
         if (!x->over_budget) {
-            numafit__error_set(err, NUMAFIT_E_NOFIT_PCI, first, x->pci_why.where, NULL,
+            /* why nova's first choice fails, worded only now */
+            numafit__error_clear(&x->pci_why);
+            (void)pci_ok(x, first, x->k, &x->pci_why);
+        }
+        if (!x->over_budget) {
+            numafit__error_set(err, NUMAFIT_E_NOFIT_PCI, x->h->cells[x->order[first[0]]].id,
+                               x->pci_why.where, NULL,
                                "%s on the host cells nova chooses first, and no other choice of "
                                "host cells has the devices",
                                x->pci_why.text);

@@ -251,6 +251,56 @@ START_TEST(test_explain) {
 }
 END_TEST
 
+/* The caller's check: counts its calls, says yes only on cell 1. */
+struct probe {
+    int calls;
+    int answer_error;
+};
+
+static int only_cell_1(void *ctx, const int64_t *ids, size_t n) {
+    struct probe *pr = ctx;
+    pr->calls++;
+    if (pr->answer_error)
+        return -ECANCELED;
+    return n == 1 && ids[0] == 1;
+}
+
+START_TEST(test_caller_check) {
+    numafit_host_t *h = host("2x4c2t 2cells mem:64G");
+    numafit_request_t *r = flavor(2, 2048, one_cell);
+    numafit_pci_pools_t *p = pools(seed_pools);
+    numafit_pci_requests_t *vf = want("8086", "154c", 1, "\"required\"");
+    numafit_options_t *o = NULL, *copy = NULL;
+    numafit_placement_t *pl = NULL;
+    numafit_error_t e;
+    struct probe pr = {0, 0};
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_pci(o, p, vf), 0);
+    ck_assert_int_eq(numafit_options_set_pci_check(o, only_cell_1, &pr), 0);
+    /* the library's rules would take cell 0 (the VFs); the caller's check
+     * wants cell 1 */
+    ck_assert_int_eq(numafit_options_dup(o, &copy), 0);
+    ck_assert_int_eq(numafit_fit(h, r, copy, 0, &pl, &e), 1);
+    ck_assert_int_eq(numafit_placement_get_host_cell(pl, 0), 1);
+    ck_assert_int_ge(pr.calls, 2);
+    numafit_placement_free(pl);
+    /* a failing check abandons the fit with its errno */
+    pr.answer_error = 1;
+    ck_assert_int_eq(numafit_fit(h, r, copy, 0, &pl, &e), -ECANCELED);
+    ck_assert_str_eq(e.where, "pci_requests");
+    /* back to the library's rules */
+    ck_assert_int_eq(numafit_options_set_pci_check(copy, NULL, NULL), 0);
+    ck_assert_int_eq(fit_cell(h, r, p, vf, &e), 0);
+    ck_assert_int_eq(numafit_options_dup(NULL, &copy), -EINVAL);
+    numafit_options_free(copy);
+    numafit_options_free(o);
+    numafit_pci_requests_free(vf);
+    numafit_pci_pools_free(p);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pci_fit");
     TCase *tc = tcase_create("fit");
@@ -261,6 +311,7 @@ int main(void) {
     tcase_add_test(tc, test_pools_unchanged);
     tcase_add_test(tc, test_bounded);
     tcase_add_test(tc, test_explain);
+    tcase_add_test(tc, test_caller_check);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
