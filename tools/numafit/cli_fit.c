@@ -352,9 +352,9 @@ static json_t *pci_taken(const numafit_pci_pools_t *before, const numafit_pci_po
  * flavor's aliases with nova.conf's [pci] alias), set on opt. Returns
  * NULL, or an error answer.
  */
-static json_t *pci_step(const struct fit_cli *c, const char *ftxt, const char *itxt,
-                        numafit_options_t *opt, numafit_pci_pools_t **pools,
-                        numafit_pci_requests_t **reqs) {
+json_t *pci_step(const struct fit_cli *c, const char *ftxt, const char *itxt,
+                 numafit_options_t *opt, numafit_pci_pools_t **pools,
+                 numafit_pci_requests_t **reqs) {
     numafit_error_t e;
     char *txt;
     int rc;

@@ -53,6 +53,13 @@ struct fit_cli {
  */
 int fit_cli_parse(int argc, char **argv, struct fit_cli *c, void (*usage)(FILE *));
 
+/* A fit job's PCI devices (c->pci_pools, c->pci_requests, else the
+ * flavor's aliases with c->nova_conf), set on opt; *pools and *reqs are
+ * the caller's to free (NULL: none). Returns NULL, or an error answer. */
+json_t *pci_step(const struct fit_cli *c, const char *ftxt, const char *itxt,
+                 numafit_options_t *opt, numafit_pci_pools_t **pools,
+                 numafit_pci_requests_t **reqs);
+
 /* What one fit or plan produced: the answer line, plus what the human
  * renderer needs besides it. */
 struct run {
