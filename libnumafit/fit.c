@@ -97,6 +97,8 @@ struct fitctx {
     const numafit_pci_requests_t *reqs;
     bool pci_sort, pci_requested, pci_check;
     uint8_t *pci_cell;           /* per host position: some pool is on the cell */
+    int64_t *pci_devs;           /* per host cell (index): the devices of its pools */
+    uint8_t *pci_any;            /* per host cell (index): some pool is on it */
     uint64_t *net_base;          /* per host position: the network groups alone */
     void *pci_scratch;           /* numafit__pci_scratch_size() bytes */
     uint8_t *pci_prep;           /* numafit__pci_prepare()'s table, in pci_scratch */
@@ -821,11 +823,7 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
         keys[i].idx = i;
         keys[i].k1 = (int64_t)c->memory - (int64_t)c->memory_usage;
         keys[i].k2 = shared ? (int64_t)c->cpu_usage : (int64_t)host_counts(x, c)[2];
-        keys[i].k0 = 0;
-        if (x->pci_sort) {
-            bool any;
-            keys[i].k0 = numafit__pci_cell_devices(x->pools, c->id, &any);
-        }
+        keys[i].k0 = x->pci_sort ? x->pci_devs[i] : 0;
     }
     if (h->ncells > x->k) {
         /* spread: memory descending; shared: cpu_usage ascending, pinned:
@@ -951,6 +949,8 @@ static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxpc, bool expl
     x->net_base = x->pci_check ? carve(base, &u, (x->n + 1) * sizeof(uint64_t)) : NULL;
     x->pci_cell = x->pci_check ? carve(base, &u, x->n + 1) : NULL;
     x->pci_scratch = x->pci_check ? carve(base, &u, pci_size(x)) : NULL;
+    x->pci_devs = x->pci_sort ? carve(base, &u, (x->n + 1) * sizeof(int64_t)) : NULL;
+    x->pci_any = x->pci_sort ? carve(base, &u, x->n + 1) : NULL;
     x->why = explain ? carve(base, &u, ((size_t)x->n * x->k + 1) * sizeof(*x->why)) : NULL;
     return u;
 }
@@ -1027,16 +1027,15 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
         x->gcount[2 * g] = pc;
         x->gcount[2 * g + 1] = sc;
     }
+    if (x->pci_sort)
+        numafit__pci_cell_counts(x->pools, h, x->pci_devs, x->pci_any);
     order_cells(x, o ? o->strategy : NUMAFIT_STRATEGY_SPREAD, keys);
     if (x->pci_check) {
         x->pci_prep = x->pci_fn ? NULL : (uint8_t *)x->pci_scratch + pci_walk_size(x);
         if (x->pci_prep)
             numafit__pci_prepare(x->pools, x->reqs, x->pci_prep);
-        for (uint32_t p = 0; p < x->n; p++) {
-            bool any;
-            (void)numafit__pci_cell_devices(x->pools, h->cells[x->order[p]].id, &any);
-            x->pci_cell[p] = any;
-        }
+        for (uint32_t p = 0; p < x->n; p++)
+            x->pci_cell[p] = x->pci_any[x->order[p]];
     }
     rc = net_setup(x, o);
     if (rc < 0) {

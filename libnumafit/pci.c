@@ -1031,9 +1031,9 @@ take:
 enum { IS_PF = 1, IS_VDPA = 2, IS_RM = 4 };
 
 static uint8_t kind_of(const char *dev_type, const char *remote_managed) {
-    return (uint8_t)((dev_type && !strcmp(dev_type, "type-PF") ? IS_PF : 0) |
-                     (dev_type && !strcmp(dev_type, "vdpa") ? IS_VDPA : 0) |
-                     (numafit__py_bool(remote_managed) ? IS_RM : 0));
+    return (uint8_t)((dev_type && same_key(dev_type, "type-PF") ? IS_PF : 0) |
+                     (dev_type && same_key(dev_type, "vdpa") ? IS_VDPA : 0) |
+                     (remote_managed && numafit__py_bool(remote_managed) ? IS_RM : 0));
 }
 
 static uint8_t pool_kind(const struct pci_pool *P) {
@@ -1198,15 +1198,21 @@ int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t 
     return walk_run(&w, reqs, scratch, err);
 }
 
-int64_t numafit__pci_cell_devices(const numafit_pci_pools_t *pools, int64_t cell_id, bool *any) {
-    int64_t n = 0;
-    *any = false;
-    for (uint32_t i = 0; i < pools->n; i++)
-        if (pools->p[i].numa_state == NUMA_SET && pools->p[i].numa_node == cell_id) {
-            n += pools->p[i].count;
-            *any = true;
-        }
-    return n;
+void numafit__pci_cell_counts(const numafit_pci_pools_t *pools, const numafit_host_t *h,
+                              int64_t *counts, uint8_t *any) {
+    memset(counts, 0, h->ncells * sizeof(*counts));
+    memset(any, 0, h->ncells);
+    for (uint32_t i = 0; i < pools->n; i++) {
+        const struct pci_pool *P = &pools->p[i];
+        if (P->numa_state != NUMA_SET)
+            continue;
+        for (uint32_t c = 0; c < h->ncells; c++)
+            if (h->cells[c].id == P->numa_node) {
+                counts[c] += P->count;
+                any[c] = 1;
+                break;
+            }
+    }
 }
 
 /* Can each request be met on some host cells at all? A request never gets
