@@ -192,8 +192,19 @@ def main():
     with open(host_json, "w") as f:
         f.write(run([args.fleet, "--params", fleet_params, "--dump-host"]))
 
+    def median_runs(path):
+        runs = [lines_of(run([args.numafit, "bench", "--json", path])) for _ in range(args.runs)]
+        return [dict(r[0], fit_ns=int(statistics.median(x["fit_ns"] for x in r)))
+                if all("fit_ns" in x for x in r) else r[0] for r in zip(*runs)]
+    log("compare: numafit bench (PCI mix, and the same lines without devices)")
+    pcimix = os.path.join(out, "pcimix.jsonl")
+    nf_pci = median_runs(pcimix)
+    nf_nopci = median_runs(os.path.join(out, "pcimix-nopci.jsonl"))
+
     # ---------------------------------------------------------------- nova
     nb = os.path.join(HERE, "nova_bench.py")
+    log("compare: nova (PCI mix)")
+    nv_pci = lines_of(run([PY, nb, pcimix, "--full-limit", str(args.full_limit)]))
     log("compare: nova (mix)")
     nv_mix = lines_of(run([PY, nb, mix, "--full-limit", str(args.full_limit)]))
     log("compare: nova (manycell, plain nova)")
@@ -206,9 +217,10 @@ def main():
                                fleet_params, "--host", host_json, "--sample",
                                str(args.fleet_sample), "--json"]))
 
-    res.update({"numafit": {"mix": nf_mix, "manycell": nf_many, "fleet": nf_fleet},
+    res.update({"numafit": {"mix": nf_mix, "manycell": nf_many, "fleet": nf_fleet,
+                            "pcimix": nf_pci, "pcimix_without_devices": nf_nopci},
                 "nova": {"mix": nv_mix, "manycell": nv_many, "manycell_reference": nv_many_ref,
-                         "fleet": nv_fleet},
+                         "fleet": nv_fleet, "pcimix": nv_pci},
                 "meta": {"mix": mix_meta, "manycell": many_meta},
                 "full_limit_s": args.full_limit, "numafit_timeout_s": args.timeout})
 
@@ -257,6 +269,29 @@ def main():
              fmt_ratio(ms["nova_total_ns"] / ms["numafit_total_ns"]
                        if ms["numafit_total_ns"] else None),
              ms["answers_differ"], ms["skipped"]))
+
+    # the PCI mix: the fit with devices against the same fit without, and nova
+    trip = [(a, b, c) for a, b, c in zip(nf_pci, nf_nopci, nv_pci)
+            if "fit_ns" in a and "fit_ns" in b and "fit_ns" in c]
+    if trip:
+        own = sorted(a["fit_ns"] / b["fit_ns"] for a, b, _ in trip)
+        print("## PCI mix (%d mix scenarios with SR-IOV VFs, PFs and GPUs, nova's"
+              " pci_stats and pci_requests)\n" % len(trip))
+        print("| | median | ratio |")
+        print("|---|---:|---:|")
+        print("| numafit, with devices | %s | %s of the same fit without devices (median of"
+              " per-scenario ratios; 90th percentile %s) |"
+              % (fmt_ns(median([a["fit_ns"] for a, _, _ in trip])), fmt_ratio(median(own)),
+                 fmt_ratio(own[int(0.9 * (len(own) - 1))])))
+        print("| numafit, without devices | %s | |" % fmt_ns(median([b["fit_ns"]
+                                                                   for _, b, _ in trip])))
+        print("| nova, with devices | %s | nova/numafit %s (median of ratios) |"
+              % (fmt_ns(median([c["fit_ns"] for _, _, c in trip])),
+                 fmt_ratio(median([c["fit_ns"] / a["fit_ns"] for a, _, c in trip]))))
+        print("\nanswers differ (fits or not): %d\n"
+              % sum(1 for a, _, c in trip if a["fits"] != c["fits"]))
+        res["pcimix_summary"] = {"scenarios": len(trip), "own_ratio_median": median(own),
+                                 "own_ratio_p90": own[int(0.9 * (len(own) - 1))]}
 
     print("## Many-cell hosts (one scenario each; nova rules zed)\n")
     print("| host x guest cells | kind | permutations | numafit | plain nova | plain nova's answer"

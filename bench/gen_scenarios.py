@@ -226,6 +226,55 @@ def gen_mix(rng, count):
 
 
 # --------------------------------------------------------------------------
+# pcimix: mix lines with SR-IOV NICs and GPUs (the same hosts and flavors)
+# --------------------------------------------------------------------------
+def pci_pools(rng, cell_ids):
+    """A host's pools (nova's flat form): an X710's VFs on one or two cells
+    (and at times some of unknown node), its PF, a T4 at times."""
+    pools = []
+    for c in rng.sample(cell_ids, min(len(cell_ids), rng.choice([1, 1, 2]))):
+        pools.append({"vendor_id": "8086", "product_id": "154c", "numa_node": c,
+                      "count": rng.choice([4, 8, 16]), "dev_type": "type-VF",
+                      "physical_network": "physnet1", "trusted": "false"})
+        pools.append({"vendor_id": "8086", "product_id": "1572", "numa_node": c, "count": 1,
+                      "dev_type": "type-PF", "physical_network": "physnet1"})
+    if rng.random() < 0.3:
+        pools.append({"vendor_id": "8086", "product_id": "154c", "numa_node": None,
+                      "count": 2, "dev_type": "type-VF", "physical_network": "physnet1",
+                      "trusted": "false"})
+    if rng.random() < 0.5:
+        pools.append({"vendor_id": "10de", "product_id": "1eb8",
+                      "numa_node": rng.choice(cell_ids), "count": rng.choice([1, 2]),
+                      "dev_type": "type-PCI"})
+    return pools
+
+
+def pci_requests(rng):
+    """An instance's requests (instance_extra's list): 1 or 2 VFs of a
+    neutron port or an alias with a random NUMA policy, a T4 at times."""
+    reqs = [{"count": rng.choice([1, 1, 2]), "alias_name": "vf",
+             "spec": [{"vendor_id": "8086", "product_id": "154c", "dev_type": "type-VF"}],
+             "numa_policy": rng.choice(["legacy", "required", "preferred", "socket"])}]
+    if rng.random() < 0.3:
+        reqs.append({"count": 1, "alias_name": "t4",
+                     "spec": [{"vendor_id": "10de", "product_id": "1eb8"}],
+                     "numa_policy": rng.choice(["legacy", "required", "preferred"])})
+    return reqs
+
+
+def gen_pcimix(rng, mix_lines, count):
+    """The first count mix lines with pools and requests."""
+    lines = []
+    for ln in mix_lines[:count]:
+        cells = [c["nova_object.data"]["id"] for c in ln["host"]["nova_object.data"]["cells"]]
+        d = dict(ln)
+        d["pci_pools"] = pci_pools(rng, cells)
+        d["pci_requests"] = pci_requests(rng)
+        lines.append(d)
+    return lines
+
+
+# --------------------------------------------------------------------------
 # manycell
 # --------------------------------------------------------------------------
 MANY_HOST_CELLS = (8, 12, 16, 24)
@@ -333,6 +382,8 @@ def main():
     ap.add_argument("--out", required=True, help="directory to write the sets to")
     ap.add_argument("--seed", type=int, default=20261130)
     ap.add_argument("--mix-count", type=int, default=1000)
+    ap.add_argument("--pci-count", type=int, default=300,
+                    help="mix lines also written with PCI pools and requests")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rng = random.Random(args.seed)
@@ -342,13 +393,18 @@ def main():
     lines, metas = gen_mix(rng, args.mix_count)
     write_lines(os.path.join(args.out, "mix.jsonl"), lines)
     write_lines(os.path.join(args.out, "mix.meta.jsonl"), metas)
+    # the PCI mix: its own random numbers, so that the other sets stay
+    pci = gen_pcimix(random.Random(args.seed + 1), lines, args.pci_count)
+    write_lines(os.path.join(args.out, "pcimix.jsonl"), pci)
+    write_lines(os.path.join(args.out, "pcimix-nopci.jsonl"), lines[:args.pci_count])
     lines, metas = gen_manycell()
     write_lines(os.path.join(args.out, "manycell.jsonl"), lines)
     write_lines(os.path.join(args.out, "manycell.meta.jsonl"), metas)
     with open(os.path.join(args.out, "fleet.json"), "w") as f:
         json.dump(FLEET, f, indent=1, sort_keys=True)
         f.write("\n")
-    print("wrote %s/{mix,manycell}.jsonl (+ .meta.jsonl) and fleet.json" % args.out)
+    print("wrote %s/{mix,manycell}.jsonl (+ .meta.jsonl), pcimix{,-nopci}.jsonl and fleet.json"
+          % args.out)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ try:
     from nova import exception as nova_exc
     from nova import objects
     from nova.virt import hardware
+    from nova.pci import stats as pci_stats_mod
 except Exception as e:  # pragma: no cover
     print("nova not importable (%s: %s)" % (type(e).__name__, e), file=sys.stderr)
     sys.exit(77)
@@ -168,6 +169,14 @@ def build(d, release, strategy):
                     physnets=set(nm.get("physnets") or []), tunneled=bool(nm.get("tunneled")))
             limits = objects.NUMATopologyLimits(**kw)
     pack = d.get("strategy", strategy) == "pack"
+    PCI.clear()
+    if d.get("pci_pools") is not None or d.get("pci_requests"):
+        # nova's scheduler: the host's PciDeviceStats, the spec's requests
+        pools = [objects.PciDevicePool.from_dict(dict(p)) for p in d.get("pci_pools") or []]
+        PCI["pci_stats"] = pci_stats_mod.PciDeviceStats(
+            host, stats=objects.PciDevicePoolList(objects=pools))
+        PCI["pci_requests"] = [objects.InstancePCIRequest(**r)
+                               for r in d.get("pci_requests") or []]
     return host, req, limits, pack, rules
 
 
@@ -228,12 +237,21 @@ def reference_fit(host, req, limits):
 
 
 FIT = hardware.numa_fit_instance_to_host  # or reference_fit (--semantics)
+PCI = {}  # the line's pci_stats and pci_requests (build())
 
 
 def one_call(host, req, limits):
     """One timed call on a fresh copy of the request: (ns, result)."""
     r = copy.deepcopy(req)
     fit = FIT
+    if PCI:
+        if fit is not hardware.numa_fit_instance_to_host:
+            raise ValueError("--semantics reference does not take PCI devices")
+        kw = PCI
+        t0 = time.perf_counter_ns()
+        got = fit(host, r, limits, **kw)
+        t1 = time.perf_counter_ns()
+        return t1 - t0, got
     t0 = time.perf_counter_ns()
     got = fit(host, r, limits)
     t1 = time.perf_counter_ns()

@@ -59,6 +59,7 @@ static const char *const code_names[NUMAFIT_E__MAX] = {
     [NUMAFIT_E_TOO_COMPLEX] = "TOO_COMPLEX",
     [NUMAFIT_E_NOT_NUMA] = "NOT_NUMA",
     [NUMAFIT_E_NOFIT_INVENTORY] = "NOFIT_INVENTORY",
+    [NUMAFIT_E_NOFIT_PCI] = "NOFIT_PCI",
 };
 
 static const char *const code_texts[NUMAFIT_E__MAX] = {
@@ -82,6 +83,7 @@ static const char *const code_texts[NUMAFIT_E__MAX] = {
     [NUMAFIT_E_TOO_COMPLEX] = "fit too complex for the work budget",
     [NUMAFIT_E_NOT_NUMA] = "request has no NUMA topology",
     [NUMAFIT_E_NOFIT_INVENTORY] = "no room in the inventory",
+    [NUMAFIT_E_NOFIT_PCI] = "the PCI devices requested are not available",
 };
 
 NUMAFIT_EXPORT const char *numafit_error_code_name(int code) {

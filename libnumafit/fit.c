@@ -11,7 +11,13 @@
  *    a bipartite-matching test (can the remaining guest cells still be matched
  *    to the remaining host cells?), so without whole-placement constraints
  *    the search is polynomial; the network check is applied on complete
- *    assignments, with a coverage prune, under a work budget.
+ *    assignments, with a coverage prune, under a work budget;
+ *  - the PCI check (nova's support_requests on the chosen host cells)
+ *    depends only on which cells with devices are chosen (and, for the
+ *    socket policy, which sockets): when nova's first placement fails it,
+ *    each such choice that passes is searched as a coverage constraint, and
+ *    the first placement in nova's order among them is the answer
+ *    (pci_search).
  *
  * Within a physical core (a sibling set) the lowest-numbered free threads are
  * used first; nova picks them by Python set order, which is no specification.
@@ -30,6 +36,7 @@
 
 #include <jansson.h>
 
+#include "pci_internal.h"
 #include "private.h"
 
 #define MEMO_UNKNOWN 0
@@ -74,9 +81,10 @@ struct fitctx {
     struct cellres last;
 
     /* search state */
-    uint32_t *assign; /* host position per guest cell */
-    uint8_t *used;    /* per host position */
-    int32_t *match_h; /* matching: guest per host position or -1 */
+    uint32_t *assign;      /* host position per guest cell */
+    const uint32_t *bound; /* search(tight): the best assignment so far */
+    uint8_t *used;         /* per host position */
+    int32_t *match_h;      /* matching: guest per host position or -1 */
     uint8_t *seen;
     /* network coverage */
     bool net;
@@ -84,6 +92,20 @@ struct fitctx {
     uint64_t *net_mask; /* per host position */
     uint32_t net_groups;
     uint8_t *mincover; /* [S]: fewest host cells covering groups S, or NULL */
+    /* PCI (options' pools and requests) */
+    const numafit_pci_pools_t *pools;
+    const numafit_pci_requests_t *reqs;
+    bool pci_sort, pci_requested, pci_check;
+    uint8_t *pci_cell;           /* per host position: some pool is on the cell */
+    int64_t *pci_devs;           /* per host cell (index): the devices of its pools */
+    uint8_t *pci_any;            /* per host cell (index): some pool is on it */
+    uint64_t *net_base;          /* per host position: the network groups alone */
+    void *pci_scratch;           /* numafit__pci_scratch_size() bytes */
+    uint8_t *pci_prep;           /* numafit__pci_prepare()'s table, in pci_scratch */
+    numafit_pci_check_fn pci_fn; /* the caller's check, NULL: the library's */
+    void *pci_ctx;
+    int pci_rc;              /* the caller's check failed with this (< 0) */
+    numafit_error_t pci_why; /* why nova's first placement fails the requests */
 
     void *heap; /* the scratch block when it did not fit the caller's stack buffer */
 };
@@ -734,8 +756,11 @@ static bool net_coverable(struct fitctx *x, uint32_t from, uint64_t covered) {
     return true;
 }
 
-static bool search(struct fitctx *x, uint32_t g, uint64_t covered) {
-    for (uint32_t p = 0; p < x->n; p++) {
+/* tight: the assignment so far equals x->bound's (the best found by an
+ * earlier search): only positions up to the bound's are worth trying. */
+static bool search(struct fitctx *x, uint32_t g, uint64_t covered, bool tight) {
+    uint32_t last = tight ? x->bound[g] : x->n - 1;
+    for (uint32_t p = 0; p <= last; p++) {
         if (x->used[p])
             continue;
         x->steps++;
@@ -751,7 +776,8 @@ static bool search(struct fitctx *x, uint32_t g, uint64_t covered) {
                 return true;
         } else if ((!x->net || net_coverable(x, g + 1, cov)) &&
                    /* with one guest cell left, the next level is the test */
-                   (g + 2 == x->k || matchable(x, g + 1)) && search(x, g + 1, cov)) {
+                   (g + 2 == x->k || matchable(x, g + 1)) &&
+                   search(x, g + 1, cov, tight && p == last)) {
             return true;
         }
         x->used[p] = 0;
@@ -765,11 +791,14 @@ static bool search(struct fitctx *x, uint32_t g, uint64_t covered) {
 
 struct sortkey {
     uint32_t idx;
+    int64_t k0; /* the cell's PCI devices */
     int64_t k1; /* avail_memory */
     int64_t k2; /* cpu_usage or free pCPUs */
 };
 
-static int cmp_keys(const struct sortkey *a, const struct sortkey *b, int d1, int d2) {
+static int cmp_keys(const struct sortkey *a, const struct sortkey *b, int d0, int d1, int d2) {
+    if (a->k0 != b->k0)
+        return (a->k0 < b->k0 ? -1 : 1) * d0;
     if (a->k2 != b->k2)
         return (a->k2 < b->k2 ? -1 : 1) * d2;
     if (a->k1 != b->k1)
@@ -777,7 +806,8 @@ static int cmp_keys(const struct sortkey *a, const struct sortkey *b, int d1, in
     return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* nova's two stable sorts, as one sort on (key2, key1, original index). */
+/* nova's stable sorts (memory, CPUs, then PCI devices when there are
+ * pools), as one sort on (devices, key2, key1, original index). */
 static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
     const numafit_host_t *h = x->h;
     bool pack_s = strategy == NUMAFIT_STRATEGY_PACK;
@@ -793,17 +823,21 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
         keys[i].idx = i;
         keys[i].k1 = (int64_t)c->memory - (int64_t)c->memory_usage;
         keys[i].k2 = shared ? (int64_t)c->cpu_usage : (int64_t)host_counts(x, c)[2];
+        keys[i].k0 = x->pci_sort ? x->pci_devs[i] : 0;
     }
     if (h->ncells > x->k) {
         /* spread: memory descending; shared: cpu_usage ascending, pinned:
          * free pCPUs descending. pack: the reverse of each. */
         int d1 = pack_s ? 1 : -1;
         int d2 = shared ? (pack_s ? -1 : 1) : (pack_s ? 1 : -1);
+        /* cells with devices first when devices are requested, last when
+         * not, whatever the strategy */
+        int d0 = x->pci_requested ? -1 : 1;
         /* insertion sort keeps it allocation-free; cells are few */
         for (uint32_t i = 1; i < h->ncells; i++) {
             struct sortkey t = keys[i];
             uint32_t j = i;
-            while (j > 0 && cmp_keys(&t, &keys[j - 1], d1, d2) < 0) {
+            while (j > 0 && cmp_keys(&t, &keys[j - 1], d0, d1, d2) < 0) {
                 keys[j] = keys[j - 1];
                 j--;
             }
@@ -819,6 +853,16 @@ static void order_cells(struct fitctx *x, int strategy, struct sortkey *keys) {
 static void ctx_free(struct fitctx *x) {
     numafit__free(x->heap);
     numafit__free(x->mincover);
+}
+
+/* The PCI check's scratch: the walk's, then (the library's rules) each
+ * request's verdict on each pool. */
+static size_t pci_walk_size(const struct fitctx *x) {
+    return (numafit__pci_scratch_size(x->pools) + 7) & ~(size_t)7;
+}
+
+static size_t pci_size(const struct fitctx *x) {
+    return pci_walk_size(x) + (x->pci_fn ? 0 : (size_t)x->pools->n * (x->reqs->n + 1)) + 1;
 }
 
 static bool has_physnet(const struct numafit__cell *c, const char *name) {
@@ -902,6 +946,11 @@ static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxpc, bool expl
     x->seen = carve(base, &u, x->n + 1);
     *keys = carve(base, &u, (x->n + 1) * sizeof(**keys));
     x->net_mask = net ? carve(base, &u, (x->n + 1) * sizeof(uint64_t)) : NULL;
+    x->net_base = x->pci_check ? carve(base, &u, (x->n + 1) * sizeof(uint64_t)) : NULL;
+    x->pci_cell = x->pci_check ? carve(base, &u, x->n + 1) : NULL;
+    x->pci_scratch = x->pci_check ? carve(base, &u, pci_size(x)) : NULL;
+    x->pci_devs = x->pci_sort ? carve(base, &u, (x->n + 1) * sizeof(int64_t)) : NULL;
+    x->pci_any = x->pci_sort ? carve(base, &u, x->n + 1) : NULL;
     x->why = explain ? carve(base, &u, ((size_t)x->n * x->k + 1) * sizeof(*x->why)) : NULL;
     return u;
 }
@@ -912,7 +961,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
                     const numafit_options_t *o, bool explain, uint32_t nres_max, uint64_t *stack) {
     uint32_t maxpc = 0;
     struct sortkey *keys;
-    bool net = o && o->has_netmeta;
+    bool net;
     char *base;
     size_t size;
     int rc;
@@ -925,7 +974,19 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->net_all = 0;
     x->net_groups = 0;
     x->mincover = NULL;
+    x->pci_scratch = NULL;
+    x->pci_prep = NULL;
     x->last_valid = false;
+    x->pools = o ? o->pci_pools : NULL;
+    x->reqs = o ? o->pci_reqs : NULL;
+    x->pci_sort = x->pools != NULL;
+    x->pci_requested = x->reqs && x->reqs->n > 0;
+    x->pci_check = x->pools && x->pci_requested;
+    x->pci_fn = o ? o->pci_fn : NULL;
+    x->pci_ctx = o ? o->pci_ctx : NULL;
+    x->pci_rc = 0;
+    /* the PCI search adds coverage groups: the masks are needed */
+    net = (o && o->has_netmeta) || x->pci_check;
     x->h = h;
     x->r = r;
     x->profile = o ? o->profile : NUMAFIT_PROFILE_LATEST;
@@ -966,7 +1027,16 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
         x->gcount[2 * g] = pc;
         x->gcount[2 * g + 1] = sc;
     }
+    if (x->pci_sort)
+        numafit__pci_cell_counts(x->pools, h, x->pci_devs, x->pci_any);
     order_cells(x, o ? o->strategy : NUMAFIT_STRATEGY_SPREAD, keys);
+    if (x->pci_check) {
+        x->pci_prep = x->pci_fn ? NULL : (uint8_t *)x->pci_scratch + pci_walk_size(x);
+        if (x->pci_prep)
+            numafit__pci_prepare(x->pools, x->reqs, x->pci_prep);
+        for (uint32_t p = 0; p < x->n; p++)
+            x->pci_cell[p] = x->pci_any[x->order[p]];
+    }
     rc = net_setup(x, o);
     if (rc < 0) {
         ctx_free(x);
@@ -1136,6 +1206,261 @@ static int build_mincover(struct fitctx *x) {
     return 0;
 }
 
+/* ------------------------------------------------------------------ PCI */
+
+/* nova's support_requests on the host cells at positions pos[0..n-1]:
+ * 1 / 0 (why in err when not NULL). */
+static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, numafit_error_t *err) {
+    int64_t ids[NUMAFIT_MAX_CELLS];
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = x->h->cells[x->order[pos[i]]].id;
+    x->steps += 1 + x->pools->n;
+    if (x->pci_fn) {
+        int rc = x->pci_fn(x->pci_ctx, ids, n);
+        if (rc < 0) {
+            x->pci_rc = rc;
+            x->over_budget = true; /* ends every search */
+            return 0;
+        }
+        if (!rc && err)
+            numafit__error_set(err, NUMAFIT_E_NOFIT, -1, "pci_requests", NULL,
+                               "the PCI requests are not satisfied");
+        return rc > 0;
+    }
+    return numafit__pci_support(x->pools, x->h, x->reqs, ids, n, x->pci_scratch, x->pci_prep, err);
+}
+
+/* The choices the PCI check can tell apart: which cells with devices are
+ * chosen (T), and with the socket policy which sockets holding devices
+ * (socks[]) have a chosen cell. */
+struct pcisel {
+    uint32_t k;     /* guest cells */
+    uint32_t *cand; /* positions of cells with devices some guest cell fits */
+    uint32_t ncand;
+    bool sockets;      /* the socket policy can tell sockets apart */
+    int32_t socks[64]; /* sockets holding devices */
+    uint32_t nsocks;
+    uint32_t t[64], nt; /* the chosen T (positions) */
+    uint32_t *best;     /* the best assignment so far, or has_best false */
+    bool has_best;
+    int rc; /* <0 error */
+};
+
+static int sock_index(const struct pcisel *s, int32_t sock) {
+    for (uint32_t i = 0; i < s->nsocks; i++)
+        if (s->socks[i] == sock)
+            return (int)i;
+    return -1;
+}
+
+static bool fits_some_guest(struct fitctx *x, uint32_t p) {
+    for (uint32_t g = 0; g < x->k; g++)
+        if (pair_ok(x, p, g))
+            return true;
+    return false;
+}
+
+/* Search the placements whose cells with devices are exactly T and (socket
+ * policy) whose sockets holding devices are exactly the mask `extra` plus
+ * those of T, as coverage groups beside the network's; keep the first in
+ * nova's order if it is before the best so far. */
+static void pci_try(struct fitctx *x, struct pcisel *s, uint64_t sockmask, uint64_t extra) {
+    uint32_t groups = x->net_groups, rep[64], nrep = 0;
+    bool fail = false;
+    memset(x->used, 0, x->n);
+    for (uint32_t p = 0; p < x->n; p++)
+        x->net_mask[p] = x->net_base[p];
+    for (uint32_t p = 0; p < x->n; p++) {
+        const struct numafit__cell *c = &x->h->cells[x->order[p]];
+        int si = s->sockets ? sock_index(s, c->socket) : -1;
+        if (x->pci_cell[p]) {
+            x->used[p] = 1; /* forbidden unless in T (below) */
+            continue;
+        }
+        if (si >= 0 && !(sockmask >> si & 1))
+            x->used[p] = 1; /* would add a socket with devices */
+    }
+    for (uint32_t i = 0; i < s->nt; i++) {
+        if (groups == 64)
+            fail = true;
+        else
+            x->net_mask[s->t[i]] |= 1ull << groups++;
+        x->used[s->t[i]] = 0;
+        rep[nrep++] = s->t[i];
+    }
+    /* each extra socket: a group of its allowed cells without devices */
+    for (uint64_t m = extra; m && !fail; m &= m - 1) {
+        uint32_t si = (uint32_t)__builtin_ctzll(m);
+        bool any = false;
+        if (groups == 64) {
+            fail = true;
+            break;
+        }
+        for (uint32_t p = 0; p < x->n; p++) {
+            const struct numafit__cell *c = &x->h->cells[x->order[p]];
+            if (!x->used[p] && !x->pci_cell[p] && c->socket == s->socks[si] &&
+                fits_some_guest(x, p)) {
+                x->net_mask[p] |= 1ull << groups;
+                if (!any)
+                    rep[nrep++] = p;
+                any = true;
+            }
+        }
+        if (!any)
+            return; /* no cell can stand for that socket */
+        groups++;
+    }
+    if (fail) {
+        x->over_budget = true; /* more groups than the search tracks */
+        return;
+    }
+    /* no cell with devices and no extra socket: any allowed cell stands
+     * for the set (the policies still apply, to cells without devices) */
+    for (uint32_t p = 0; p < x->n && !nrep; p++)
+        if (!x->used[p] && fits_some_guest(x, p))
+            rep[nrep++] = p;
+    if (!nrep)
+        return;
+    /* the requests on a set of this kind (each such set answers alike) */
+    if (pci_ok(x, rep, nrep, NULL) != 1)
+        return;
+    x->net = groups > 0;
+    x->net_all = groups == 64 ? ~0ull : (1ull << groups) - 1;
+    x->bound = s->best;
+    if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0, s->has_best)) {
+        bool better = !s->has_best;
+        for (uint32_t g = 0; g < x->k && !better; g++) {
+            if (x->assign[g] != s->best[g]) {
+                better = x->assign[g] < s->best[g];
+                break;
+            }
+        }
+        if (better) {
+            memcpy(s->best, x->assign, x->k * sizeof(uint32_t));
+            s->has_best = true;
+        }
+    }
+}
+
+/* Every T (cells with devices, at most k) from candidate i on; with the
+ * socket policy every set of further sockets for each. */
+static void pci_enum(struct fitctx *x, struct pcisel *s, uint32_t i) {
+    if (x->over_budget)
+        return;
+    {
+        uint64_t tmask = 0, free_socks;
+        for (uint32_t j = 0; j < s->nt; j++) {
+            int si = s->sockets ? sock_index(s, x->h->cells[x->order[s->t[j]]].socket) : -1;
+            if (si >= 0)
+                tmask |= 1ull << si;
+        }
+        free_socks =
+            s->sockets ? ((s->nsocks == 64 ? ~0ull : (1ull << s->nsocks) - 1) & ~tmask) : 0;
+        /* every subset of the free sockets, at most k - |T| of them */
+        for (uint64_t e = 0;; e = (e - free_socks) & free_socks) {
+            if ((uint32_t)__builtin_popcountll(e) + s->nt <= s->k)
+                pci_try(x, s, tmask | e, e);
+            x->steps++;
+            if (budget_hit(x) || e == free_socks)
+                break;
+        }
+    }
+    if (s->nt == s->k || s->nt == 64)
+        return;
+    for (uint32_t j = i; j < s->ncand && !x->over_budget; j++) {
+        s->t[s->nt++] = s->cand[j];
+        pci_enum(x, s, j + 1);
+        s->nt--;
+    }
+}
+
+/* One guest cell: nova's permutations are the host cells in their order,
+ * so the answer is the first cell that fits, passes the network check and
+ * has the devices; the cells without devices answer alike (per socket
+ * holding devices with the socket policy), so they are asked once. */
+static int pci_search_one(struct fitctx *x, const struct pcisel *s) {
+    int8_t memo[65];
+    memset(memo, -1, sizeof(memo));
+    for (uint32_t p = 0; p < x->n; p++) {
+        int ok, si = 0;
+        if (!pair_ok(x, p, 0) || (x->net && (x->net_mask[p] & x->net_all) != x->net_all))
+            continue;
+        if (!x->pci_cell[p] && s->sockets)
+            si = sock_index(s, x->h->cells[x->order[p]].socket) + 1;
+        if (x->pci_cell[p] || memo[si] < 0) {
+            ok = pci_ok(x, &p, 1, NULL);
+            if (!x->pci_cell[p])
+                memo[si] = (int8_t)ok;
+        } else {
+            ok = memo[si];
+        }
+        if (budget_hit(x))
+            return 0;
+        if (ok == 1) {
+            memset(x->used, 0, x->n);
+            x->assign[0] = p;
+            x->used[p] = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* nova's first placement failed the PCI requests: the first placement in
+ * nova's order whose cells pass them. 1 (x->assign), 0, -ENOMEM. */
+static int pci_search(struct fitctx *x) {
+    struct pcisel s;
+    uint32_t cand[NUMAFIT_MAX_CELLS], best[NUMAFIT_MAX_CELLS];
+    bool all_sockets = true;
+    memset(&s, 0, sizeof(s));
+    s.k = x->k;
+    s.cand = cand;
+    s.best = best;
+    /* with as many host cells as guest cells every placement takes them
+     * all; and a request that too few devices match at all fails on any */
+    if (x->n == x->k || (!x->pci_fn && !numafit__pci_possible(x->pools, x->reqs, x->pci_prep)))
+        return 0;
+    for (uint32_t p = 0; p < x->n; p++)
+        all_sockets &= x->h->cells[x->order[p]].socket >= 0;
+    s.sockets = all_sockets && numafit__pci_socket_policy(x->reqs);
+    for (uint32_t p = 0; p < x->n; p++) {
+        if (!x->pci_cell[p])
+            continue;
+        if (s.sockets && sock_index(&s, x->h->cells[x->order[p]].socket) < 0) {
+            if (s.nsocks == 64) {
+                x->over_budget = true;
+                return 0;
+            }
+            s.socks[s.nsocks++] = x->h->cells[x->order[p]].socket;
+        }
+        if (fits_some_guest(x, p))
+            cand[s.ncand++] = p;
+    }
+    if (x->k == 1)
+        return pci_search_one(x, &s);
+    for (uint32_t p = 0; p < x->n; p++)
+        x->net_base[p] = x->net_mask[p];
+    {
+        bool net = x->net;
+        uint64_t all = x->net_all;
+        uint8_t *mincover = x->mincover;
+        x->mincover = NULL; /* built for the network groups alone */
+        pci_enum(x, &s, 0);
+        x->mincover = mincover;
+        x->net = net;
+        x->net_all = all;
+        for (uint32_t p = 0; p < x->n; p++)
+            x->net_mask[p] = x->net_base[p];
+    }
+    if (!s.has_best)
+        return 0;
+    memset(x->used, 0, x->n);
+    memcpy(x->assign, best, x->k * sizeof(uint32_t));
+    for (uint32_t g = 0; g < x->k; g++)
+        x->used[best[g]] = 1;
+    return 1;
+}
+
 /* Run the search; returns 1 fit, 0 no fit, <0 error; fills err on no fit. */
 static int run(struct fitctx *x, numafit_error_t *err) {
     if (x->k == 0) {
@@ -1152,8 +1477,36 @@ static int run(struct fitctx *x, numafit_error_t *err) {
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         return -ENOMEM;
     }
-    if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0))
-        return 1;
+    if ((!x->net || net_coverable(x, 0, 0)) && !budget_hit(x) && search(x, 0, 0, false)) {
+        if (!x->pci_check)
+            return 1;
+        /* nova checks the devices on each placement in which every guest
+         * cell fits, after the cells and before the network */
+        uint32_t first[NUMAFIT_MAX_CELLS];
+        if (pci_ok(x, x->assign, x->k, NULL) == 1)
+            return 1;
+        memcpy(first, x->assign, x->k * sizeof(*first));
+        if (pci_search(x) == 1)
+            return 1;
+        if (!x->over_budget) {
+            /* why nova's first choice fails, worded only now */
+            numafit__error_clear(&x->pci_why);
+            (void)pci_ok(x, first, x->k, &x->pci_why);
+        }
+        if (!x->over_budget) {
+            numafit__error_set(err, NUMAFIT_E_NOFIT_PCI, x->h->cells[x->order[first[0]]].id,
+                               x->pci_why.where, NULL,
+                               "%s on the host cells nova chooses first, and no other choice of "
+                               "host cells has the devices",
+                               x->pci_why.text);
+            return 0;
+        }
+    }
+    if (x->pci_rc < 0) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "pci_requests", NULL,
+                           "the caller's PCI check failed: %s", numafit_strerror(x->pci_rc));
+        return x->pci_rc;
+    }
     if (x->over_budget) {
         numafit__error_set(err, NUMAFIT_E_TOO_COMPLEX, -1, "", NULL,
                            "the fit exceeded its work budget of %llu steps",

@@ -31,6 +31,35 @@ static void clear_physnets(numafit_options_t *o) {
     o->nphysnets = 0;
 }
 
+NUMAFIT_EXPORT int numafit_options_dup(const numafit_options_t *o, numafit_options_t **ret) {
+    numafit_options_t *c;
+    if (!o || !ret)
+        return -EINVAL;
+    c = numafit__calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    *c = *o;
+    c->physnets = NULL;
+    c->nphysnets = 0;
+    if (o->nphysnets) {
+        c->physnets = numafit__calloc(o->nphysnets, sizeof(char *));
+        if (!c->physnets) {
+            numafit__free(c);
+            return -ENOMEM;
+        }
+        for (uint32_t i = 0; i < o->nphysnets; i++) {
+            c->nphysnets = i + 1;
+            c->physnets[i] = numafit__strdup(o->physnets[i]);
+            if (!c->physnets[i]) {
+                numafit_options_free(c);
+                return -ENOMEM;
+            }
+        }
+    }
+    *ret = c;
+    return 0;
+}
+
 NUMAFIT_EXPORT void numafit_options_free(numafit_options_t *o) {
     if (!o)
         return;
@@ -80,6 +109,25 @@ NUMAFIT_EXPORT int numafit_options_set_budget(numafit_options_t *o, uint64_t ste
     if (!o)
         return -EINVAL;
     o->budget = steps;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_options_set_pci(numafit_options_t *o,
+                                           const struct numafit_pci_pools *pools,
+                                           const struct numafit_pci_requests *reqs) {
+    if (!o)
+        return -EINVAL;
+    o->pci_pools = pools;
+    o->pci_reqs = reqs;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_options_set_pci_check(numafit_options_t *o, numafit_pci_check_fn fn,
+                                                 void *ctx) {
+    if (!o)
+        return -EINVAL;
+    o->pci_fn = fn;
+    o->pci_ctx = ctx;
     return 0;
 }
 

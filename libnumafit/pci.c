@@ -798,21 +798,51 @@ NUMAFIT_EXPORT int numafit_pci_requests_to_json(const numafit_pci_requests_t *re
  * (numa_node, count: never equal to a spec's string). */
 enum { PV_NONE, PV_STR, PV_INT };
 
-static int pool_value(const struct pci_pool *p, const char *key, const char **s) {
-    if (!strcmp(key, "vendor_id")) {
-        *s = p->vendor_id;
-        return PV_STR;
+/* strcmp(a, b) == 0, the first bytes compared inline (keys mostly differ
+ * there: a fit matches every pool against every spec). */
+static inline bool same_key(const char *a, const char *b) {
+    return a[0] == b[0] && !strcmp(a, b);
+}
+
+/* A spec key: one of the pool's fields, or a tag. */
+enum { F_TAG, F_VENDOR, F_PRODUCT, F_NUMA, F_COUNT };
+
+static int field_of(const char *key) {
+    /* by the first letter, then one comparison */
+    switch (key[0]) {
+        case 'v':
+            return !strcmp(key, "vendor_id") ? F_VENDOR : F_TAG;
+        case 'p':
+            return !strcmp(key, "product_id") ? F_PRODUCT : F_TAG;
+        case 'n':
+            return !strcmp(key, "numa_node") ? F_NUMA : F_TAG;
+        case 'c':
+            return !strcmp(key, "count") ? F_COUNT : F_TAG;
+        default:
+            return F_TAG;
     }
-    if (!strcmp(key, "product_id")) {
-        *s = p->product_id;
-        return PV_STR;
+}
+
+/* What pool p has under key, whose field_of() is field: PV_NONE (absent
+ * or null), PV_STR (*s), PV_INT (numa_node, count: never equal to a
+ * spec's string). */
+static int pool_field(const struct pci_pool *p, int field, const char *key, const char **s) {
+    switch (field) {
+        case F_VENDOR:
+            *s = p->vendor_id;
+            return PV_STR;
+        case F_PRODUCT:
+            *s = p->product_id;
+            return PV_STR;
+        case F_NUMA:
+            return p->numa_state == NUMA_SET ? PV_INT : PV_NONE;
+        case F_COUNT:
+            return PV_INT;
+        default:
+            break;
     }
-    if (!strcmp(key, "numa_node"))
-        return p->numa_state == NUMA_SET ? PV_INT : PV_NONE;
-    if (!strcmp(key, "count"))
-        return PV_INT;
     for (uint32_t i = 0; i < p->ntags; i++)
-        if (!strcmp(p->tags[i].key, key)) {
+        if (same_key(p->tags[i].key, key)) {
             *s = p->tags[i].value;
             return *s ? PV_STR : PV_NONE;
         }
@@ -833,35 +863,31 @@ static bool eq_nocase(const char *a, const char *b) {
     return *a == *b;
 }
 
-/* nova's pci_device_prop_match for one spec. */
-static bool spec_matches(const struct pci_pool *p, const struct pci_spec *s) {
+/* nova's pci_device_prop_match for one spec; fields: field_of() of its
+ * first NUMAFIT_PCI_TAGS_MAX keys (the most a spec read from JSON has). */
+static bool spec_matches(const struct pci_pool *p, const struct pci_spec *s,
+                         const uint8_t *fields) {
     for (uint32_t i = 0; i < s->n; i++) {
         const char *pv = NULL;
-        int kind = pool_value(p, s->kv[i].key, &pv);
+        int f = i < NUMAFIT_PCI_TAGS_MAX ? fields[i] : field_of(s->kv[i].key);
+        int kind = pool_field(p, f, s->kv[i].key, &pv);
         if (!s->kv[i].value ? kind != PV_NONE : kind != PV_STR || !eq_nocase(pv, s->kv[i].value))
             return false;
     }
     return true;
 }
 
-static bool request_matches(const struct pci_pool *p, const struct pci_request *r) {
-    for (uint32_t s = 0; s < r->nspecs; s++)
-        if (spec_matches(p, &r->specs[s]))
-            return true;
-    return false;
-}
-
 /* The value of key in spec s (NULL: absent or null). */
 static const char *spec_get(const struct pci_spec *s, const char *key) {
     for (uint32_t i = 0; i < s->n; i++)
-        if (!strcmp(s->kv[i].key, key))
+        if (same_key(s->kv[i].key, key))
             return s->kv[i].value;
     return NULL;
 }
 
 static const char *pool_tag(const struct pci_pool *p, const char *key) {
     for (uint32_t i = 0; i < p->ntags; i++)
-        if (!strcmp(p->tags[i].key, key))
+        if (same_key(p->tags[i].key, key))
             return p->tags[i].value;
     return NULL;
 }
@@ -878,7 +904,14 @@ struct walk {
     int64_t *left;
     bool *alive;
     uint32_t *list, *tmp; /* pool indices */
+    const uint8_t *prep;  /* [r * pools + i]: PREP_* bits, or NULL */
+    uint8_t *row;         /* without prep: one request's PREP_* bits */
 };
+
+/* What a request makes of a pool, worked out once for many walks
+ * (numafit__pci_prepare): it matches; the PF step drops it; the vdpa or
+ * remote-managed step drops it. */
+enum { PREP_MATCH = 1, PREP_PF = 2, PREP_OTHER = 4 };
 
 static int64_t sum(const struct walk *w, const uint32_t *l, uint32_t n) {
     int64_t s = 0;
@@ -906,20 +939,38 @@ static bool on_cells(const struct walk *w, const struct pci_pool *p, bool with_n
 static bool socket_cells(const struct walk *w, int64_t *ids, size_t *ret_n) {
     int n = w->host ? numafit_host_get_cell_count(w->host) : 0;
     uint64_t sock[NUMAFIT_CELL_ID_MAX + 1];
+    int64_t cid[NUMAFIT_CELL_ID_MAX + 1];
+    uint8_t in[NUMAFIT_CELL_ID_MAX + 1];
     size_t k = 0;
     if (!w->host || n < 0 || n > NUMAFIT_CELL_ID_MAX + 1)
         return false;
-    for (int c = 0; c < n; c++)
+    for (int c = 0; c < n; c++) {
         if (numafit_host_get_cell_stat(w->host, (unsigned)c, NUMAFIT_CELL_SOCKET, 0, &sock[c]) < 0)
             return false;
-    for (int c = 0; c < n; c++) {
-        bool same = false;
-        for (int g = 0; g < n && !same; g++)
-            for (size_t i = 0; i < w->ncells && !same; i++)
-                same = w->cells[i] == numafit_host_get_cell_id(w->host, (unsigned)g) &&
-                       sock[g] == sock[c];
-        if (same)
-            ids[k++] = numafit_host_get_cell_id(w->host, (unsigned)c);
+        cid[c] = numafit_host_get_cell_id(w->host, (unsigned)c);
+        in[c] = 0;
+    }
+    /* the host cells of the guest's cells, then every cell of their sockets */
+    for (int c = 0; c < n; c++)
+        for (size_t i = 0; i < w->ncells && !in[c]; i++)
+            in[c] = w->cells[i] == cid[c];
+    {
+        /* their distinct sockets (few), then the cells in those */
+        uint64_t list[NUMAFIT_CELL_ID_MAX + 1];
+        size_t nl = 0;
+        for (int c = 0; c < n; c++) {
+            bool known = false;
+            for (size_t i = 0; i < nl && !known; i++)
+                known = list[i] == sock[c];
+            if (in[c] && !known)
+                list[nl++] = sock[c];
+        }
+        for (int c = 0; c < n; c++)
+            for (size_t i = 0; i < nl; i++)
+                if (list[i] == sock[c]) {
+                    ids[k++] = cid[c];
+                    break;
+                }
     }
     *ret_n = k;
     return true;
@@ -974,14 +1025,61 @@ take:
 
 /* Apply request r to the state (nova's _filter_pools, then the greedy
  * take). false with why in err. */
+/* The PREP_* bits of request r for each pool, into out[pools->n]. */
+/* What a pool is (IS_*) or what a request's specs ask for, for the
+ * exclusions: a PF, a vdpa device, a remote-managed device. */
+enum { IS_PF = 1, IS_VDPA = 2, IS_RM = 4 };
+
+static uint8_t kind_of(const char *dev_type, const char *remote_managed) {
+    return (uint8_t)((dev_type && same_key(dev_type, "type-PF") ? IS_PF : 0) |
+                     (dev_type && same_key(dev_type, "vdpa") ? IS_VDPA : 0) |
+                     (remote_managed && numafit__py_bool(remote_managed) ? IS_RM : 0));
+}
+
+static uint8_t pool_kind(const struct pci_pool *P) {
+    return kind_of(pool_tag(P, "dev_type"), pool_tag(P, "remote_managed"));
+}
+
+/* The PREP_* bits of request r for each pool into out[pools->n]; kinds:
+ * each pool's pool_kind() (NULL: worked out here). */
+static void prep_request(const numafit_pci_pools_t *pools, const struct pci_request *r,
+                         const uint8_t *kinds, uint8_t *out) {
+    uint8_t want = 0, fields[NUMAFIT_PCI_TAGS_MAX];
+    for (uint32_t s = 0; s < r->nspecs; s++)
+        want |=
+            kind_of(spec_get(&r->specs[s], "dev_type"), spec_get(&r->specs[s], "remote_managed"));
+    memset(out, 0, pools->n);
+    /* spec by spec (each key's field worked out once), pool by pool */
+    for (uint32_t s = 0; s < r->nspecs; s++) {
+        const struct pci_spec *sp = &r->specs[s];
+        for (uint32_t i = 0; i < sp->n && i < NUMAFIT_PCI_TAGS_MAX; i++)
+            fields[i] = (uint8_t)field_of(sp->kv[i].key);
+        for (uint32_t i = 0; i < pools->n; i++)
+            if (!(out[i] & PREP_MATCH) && spec_matches(&pools->p[i], sp, fields))
+                out[i] |= PREP_MATCH;
+    }
+    for (uint32_t i = 0; i < pools->n; i++) {
+        const struct pci_pool *P = &pools->p[i];
+        uint8_t k = kinds ? kinds[i] : pool_kind(P), drop = (uint8_t)(k & ~want);
+        uint8_t b = out[i];
+        if (drop & IS_PF)
+            b |= PREP_PF;
+        if (drop & (IS_VDPA | IS_RM))
+            b |= PREP_OTHER;
+        out[i] = b;
+    }
+}
+
 static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit_error_t *err) {
     uint32_t *l = w->list, n = 0;
     int64_t c = r->count;
-    bool pf = false, vdpa = false, rm = false;
     const char *why = NULL;
+    const uint8_t *b = w->prep ? w->prep + ri * w->pools->n : w->row;
 
+    if (!w->prep)
+        prep_request(w->pools, r, NULL, w->row);
     for (uint32_t i = 0; i < w->pools->n; i++)
-        if (w->alive[i] && request_matches(&w->pools->p[i], r))
+        if (w->alive[i] && (b[i] & PREP_MATCH))
             l[n++] = i;
     if (sum(w, l, n) < c) {
         why = "devices match its specs";
@@ -992,23 +1090,17 @@ static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit
         why = "matching devices are on NUMA nodes its policy allows";
         goto fail;
     }
-    for (uint32_t s = 0; s < r->nspecs; s++) {
-        const char *dt = spec_get(&r->specs[s], "dev_type");
-        pf = pf || (dt && !strcmp(dt, "type-PF"));
-        vdpa = vdpa || (dt && !strcmp(dt, "vdpa"));
-        rm = rm || numafit__py_bool(spec_get(&r->specs[s], "remote_managed"));
-    }
-    if (!pf) {
-        FILTER(l, n, !(pool_tag(P, "dev_type") && !strcmp(pool_tag(P, "dev_type"), "type-PF")));
-        if (sum(w, l, n) < c) {
+    {
+        /* nova's PF step (no spec asks for type-PF) counts again; it can
+         * only fail when it dropped a pool */
+        uint32_t m = n;
+        FILTER(l, n, !(b[l[i_]] & PREP_PF));
+        if (m != n && sum(w, l, n) < c) {
             why = "of them are not PFs (no spec asks for type-PF)";
             goto fail;
         }
     }
-    if (!vdpa)
-        FILTER(l, n, !(pool_tag(P, "dev_type") && !strcmp(pool_tag(P, "dev_type"), "vdpa")));
-    if (!rm)
-        FILTER(l, n, !numafit__py_bool(pool_tag(P, "remote_managed")));
+    FILTER(l, n, !(b[l[i_]] & PREP_OTHER));
     /* nova counts again here whether or not this step dropped a pool: the
      * vdpa step before it has no count of its own */
     if (sum(w, l, n) < c) {
@@ -1061,17 +1153,34 @@ static int check_args(const numafit_pci_pools_t *pools, const numafit_pci_reques
     return 0;
 }
 
-/* Run the requests on a fresh state; 1 / 0 / -ENOMEM. */
-static int walk_all(struct walk *w, const numafit_pci_requests_t *reqs, numafit_error_t *err) {
-    uint32_t n = w->pools->n ? w->pools->n : 1;
-    w->left = numafit__malloc(n * sizeof(*w->left));
-    w->alive = numafit__malloc(n * sizeof(*w->alive));
-    w->list = numafit__malloc(n * sizeof(*w->list));
-    w->tmp = numafit__malloc(n * sizeof(*w->tmp));
-    if (!w->left || !w->alive || !w->list || !w->tmp) {
-        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
-        return -ENOMEM;
-    }
+/* The scratch of a check: each pool's count left, two lists of pool
+ * indices and whether nova still has the pool, in one block. */
+size_t numafit__pci_scratch_size(const numafit_pci_pools_t *pools) {
+    size_t n = pools->n ? pools->n : 1;
+    return n * (sizeof(int64_t) + 2 * sizeof(uint32_t) + sizeof(bool) + 1);
+}
+
+/* The PREP_* bits of every request for every pool, for many walks on the
+ * same pools and requests (pools->n * reqs->n bytes). */
+void numafit__pci_prepare(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
+                          uint8_t *prep) {
+    uint8_t *kinds = prep + (size_t)reqs->n * pools->n; /* the last row */
+    for (uint32_t i = 0; i < pools->n; i++)
+        kinds[i] = pool_kind(&pools->p[i]);
+    for (uint32_t r = 0; r < reqs->n; r++)
+        prep_request(pools, &reqs->r[r], kinds, prep + (size_t)r * pools->n);
+}
+
+/* Run the requests on a fresh state in scratch; 1 / 0. */
+static int walk_run(struct walk *w, const numafit_pci_requests_t *reqs, void *scratch,
+                    numafit_error_t *err) {
+    size_t n = w->pools->n ? w->pools->n : 1;
+    char *b = scratch;
+    w->left = (int64_t *)(void *)b;
+    w->list = (uint32_t *)(void *)(b + n * sizeof(int64_t));
+    w->tmp = w->list + n;
+    w->alive = (bool *)(void *)(w->tmp + n);
+    w->row = (uint8_t *)(void *)(w->alive + n);
     for (uint32_t i = 0; i < w->pools->n; i++) {
         w->left[i] = w->pools->p[i].count;
         w->alive[i] = true;
@@ -1082,17 +1191,78 @@ static int walk_all(struct walk *w, const numafit_pci_requests_t *reqs, numafit_
     return 1;
 }
 
+int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
+                         const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
+                         void *scratch, const uint8_t *prep, numafit_error_t *err) {
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, prep, NULL};
+    return walk_run(&w, reqs, scratch, err);
+}
+
+void numafit__pci_cell_counts(const numafit_pci_pools_t *pools, const numafit_host_t *h,
+                              int64_t *counts, uint8_t *any) {
+    memset(counts, 0, h->ncells * sizeof(*counts));
+    memset(any, 0, h->ncells);
+    for (uint32_t i = 0; i < pools->n; i++) {
+        const struct pci_pool *P = &pools->p[i];
+        if (P->numa_state != NUMA_SET)
+            continue;
+        for (uint32_t c = 0; c < h->ncells; c++)
+            if (h->cells[c].id == P->numa_node) {
+                counts[c] += P->count;
+                any[c] = 1;
+                break;
+            }
+    }
+}
+
+/* Can each request be met on some host cells at all? A request never gets
+ * more than the devices of the pools that match it and that its own
+ * exclusions keep (PF, vdpa, remote-managed), on whatever cells; false
+ * when those are too few for one request (or none, as nova's walk fails
+ * an empty list even for a count of 0). */
+bool numafit__pci_possible(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
+                           const uint8_t *prep) {
+    for (uint32_t r = 0; r < reqs->n; r++) {
+        const uint8_t *b = prep + (size_t)r * pools->n;
+        bool any = false;
+        int64_t n = 0;
+        for (uint32_t i = 0; i < pools->n; i++)
+            if ((b[i] & (PREP_MATCH | PREP_PF | PREP_OTHER)) == PREP_MATCH) {
+                any = true;
+                n += pools->p[i].count;
+            }
+        if (!any || n < reqs->r[r].count)
+            return false;
+    }
+    return true;
+}
+
+bool numafit__pci_socket_policy(const numafit_pci_requests_t *reqs) {
+    for (uint32_t r = 0; r < reqs->n; r++)
+        if (reqs->r[r].policy == NUMAFIT_PCI_POLICY_SOCKET)
+            return true;
+    return false;
+}
+
+/* Run the requests on a fresh state; 1 / 0 / -ENOMEM. */
+static int walk_all(struct walk *w, const numafit_pci_requests_t *reqs, numafit_error_t *err) {
+    void *scratch = numafit__malloc(numafit__pci_scratch_size(w->pools));
+    if (!scratch) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+        return -ENOMEM;
+    }
+    w->left = scratch; /* freed by walk_free */
+    return walk_run(w, reqs, scratch, err);
+}
+
 static void walk_free(struct walk *w) {
     free(w->left);
-    free(w->alive);
-    free(w->list);
-    free(w->tmp);
 }
 
 NUMAFIT_EXPORT int numafit_pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                                        const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
                                        size_t ncells, numafit_error_t *err) {
-    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL};
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, NULL, NULL};
     int r = check_args(pools, reqs, cell_ids, ncells, err);
     if (r < 0)
         return r;
@@ -1104,7 +1274,7 @@ NUMAFIT_EXPORT int numafit_pci_support(const numafit_pci_pools_t *pools, const n
 NUMAFIT_EXPORT int numafit_pci_apply(numafit_pci_pools_t *pools, const numafit_host_t *host,
                                      const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
                                      size_t ncells, numafit_error_t *err) {
-    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL};
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, NULL, NULL};
     uint32_t k = 0;
     int r = check_args(pools, reqs, cell_ids, ncells, err);
     if (r < 0)

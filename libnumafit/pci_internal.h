@@ -125,4 +125,23 @@ void numafit__pci_tags_free(struct pci_tag *t, uint32_t n);
 struct pci_tag *numafit__pci_tags_dup(const struct pci_tag *t, uint32_t n, bool *fail);
 void numafit__pci_request_clear(struct pci_request *r);
 
+/* The fit's use of the scheduler rules (fit.c): numafit_pci_support()
+ * with the caller's scratch (numafit__pci_scratch_size() bytes, 8-aligned),
+ * (numafit__pci_prepare(): each request's verdict on each pool, (requests
+ * + 1) * pools bytes), each host cell's devices (the sum
+ * of the counts of the pools on it; any: some pool is on it, even of count
+ * 0), whether a request has the socket
+ * policy. */
+size_t numafit__pci_scratch_size(const numafit_pci_pools_t *pools);
+int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
+                         const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
+                         void *scratch, const uint8_t *prep, struct numafit_error *err);
+void numafit__pci_prepare(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
+                          uint8_t *prep);
+void numafit__pci_cell_counts(const numafit_pci_pools_t *pools, const numafit_host_t *h,
+                              int64_t *counts, uint8_t *any);
+bool numafit__pci_socket_policy(const numafit_pci_requests_t *reqs);
+bool numafit__pci_possible(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
+                           const uint8_t *prep);
+
 #endif

@@ -240,7 +240,11 @@ struct numafit_options {
     bool tunneled;
     uint32_t nphysnets;
     char **physnets;
-    uint64_t budget; /* 0 = unlimited */
+    uint64_t budget;                             /* 0 = unlimited */
+    const struct numafit_pci_pools *pci_pools;   /* borrowed, NULL: none */
+    const struct numafit_pci_requests *pci_reqs; /* borrowed, NULL: none */
+    numafit_pci_check_fn pci_fn;                 /* NULL: the library's rules */
+    void *pci_ctx;
 };
 
 /* ------------------------------------------------------------ placements */

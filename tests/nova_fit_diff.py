@@ -212,10 +212,10 @@ class NoPatch:
 # --------------------------------------------------------------------------
 # Reference fit: nova's intended semantics, nova's per-cell function.
 # --------------------------------------------------------------------------
-def sorted_host_cells(host, req):
+def sorted_host_cells(host, req, pci_requests=None, pci_stats=None):
     """nova's numa_fit_instance_to_host host-cell ordering (the three
-    sorts, copied; no PCI here).  Sorting only with more host cells than
-    guest cells."""
+    sorts, copied, and the fourth by PCI devices per cell when pci_stats is
+    given).  Sorting only with more host cells than guest cells."""
     host_cells = host.cells
     if len(host) > len(req):
         pack = CONF.compute.packing_host_numa_cells_allocation_strategy
@@ -227,10 +227,18 @@ def sorted_host_cells(host, req):
         else:
             host_cells = sorted(host_cells, reverse=not pack,
                                 key=lambda cell: len(cell.free_pcpus))
+        if pci_stats is not None:
+            # devices per cell, over every pool; cells with devices first
+            # when devices are requested, last otherwise
+            per_cell = collections.Counter()
+            for pool in pci_stats.pools:
+                per_cell[pool["numa_node"]] += pool["count"]
+            host_cells = sorted(host_cells, reverse=bool(pci_requests),
+                                key=lambda cell: per_cell.get(cell.id, 0))
     return host_cells
 
 
-def reference_fit(host, req, limits):
+def reference_fit(host, req, limits, pci_requests=None, pci_stats=None):
     """First permutation whose every guest cell i fits its host cell when
     checked by nova's own _numa_fit_instance_cell on an unmodified copy of
     guest cell i, and that passes nova's network check.  Returns an
@@ -256,7 +264,9 @@ def reference_fit(host, req, limits):
             memo[key] = got
         return memo[key]
 
-    for perm in itertools.permutations(sorted_host_cells(host, req), len(req)):
+    cells = sorted_host_cells(host, req, pci_requests, pci_stats)
+    pci_memo = {}  # set of host cell ids -> support_requests (a set function)
+    for perm in itertools.permutations(cells, len(req)):
         chosen = []
         for i, hc in enumerate(perm):
             got = cell_fit(hc, i)
@@ -265,6 +275,14 @@ def reference_fit(host, req, limits):
             chosen.append(got)
         if len(chosen) != len(perm):
             continue
+        if pci_requests and pci_stats is not None:
+            key = frozenset(c.id for c in perm)
+            if key not in pci_memo:
+                probe = [objects.InstanceNUMACell(id=c.id, cpuset=set(), pcpuset=set(),
+                                                  memory=0) for c in perm]
+                pci_memo[key] = pci_stats.support_requests(pci_requests, probe)
+            if not pci_memo[key]:
+                continue
         if network_metadata and not hardware._numa_cells_support_network_metadata(
                 host, list(perm), network_metadata):
             continue

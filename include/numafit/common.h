@@ -36,6 +36,7 @@ enum numafit_error_code {
     NUMAFIT_E_TOO_COMPLEX,     /**< the fit exceeded its work budget */
     NUMAFIT_E_NOT_NUMA,        /**< the request has no NUMA topology */
     NUMAFIT_E_NOFIT_INVENTORY, /**< placement's inventory has no room for a class */
+    NUMAFIT_E_NOFIT_PCI,       /**< the chosen host cells lack the requested PCI devices */
     NUMAFIT_E__MAX
 };
 

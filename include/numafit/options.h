@@ -24,6 +24,11 @@ enum numafit_strategy {
 
 /** \brief Fit options: profile latest, spread, no limits. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_options_new(numafit_options_t **ret_opt);
+/** \brief A copy of opt (the PCI pools, requests and check it borrows
+ * are borrowed by the copy too). \return 0, -EINVAL, -ENOMEM. \ownership
+ * owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_options_dup(const numafit_options_t *opt,
+                                                         numafit_options_t **ret_opt);
 /** Free options (NULL is fine). */
 NUMAFIT_EXPORT void numafit_options_free(numafit_options_t *opt);
 /** \brief Rule profile (enum numafit_profile). \return 0, -EINVAL. */
@@ -52,6 +57,45 @@ NUMAFIT_EXPORT int numafit_options_clear_limits(numafit_options_t *opt);
  * returns -E2BIG (NUMAFIT_E_TOO_COMPLEX), never a wrong answer. Default
  * NUMAFIT_BUDGET_DEFAULT; 0 = unlimited. */
 NUMAFIT_EXPORT int numafit_options_set_budget(numafit_options_t *opt, uint64_t steps);
+
+struct numafit_pci_pools;
+struct numafit_pci_requests;
+/**
+ * \brief The host's PCI device pools and the instance's PCI requests
+ * (pci.h), as nova passes pci_stats and pci_requests to
+ * numa_fit_instance_to_host. With pools, a host with more cells than the
+ * guest orders its cells by their devices as well (those with the most
+ * first when requests are given, else those with the fewest); with pools
+ * and at least one request, the fit's host cells must satisfy the requests
+ * (numafit_pci_support()). Either may be NULL (none).
+ * \note The options borrow both: they must stay unchanged and alive while
+ * the options are used (the fit does not change them; numafit_pci_apply()
+ * takes the devices of a claimed placement).
+ * \return 0, -EINVAL (opt NULL).
+ */
+NUMAFIT_EXPORT int numafit_options_set_pci(numafit_options_t *opt,
+                                           const struct numafit_pci_pools *pools,
+                                           const struct numafit_pci_requests *reqs);
+
+/**
+ * A replacement for the PCI check of a fit: 1 when the host cells with
+ * these ids (the guest cells' host cells, n of them) satisfy the PCI
+ * requests, 0 when not, a negative errno to abandon the fit (it returns
+ * that errno).
+ */
+typedef int (*numafit_pci_check_fn)(void *ctx, const int64_t *cell_ids, size_t n);
+/**
+ * \brief Check the PCI requests with fn instead of the library's rules
+ * (for a caller that keeps its own, e.g. a PciDeviceStats of nova's); the
+ * pools set by numafit_options_set_pci() still order the host cells and
+ * say which cells have devices, and the check is made only when requests
+ * are set (with at least one request). fn must answer alike for sets of
+ * cells that hold the same cells with devices (and, when a request has
+ * the socket policy, the same sockets with devices), as nova's rules do.
+ * NULL: the library's rules. \return 0, -EINVAL (opt NULL).
+ */
+NUMAFIT_EXPORT int numafit_options_set_pci_check(numafit_options_t *opt, numafit_pci_check_fn fn,
+                                                 void *ctx);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,13 @@
  *    successful one leaves no more devices and pools than before, and pools
  *    that read back. The same without a host (the socket policy then finds
  *    nothing beyond the guest's cells).
+ *  - the fit with the pools and requests (numafit_options_set_pci) of a
+ *    one-cell and a two-cell guest on both hosts: a fit's host cells
+ *    satisfy the requests (numafit_pci_support) and its devices can be
+ *    taken; the fit with the library's rules given as the caller's check
+ *    gives the same cells; a refusal for devices (NOFIT_PCI) only where
+ *    the fit without requests finds cells; a fit only where the fit
+ *    without requests finds one;
  *  - the second part read as a flavor ({"extra_specs": ...}) with the first
  *    as nova.conf's text (numafit_pci_requests_from_flavor, both profiles):
  *    requests that write JSON reading back to the same text, or a refusal
@@ -92,8 +99,76 @@ static void check_rules(const numafit_pci_pools_t *pools, const numafit_host_t *
     numafit_pci_pools_free(before);
 }
 
+struct check_ctx {
+    const numafit_pci_pools_t *pools;
+    const numafit_host_t *host;
+    const numafit_pci_requests_t *reqs;
+};
+
+static int library_check(void *ctx, const int64_t *ids, size_t n) {
+    const struct check_ctx *c = ctx;
+    return numafit_pci_support(c->pools, c->host, c->reqs, ids, n, NULL);
+}
+
+/* numafit_fit with these options: the host cell ids of its placement
+ * (ids, *n), its return value. */
+static int fit_cells(const numafit_host_t *h, const numafit_request_t *r,
+                     const numafit_options_t *o, int64_t *ids, size_t *n, numafit_error_t *e) {
+    numafit_placement_t *p = NULL;
+    int rc = numafit_fit(h, r, o, 0, &p, e);
+    *n = 0;
+    FUZZ_ASSERT(rc == 1 || rc == 0 || rc == -E2BIG);
+    if (rc == 1) {
+        int k = numafit_placement_get_cell_count(p);
+        for (int i = 0; i < k && i < 64; i++)
+            ids[(*n)++] = numafit_placement_get_host_cell(p, (unsigned)i);
+        numafit_placement_free(p);
+    }
+    return rc;
+}
+
+static void check_fit(const numafit_pci_pools_t *pools, const numafit_host_t *h,
+                      const numafit_pci_requests_t *reqs, const numafit_request_t *r) {
+    numafit_options_t *o = NULL;
+    numafit_pci_pools_t *copy = NULL;
+    numafit_error_t e;
+    int64_t ids[64], ids2[64], ids0[64];
+    size_t n, n2, n0;
+    struct check_ctx ctx = {pools, h, reqs};
+    int rc, rc2, rc0;
+    FUZZ_ASSERT(numafit_options_new(&o) == 0);
+    FUZZ_ASSERT(numafit_options_set_pci(o, pools, reqs) == 0);
+    rc = fit_cells(h, r, o, ids, &n, &e);
+    FUZZ_ASSERT(numafit_options_set_pci_check(o, library_check, &ctx) == 0);
+    rc2 = fit_cells(h, r, o, ids2, &n2, &e);
+    FUZZ_ASSERT(rc == rc2 || rc == -E2BIG || rc2 == -E2BIG);
+    if (rc == 1 && rc2 == 1)
+        FUZZ_ASSERT(n == n2 && memcmp(ids, ids2, n * sizeof(*ids)) == 0);
+    FUZZ_ASSERT(numafit_options_set_pci(o, pools, NULL) == 0);
+    FUZZ_ASSERT(numafit_options_set_pci_check(o, NULL, NULL) == 0);
+    rc0 = fit_cells(h, r, o, ids0, &n0, &e);
+    if (rc == 1) {
+        FUZZ_ASSERT(rc0 == 1);
+        FUZZ_ASSERT(numafit_pci_support(pools, h, reqs, ids, n, &e) == 1);
+        FUZZ_ASSERT(numafit_pci_pools_dup(pools, &copy) == 0);
+        FUZZ_ASSERT(numafit_pci_apply(copy, h, reqs, ids, n, &e) == 0);
+        numafit_pci_pools_free(copy);
+    }
+    if (rc == 0) {
+        rc = numafit_fit(h, r, o, 0, NULL, &e); /* pools alone: the first cells */
+        if (rc == 1) {
+            numafit_options_set_pci(o, pools, reqs);
+            FUZZ_ASSERT(numafit_fit(h, r, o, 0, NULL, &e) == 0);
+            FUZZ_ASSERT(e.code == NUMAFIT_E_NOFIT_PCI);
+            FUZZ_ASSERT(strncmp(e.where, "pci_requests/", 13) == 0);
+        }
+    }
+    numafit_options_free(o);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static numafit_host_t *hosts[2];
+    static numafit_request_t *guests[2];
     const char *buf = (const char *)data;
     const char *nul = memchr(buf, '\0', size), *nul2 = NULL;
     size_t plen = nul ? (size_t)(nul - buf) : size, rlen = 0, ncells = 0;
@@ -109,6 +184,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                NULL) == 0);
         FUZZ_ASSERT(numafit_host_new_synthetic("cells:4 sockets:4 cores:2 mem:16G", 0, &hosts[1],
                                                NULL) == 0);
+        {
+            static const char *const fl[2] = {
+                "{\"vcpus\":2,\"memory_mb\":1024,\"extra_specs\":{\"hw:numa_nodes\":\"1\","
+                "\"hw:cpu_policy\":\"dedicated\"}}",
+                "{\"vcpus\":4,\"memory_mb\":2048,\"extra_specs\":{\"hw:numa_nodes\":\"2\"}}"};
+            for (int g = 0; g < 2; g++)
+                FUZZ_ASSERT(
+                    numafit_request_new(fl[g], strlen(fl[g]), NULL, 0, 0, &guests[g], NULL) == 1);
+        }
     }
     if (nul) {
         const char *n2 = memchr(nul + 1, '\0', size - plen - 1);
@@ -190,6 +274,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (int k = 0; k < 2; k++) {
             check_rules(pools, hosts[k], reqs, nul2 ? cells : NULL, nul2 ? ncells : 0);
             check_rules(pools, NULL, reqs, nul2 ? cells : NULL, nul2 ? ncells : 0);
+            for (int g = 0; g < 2; g++)
+                check_fit(pools, hosts[k], reqs, guests[g]);
         }
     }
     numafit_pci_requests_free(reqs);

@@ -313,6 +313,87 @@ static json_t *inventory_step(const struct fit_cli *c, const char *ftxt, const c
     return NULL;
 }
 
+/* The taken devices: the pools before a claim less those after it, as
+ * [{"vendor_id","product_id","numa_node","count"}] (nova keeps the order
+ * and drops the pools it empties). NULL when memory ran out. */
+static json_t *pci_taken(const numafit_pci_pools_t *before, const numafit_pci_pools_t *after) {
+    json_t *list = json_array();
+    int nb = numafit_pci_pools_get_count(before), na = numafit_pci_pools_get_count(after), j = 0;
+    for (int i = 0; list && i < nb; i++) {
+        const char *v, *pr, *v2, *pr2;
+        int known, known2;
+        int64_t node, node2, count, count2 = 0;
+        (void)numafit_pci_pools_get(before, (unsigned)i, &v, &pr, &known, &node, &count);
+        if (j < na) {
+            (void)numafit_pci_pools_get(after, (unsigned)j, &v2, &pr2, &known2, &node2, &count2);
+            /* the same pool when it is still there: its place is kept */
+            if (!strcmp(v, v2) && !strcmp(pr, pr2) && known == known2 && node == node2 &&
+                count2 <= count) {
+                j++;
+            } else {
+                count2 = 0;
+            }
+        }
+        if (count > count2 &&
+            json_array_append_new(list,
+                                  json_pack("{ss ss so sI}", "vendor_id", v, "product_id", pr,
+                                            "numa_node", known ? json_integer(node) : json_null(),
+                                            "count", (json_int_t)(count - count2))) < 0) {
+            json_decref(list);
+            list = NULL;
+        }
+    }
+    return list;
+}
+
+/*
+ * The job's PCI devices (fit only): the pools (none: a host without
+ * devices when devices are requested), the requests (given, else the
+ * flavor's aliases with nova.conf's [pci] alias), set on opt. Returns
+ * NULL, or an error answer.
+ */
+json_t *pci_step(const struct fit_cli *c, const char *ftxt, const char *itxt,
+                 numafit_options_t *opt, numafit_pci_pools_t **pools,
+                 numafit_pci_requests_t **reqs) {
+    numafit_error_t e;
+    char *txt;
+    int rc;
+
+    cli_error_clear(&e);
+    if (c->pci_requests && !json_is_null(c->pci_requests)) {
+        txt = dump(c->pci_requests);
+        if (!txt)
+            return error_answer("NOMEM", "out of memory");
+        rc = numafit_pci_requests_new_from_json(txt, strlen(txt), 0, reqs, &e);
+        free(txt);
+        if (rc < 0)
+            return lib_error(c->pci_requests_path ? c->pci_requests_path : "pci_requests", rc, &e);
+    } else {
+        unsigned flags = c->fit.req_flags & NUMAFIT_REQUEST_ZED ? NUMAFIT_PCI_ZED : 0;
+        rc = numafit_pci_requests_from_flavor(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0,
+                                              c->nova_conf, c->nova_conf_len, flags, reqs, &e);
+        if (rc < 0)
+            return lib_error(e.exception[0] ? "request" : "flavor", rc, &e);
+    }
+    cli_error_clear(&e);
+    if (c->pci_pools && !json_is_null(c->pci_pools)) {
+        txt = dump(c->pci_pools);
+        if (!txt)
+            return error_answer("NOMEM", "out of memory");
+        rc = numafit_pci_pools_new_from_json(txt, strlen(txt), 0, pools, &e);
+        free(txt);
+        if (rc < 0)
+            return lib_error(c->pci_pools_path ? c->pci_pools_path : "pci_pools", rc, &e);
+    } else if (numafit_pci_requests_get_count(*reqs) > 0) {
+        rc = numafit_pci_pools_new_from_json("[]", 2, 0, pools, &e);
+        if (rc < 0)
+            return lib_error("pci_pools", rc, &e);
+    }
+    if (*pools)
+        (void)numafit_options_set_pci(opt, *pools, *reqs);
+    return NULL;
+}
+
 void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const json_t *flavor_v,
              const json_t *image_v, const json_t *limits_v, long max, const struct labels *lb,
              bool want_host, struct run *out) {
@@ -320,6 +401,8 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
     numafit_request_t *req = NULL;
     numafit_options_t *opt = NULL;
     numafit_placement_t *p = NULL;
+    numafit_pci_pools_t *pools = NULL, *left = NULL;
+    numafit_pci_requests_t *reqs = NULL;
     numafit_error_t e;
     json_t *err = NULL, *resources = NULL;
     char *htxt = NULL, *ftxt = NULL, *itxt = NULL;
@@ -384,6 +467,9 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
         goto done;
 
     if (!plan) {
+        err = pci_step(c, ftxt, itxt, opt, &pools, &reqs);
+        if (err)
+            goto done;
         cli_error_clear(&out->why);
         rc = numafit_fit(host, req, opt, 0, &p, &out->why);
         if (rc < 0) {
@@ -403,6 +489,27 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
             json_object_set_new(out->answer, "fit", cells);
         else
             json_decref(cells);
+        if (out->answer && pools && numafit_pci_requests_get_count(reqs) > 0) {
+            /* the devices the claim would take, from the placement's cells */
+            int64_t ids[NUMAFIT_MAX_CELLS];
+            int n = numafit_placement_get_cell_count(p);
+            for (int i = 0; i < n; i++)
+                ids[i] = numafit_placement_get_host_cell(p, (unsigned)i);
+            cli_error_clear(&e);
+            rc = numafit_pci_pools_dup(pools, &left);
+            if (rc == 0)
+                rc = numafit_pci_apply(left, host, reqs, ids, (size_t)n, &e);
+            if (rc < 0) {
+                err = lib_error("pci", rc, &e);
+                goto done;
+            }
+            json_t *taken = pci_taken(pools, left);
+            if (!taken) {
+                err = error_answer("NOMEM", "out of memory");
+                goto done;
+            }
+            json_object_set_new(out->answer, "pci_devices", taken);
+        }
         goto done;
     }
 
@@ -424,6 +531,9 @@ done:
     json_decref(resources);
     numafit_placement_free(p);
     numafit_options_free(opt);
+    numafit_pci_pools_free(pools);
+    numafit_pci_pools_free(left);
+    numafit_pci_requests_free(reqs);
     numafit_request_free(req);
     numafit_host_free(host);
     free(htxt);
@@ -440,8 +550,8 @@ void run_free(struct run *r) {
 /* ------------------------------------------------------------------ batch mode */
 
 static const char *const line_keys[] = {
-    "op",           "host",      "flavor",           "image", "limits", "max", "strategy",
-    "nova_release", "inventory", "boot_from_volume", NULL};
+    "op",           "host",      "flavor",           "image",     "limits",       "max", "strategy",
+    "nova_release", "inventory", "boot_from_volume", "pci_pools", "pci_requests", NULL};
 
 /*
  * Check one parsed input line: its keys and their types, and the per-line
@@ -486,6 +596,18 @@ json_t *check_line(struct fit_cli *c, const json_t *in, const char **ret_op, lon
     if (v && !json_is_null(v) && strcmp(op, "fit") != 0)
         return error_answer("SCHEMA", "\"inventory\" is for \"fit\" only");
     c->inventory = v;
+    for (int k = 0; k < 2; k++) {
+        const char *name = k ? "pci_requests" : "pci_pools";
+        v = json_object_get(in, name);
+        if (v && !json_is_object(v) && !json_is_array(v) && !json_is_null(v))
+            return error_answer("SCHEMA", "\"%s\" must be an object, a list or null", name);
+        if (v && !json_is_null(v) && strcmp(op, "fit") != 0)
+            return error_answer("SCHEMA", "\"%s\" is for \"fit\" only", name);
+        if (k)
+            c->pci_requests = v;
+        else
+            c->pci_pools = v;
+    }
     v = json_object_get(in, "boot_from_volume");
     if (v && !json_is_boolean(v))
         return error_answer("SCHEMA", "\"boot_from_volume\" must be true or false");
@@ -602,7 +724,10 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         O_STRATEGY,
         O_BUDGET,
         O_INVENTORY,
-        O_BFV
+        O_BFV,
+        O_PCI_POOLS,
+        O_PCI_REQUESTS,
+        O_NOVA_CONF
     };
     static const struct option longopts[] = {
         {"batch", no_argument, NULL, 'b'},
@@ -618,6 +743,9 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         {"budget", required_argument, NULL, O_BUDGET},
         {"inventory", required_argument, NULL, O_INVENTORY},
         {"boot-from-volume", no_argument, NULL, O_BFV},
+        {"pci-pools", required_argument, NULL, O_PCI_POOLS},
+        {"pci-requests", required_argument, NULL, O_PCI_REQUESTS},
+        {"nova-conf", required_argument, NULL, O_NOVA_CONF},
         {NULL, 0, NULL, 0},
     };
     bool is_demo = strcmp(c->cmd, "demo") == 0;
@@ -652,15 +780,24 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                 break;
             case O_INVENTORY:
             case O_BFV:
+            case O_PCI_POOLS:
+            case O_PCI_REQUESTS:
+            case O_NOVA_CONF:
                 if (strcmp(c->cmd, "fit") != 0) {
-                    fprintf(stderr, "numafit %s: --%s is for numafit fit only\n", c->cmd,
-                            ch == O_BFV ? "boot-from-volume" : "inventory");
+                    fprintf(stderr, "numafit %s: %s is for numafit fit only\n", c->cmd,
+                            argv[optind - 1 - (ch != O_BFV && optarg == argv[optind - 1])]);
                     return -1;
                 }
                 if (ch == O_BFV)
                     c->boot_from_volume = true;
-                else
+                else if (ch == O_INVENTORY)
                     c->inventory_path = optarg;
+                else if (ch == O_PCI_POOLS)
+                    c->pci_pools_path = optarg;
+                else if (ch == O_PCI_REQUESTS)
+                    c->pci_requests_path = optarg;
+                else
+                    c->nova_conf_path = optarg;
                 break;
             case O_MAX: {
                 char *end;
@@ -731,10 +868,12 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         return 1;
     }
     if (c->batch) {
-        if (c->host_path || c->flavor_path || c->image_path || c->limits_path || c->json) {
+        if (c->host_path || c->flavor_path || c->image_path || c->limits_path || c->json ||
+            c->pci_pools_path || c->pci_requests_path) {
             fprintf(stderr,
                     "numafit %s: --batch reads everything from stdin; "
-                    "--host/--flavor/--image/--limits/--json do not apply\n",
+                    "--host/--flavor/--image/--limits/--pci-pools/--pci-requests/--json do not "
+                    "apply\n",
                     c->cmd);
             return -1;
         }

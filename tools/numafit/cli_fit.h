@@ -36,6 +36,13 @@ struct fit_cli {
     /* fit: the job's placement inventory (placement's JSON; NULL or JSON
      * null: none, the NUMA step alone, as nova's filter) */
     const json_t *inventory;
+    /* fit: the host's PCI device pools and the instance's PCI requests
+     * (NULL or JSON null: none; the requests then come from the flavor's
+     * pci_passthrough:alias and nova_conf's [pci] alias) */
+    const char *pci_pools_path, *pci_requests_path, *nova_conf_path;
+    const json_t *pci_pools, *pci_requests;
+    const char *nova_conf; /* nova.conf's text, NULL: none */
+    size_t nova_conf_len;
 };
 
 /*
@@ -45,6 +52,13 @@ struct fit_cli {
  * "Try 'numafit CMD --help'.").
  */
 int fit_cli_parse(int argc, char **argv, struct fit_cli *c, void (*usage)(FILE *));
+
+/* A fit job's PCI devices (c->pci_pools, c->pci_requests, else the
+ * flavor's aliases with c->nova_conf), set on opt; *pools and *reqs are
+ * the caller's to free (NULL: none). Returns NULL, or an error answer. */
+json_t *pci_step(const struct fit_cli *c, const char *ftxt, const char *itxt,
+                 numafit_options_t *opt, numafit_pci_pools_t **pools,
+                 numafit_pci_requests_t **reqs);
 
 /* What one fit or plan produced: the answer line, plus what the human
  * renderer needs besides it. */

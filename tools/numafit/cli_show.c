@@ -307,6 +307,26 @@ static void print_resources(FILE *o, const json_t *ans) {
                                                                       : "the inventory has room");
 }
 
+/* The devices the claim takes ("pci_devices" of a fit's answer). */
+static void print_pci(FILE *o, const json_t *list) {
+    size_t i;
+    const json_t *d;
+    if (!json_is_array(list))
+        return;
+    fprintf(o, "PCI devices taken:%s\n", json_array_size(list) ? "" : " none (count 0)");
+    json_array_foreach(list, i, d) {
+        const json_t *node = json_object_get(d, "numa_node");
+        fprintf(o, "  %" JSON_INTEGER_FORMAT " x %s:%s",
+                json_integer_value(json_object_get(d, "count")),
+                json_string_value(json_object_get(d, "vendor_id")),
+                json_string_value(json_object_get(d, "product_id")));
+        if (json_is_integer(node))
+            fprintf(o, " on host cell %" JSON_INTEGER_FORMAT "\n", json_integer_value(node));
+        else
+            fprintf(o, " of unknown NUMA node\n");
+    }
+}
+
 int show_fit(const struct run *r, const json_t *flavor, const json_t *image) {
     json_t *ans = r->answer;
     numafit_cpuset_t *rt;
@@ -329,6 +349,7 @@ int show_fit(const struct run *r, const json_t *flavor, const json_t *image) {
     rt = realtime_vcpus(flavor, image, r->vcpus);
     print_placement(stdout, json_object_get(ans, "fit"), r->host0, rt);
     numafit_cpuset_free(rt);
+    print_pci(stdout, json_object_get(ans, "pci_devices"));
     return 0;
 }
 

@@ -97,6 +97,8 @@ static void bench_line(const struct fit_cli *cli, const char *line, size_t len,
     numafit_host_t *host = NULL;
     numafit_request_t *req = NULL;
     numafit_options_t *opt = NULL;
+    numafit_pci_pools_t *pools = NULL;
+    numafit_pci_requests_t *reqs = NULL;
     numafit_error_t e;
     json_error_t jerr;
     json_t *in, *err = NULL;
@@ -153,6 +155,10 @@ static void bench_line(const struct fit_cli *cli, const char *line, size_t len,
     opt = make_options(c, json_object_get(in, "limits"), &batch_labels, &err);
     if (!opt)
         goto done;
+    /* the devices (a line's pci_pools and pci_requests), outside the timing */
+    err = pci_step(c, ftxt, itxt, opt, &pools, &reqs);
+    if (err)
+        goto done;
     bench_time(host, req, opt, out);
 
 done:
@@ -164,6 +170,8 @@ done:
     if (!out->answer)
         out->answer = error_answer("NOMEM", "out of memory");
     numafit_options_free(opt);
+    numafit_pci_pools_free(pools);
+    numafit_pci_requests_free(reqs);
     numafit_request_free(req);
     numafit_host_free(host);
     free(htxt);

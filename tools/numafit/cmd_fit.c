@@ -32,6 +32,8 @@ static void usage_fit(FILE *o) {
     fprintf(o, "usage: numafit fit --batch [--nova-release R] [--strategy S] [--budget N]\n"
                "       numafit fit --host H.json --flavor F.json [--image I.json]\n"
                "                   [--limits L.json] [--inventory V.json [--boot-from-volume]]\n"
+               "                   [--pci-pools P.json] [--pci-requests R.json]\n"
+               "                   [--nova-conf nova.conf]\n"
                "                   [--json] [--nova-release R] [--strategy S] [--budget N]\n"
                "\n"
                "Fit one instance of a flavor on a host (nova's numa_fit_instance_to_host).\n"
@@ -46,6 +48,12 @@ static void usage_fit(FILE *o) {
                "  --inventory FILE   placement's inventory of the host: {\"inventories\":\n"
                "                     {\"VCPU\":{\"total\":N,...},...},\"usages\":{...}}\n"
                "  --boot-from-volume the root disk takes no DISK_GB (with --inventory)\n"
+               "  --pci-pools FILE   the host's PCI device pools (nova's pci_stats:\n"
+               "                     PciDevicePoolList, or `numafit pci` output)\n"
+               "  --pci-requests FILE the instance's PCI requests (InstancePCIRequests);\n"
+               "                     default: the flavor's pci_passthrough:alias\n"
+               "  --nova-conf FILE   nova.conf: its [pci] alias entries for the flavor's\n"
+               "                     aliases\n"
                "  --json             print the answer line instead of a table\n"
                "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
                "  --strategy S       spread (default) or pack\n");
@@ -140,6 +148,7 @@ static int batch_main(const struct fit_cli *c) {
 /* One-off: files in, table or JSON out. */
 static int single_main(const struct fit_cli *cli) {
     json_t *host = NULL, *flavor = NULL, *image = NULL, *limits = NULL, *inventory = NULL;
+    json_t *pci_pools = NULL, *pci_requests = NULL;
     struct fit_cli lc = *cli, *c = &lc;
     struct labels lb = {c->host_path, c->flavor_path, c->image_path ? c->image_path : "image",
                         c->limits_path ? c->limits_path : "limits",
@@ -180,6 +189,18 @@ static int single_main(const struct fit_cli *cli) {
             goto out;
         c->inventory = inventory;
     }
+    if (c->pci_pools_path) {
+        pci_pools = load_file(c->pci_pools_path);
+        if (!pci_pools)
+            goto out;
+        c->pci_pools = pci_pools;
+    }
+    if (c->pci_requests_path) {
+        pci_requests = load_file(c->pci_requests_path);
+        if (!pci_requests)
+            goto out;
+        c->pci_requests = pci_requests;
+    }
     run_job(c, plan, host, flavor, image, limits, c->has_max ? c->max : -1, &lb, !c->json, &r);
     if (r.error) {
         if (r.request_error)
@@ -212,6 +233,8 @@ out:
     json_decref(image);
     json_decref(limits);
     json_decref(inventory);
+    json_decref(pci_pools);
+    json_decref(pci_requests);
     return ret;
 }
 
@@ -220,11 +243,20 @@ static int fit_main(int argc, char **argv, void (*usage)(FILE *)) {
     struct fit_cli c;
     int rc = fit_cli_parse(argc, argv, &c, usage);
 
+    char *conf = NULL;
+
     if (rc <= 0)
         return rc < 0 ? CLI_EXIT_USAGE : 0;
-    if (c.batch)
-        return batch_main(&c);
-    return single_main(&c);
+    if (c.nova_conf_path) {
+        conf = cli_read_input("numafit", "--nova-conf", c.nova_conf_path, NUMAFIT_NOVA_CONF_MAX,
+                              true, &c.nova_conf_len, NULL);
+        if (!conf)
+            return 1;
+        c.nova_conf = conf;
+    }
+    rc = c.batch ? batch_main(&c) : single_main(&c);
+    free(conf);
+    return rc;
 }
 
 int cmd_fit(int argc, char **argv) {

@@ -12,7 +12,7 @@ raise numafit.errors exceptions.
 import collections
 import errno
 import json
-from ctypes import byref, c_uint64
+from ctypes import byref, c_int64, c_uint64
 
 from . import _ffi, errors
 from .request import profile_number
@@ -52,10 +52,39 @@ class Options(_ffi.Owned):
             raise
 
 
-def _options(limits, profile, strategy, budget):
+def _options(limits, profile, strategy, budget, pci=(None, None)):
     if isinstance(limits, Options):
+        if pci != (None, None):
+            # the options would borrow the pools: a shared Options object
+            # cannot take them without a race
+            raise TypeError("numafit: with pci_pools or pci_requests, give limits as a dict, "
+                            "its JSON text or None, not an Options object")
         return limits, False
     return Options(limits, profile, strategy, budget), True
+
+
+def _check_pci(pools, requests):
+    from .pci import PciPools, PciRequests
+    if pools is not None and not isinstance(pools, PciPools):
+        raise TypeError("numafit: pci_pools must be a numafit.PciPools, not %s"
+                        % type(pools).__name__)
+    if requests is not None and not isinstance(requests, PciRequests):
+        raise TypeError("numafit: pci_requests must be a numafit.PciRequests, not %s"
+                        % type(requests).__name__)
+    return pools, requests
+
+
+def _claim_pci(h, p, pools, requests):
+    """Take the devices of the claimed placement p from the pools (pools,
+    requests: handles, held), or release p again and raise."""
+    cells = [_ffi.placement_get_host_cell(p, i)
+             for i in range(_ffi.placement_get_cell_count(p))]
+    arr = (c_int64 * len(cells))(*cells)
+    try:
+        _ffi.pci_apply(pools, h, requests, arr, len(cells), byref(_ffi.Error()))
+    except BaseException:
+        _ffi.host_release(h, p, 0, byref(_ffi.Error()))
+        raise
 
 
 def _check_args(host, request):
@@ -67,21 +96,30 @@ def _check_args(host, request):
         raise TypeError("numafit: expected a numafit.Request, not %s" % type(request).__name__)
 
 
-def _try_fit(host, request, limits, profile, strategy, budget, claim=False):
+def _try_fit(host, request, limits, profile, strategy, budget, claim=False, pci_pools=None,
+             pci_requests=None):
     """numafit_fit under the host's lock: shared, or with claim=True
     exclusive across the fit and numafit_host_claim of its placement, so
-    that no other claim comes in between (Host.fit_and_claim)."""
+    that no other claim comes in between (Host.fit_and_claim).  With
+    pci_pools and claim=True the pools' lock is exclusive too and the
+    devices are taken with the claim (numafit_pci_apply), all or nothing."""
     from .placement import Placement
     _check_args(host, request)
-    opt, own = _options(limits, profile, strategy, budget)
+    pools, reqs = _check_pci(pci_pools, pci_requests)
+    opt, own = _options(limits, profile, strategy, budget, (pools, reqs))
+    writers = (host, pools) if claim and pools is not None else host if claim else None
     try:
         p, err = _ffi.PlacementP(), _ffi.Error()
-        with _ffi.hold(host, request, opt, write=host if claim else None) as (h, r, o):
+        with _ffi.hold(host, request, opt, pools, reqs, write=writers) as (h, r, o, ph, qh):
+            if pools is not None or reqs is not None:
+                _ffi.options_set_pci(o, ph, qh)
             rc = _ffi.fit(h, r, o, 0, byref(p), byref(err))
             if rc == 1:
                 placement = Placement(p)
                 if claim:
                     _ffi.host_claim(h, p, 0, byref(_ffi.Error()))
+                    if ph and qh and _ffi.pci_requests_get_count(qh) > 0:
+                        _claim_pci(h, p, ph, qh)
     finally:
         if own:
             opt.close()
@@ -98,27 +136,39 @@ def _result(rc, placement, err):
                      err.text.decode("utf-8", "replace"))
 
 
-def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=None):
+def try_fit(host, request, limits=None, profile="latest", strategy="spread", budget=None,
+            pci_pools=None, pci_requests=None):
     """Fit and say why not.  limits: nova's NUMATopologyLimits as a dict
     ({"cpu_allocation_ratio", "ram_allocation_ratio", "network_metadata"}),
-    its primitive, JSON text, an Options object, or None (no limits)."""
-    return _try_fit(host, request, limits, profile, strategy, budget)
+    its primitive, JSON text, an Options object, or None (no limits).
+    pci_pools (numafit.PciPools, nova's pci_stats) and pci_requests
+    (numafit.PciRequests): the devices, as nova's numa_fit_instance_to_host
+    takes them (numafit_options_set_pci); code_name "NOFIT_PCI" when the
+    devices are what is missing."""
+    return _try_fit(host, request, limits, profile, strategy, budget, pci_pools=pci_pools,
+                    pci_requests=pci_requests)
 
 
-def fit(host, request, limits=None, profile="latest", strategy="spread", budget=None):
+def fit(host, request, limits=None, profile="latest", strategy="spread", budget=None,
+        pci_pools=None, pci_requests=None):
     """The Placement, or None when the request does not fit (see try_fit
     and explain for the reason).  To claim it, prefer
     host.fit_and_claim(): another thread may claim in between."""
-    return _try_fit(host, request, limits, profile, strategy, budget).placement
+    return _try_fit(host, request, limits, profile, strategy, budget, pci_pools=pci_pools,
+                    pci_requests=pci_requests).placement
 
 
-def explain(host, request, limits=None, profile="latest", strategy="spread", budget=None):
+def explain(host, request, limits=None, profile="latest", strategy="spread", budget=None,
+            pci_pools=None, pci_requests=None):
     """numafit_fit_explain(): {"fits", "reason", "text", "cells": [{"id",
     "guest_cells": [{"guest", "fits", "reason", "text"}]}]}."""
     _check_args(host, request)
-    opt, own = _options(limits, profile, strategy, budget)
+    pools, reqs = _check_pci(pci_pools, pci_requests)
+    opt, own = _options(limits, profile, strategy, budget, (pools, reqs))
     try:
-        with _ffi.hold(host, request, opt) as (h, r, o):
+        with _ffi.hold(host, request, opt, pools, reqs) as (h, r, o, ph, qh):
+            if pools is not None or reqs is not None:
+                _ffi.options_set_pci(o, ph, qh)
             txt = _ffi.call_str(_ffi.fit_explain, h, r, o, 0)
     finally:
         if own:

@@ -418,22 +418,26 @@ class Host(_ffi.Owned):
             _ffi.host_release(h, p, 0, byref(err))
 
     def fit_and_claim(self, request, limits=None, profile="latest", strategy="spread",
-                      budget=None):
+                      budget=None, pci_pools=None, pci_requests=None):
         """Fit the request and claim the placement in one step, under the
         host's writer lock: the Placement (now claimed), or None when the
         request does not fit.  Safe from several threads on one Host, where
         numafit.fit() followed by claim() may raise CPUPinningInvalid
         (another thread claimed those CPUs in between).  Arguments as for
-        numafit.fit()."""
+        numafit.fit(); with pci_pools and pci_requests the devices are
+        taken from the pools in the same step (numafit_pci_apply on the
+        placement's host cells), all or nothing."""
         from .fit import _try_fit
-        return _try_fit(self, request, limits, profile, strategy, budget, claim=True).placement
+        return _try_fit(self, request, limits, profile, strategy, budget, claim=True,
+                        pci_pools=pci_pools, pci_requests=pci_requests).placement
 
     def try_fit_and_claim(self, request, limits=None, profile="latest", strategy="spread",
-                          budget=None):
+                          budget=None, pci_pools=None, pci_requests=None):
         """fit_and_claim() with the reason: a numafit.FitResult, as
         numafit.try_fit() gives it (its placement is claimed)."""
         from .fit import _try_fit
-        return _try_fit(self, request, limits, profile, strategy, budget, claim=True)
+        return _try_fit(self, request, limits, profile, strategy, budget, claim=True,
+                        pci_pools=pci_pools, pci_requests=pci_requests)
 
     def fill(self, requests, limits=None, profile="latest", strategy="spread", max_count=None,
              budget=None, keep=False):

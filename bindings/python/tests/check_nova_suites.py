@@ -47,6 +47,7 @@ SUITES = [
     ("nova.tests.functional.libvirt.test_numa_servers", FUNCTIONAL),
     ("nova.tests.functional.libvirt.test_rt_servers", FUNCTIONAL),
     ("nova.tests.functional.libvirt.test_numa_live_migration", FUNCTIONAL),
+    ("nova.tests.functional.libvirt.test_pci_sriov_servers", FUNCTIONAL),
 ]
 FLAGS = {"plain": ["--unpatched"], "patched": [], "filter": ["--scheduler-filter"]}
 

@@ -124,6 +124,9 @@ def main():
     ap.add_argument("--scheduler-filter", action="store_true",
                     help="the scheduler uses numafit's NUMATopologyFilter")
     ap.add_argument("--results", help="write each test's outcome to this JSON file")
+    ap.add_argument("--max-fallbacks", type=int, default=None,
+                    help="fail when more calls than this go to nova's own functions "
+                    "(default: 0 for test_hardware, no limit for other modules)")
     args = ap.parse_args()
     MODULE = args.module
 
@@ -205,8 +208,15 @@ def main():
                       f, indent=1, sort_keys=True)
     print("ran %d, skipped %d, allowed failures %d, unexpected failures %d"
           % (ran, skipped, len(allowed_failed), len(unexpected)))
-    print("%d passed, %d failed" % (passed, nfailed))
-    return 1 if unexpected or loader_errors else 0
+    limit = args.max_fallbacks
+    if limit is None and MODULE == "nova.tests.unit.virt.test_hardware":
+        limit = 0
+    too_many = not args.unpatched and limit is not None and nn.stats["fallback"] > limit
+    if too_many:
+        print("FAIL: %d calls went to nova's own functions (at most %d allowed)"
+              % (nn.stats["fallback"], limit))
+    print("%d passed, %d failed" % (passed, nfailed + too_many))
+    return 1 if unexpected or loader_errors or too_many else 0
 
 
 if __name__ == "__main__":

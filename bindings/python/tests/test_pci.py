@@ -86,6 +86,83 @@ class PciTest(unittest.TestCase):
             self.assertTrue(self.pools.support(reqs, [0], self.host)[0])
 
 
+class PciFitTest(unittest.TestCase):
+    """numafit.try_fit / fit_and_claim with pci_pools and pci_requests."""
+
+    def setUp(self):
+        self.host = numafit.Host.synthetic("2x4c2t 2cells mem:64G")
+        self.pools = numafit.PciPools.from_json(POOLS)
+        self.req = numafit.Request.from_flavor(
+            2, 2048, {"hw:numa_nodes": "1", "hw:cpu_policy": "dedicated"})
+
+    def tearDown(self):
+        for o in (self.req, self.pools, self.host):
+            o.close()
+
+    def reqs(self, aliases, policy=None):
+        es = {"pci_passthrough:alias": aliases}
+        if policy:
+            es["hw:pci_numa_affinity_policy"] = policy
+        return numafit.PciRequests.from_flavor({"extra_specs": es}, None, CONF, "zed")
+
+    def test_cells_by_devices(self):
+        # no pools: cell 0; pools without requests: the cell with the fewest
+        # devices (1); the T4: cell 1 (nova's first choice, cell 0 with six
+        # devices, lacks it); 4 VFs: cell 0
+        self.assertEqual(numafit.fit(self.host, self.req).host_cells, [0])
+        self.assertEqual(numafit.fit(self.host, self.req, pci_pools=self.pools).host_cells, [1])
+        with self.reqs("t4:1", "required") as t4, self.reqs("vf:4", "required") as vf:
+            self.assertEqual(numafit.fit(self.host, self.req, pci_pools=self.pools,
+                                         pci_requests=t4).host_cells, [1])
+            self.assertEqual(numafit.fit(self.host, self.req, pci_pools=self.pools,
+                                         pci_requests=vf).host_cells, [0])
+
+    def test_refused_for_devices(self):
+        with self.reqs("t4:2") as two:
+            r = numafit.try_fit(self.host, self.req, pci_pools=self.pools, pci_requests=two)
+        self.assertIsNone(r.placement)
+        self.assertEqual(r.code_name, "NOFIT_PCI")
+        self.assertIn("alias t4", r.text)
+
+    def test_claim_takes_devices(self):
+        before = copy.copy(self.pools)
+        with self.reqs("vf:5") as five, self.reqs("vf:2", "required") as two:
+            # legacy: the VFs of cell 0 and of unknown node, in the pools'
+            # order (the unknown node's pool has fewer keys: it goes first)
+            p = self.host.fit_and_claim(self.req, pci_pools=self.pools, pci_requests=five)
+            self.assertEqual(p.host_cells, [0])
+            counts = [(q["product_id"], q["numa_node"], q["count"]) for q in self.pools.pools()]
+            self.assertEqual(counts, [("1eb8", 1, 1), ("1572", 0, 1), ("154c", 0, 1)])
+            # required, 2 VFs: none left on cells 0 or 1; the CPUs stay free
+            free = self.host.to_json()
+            self.assertIsNone(self.host.fit_and_claim(self.req, pci_pools=self.pools,
+                                                      pci_requests=two))
+            self.assertEqual(self.host.to_json(), free)
+        self.assertNotEqual(self.pools, before)
+        before.close()
+
+    def test_arguments(self):
+        with _Opts() as o:
+            with self.assertRaises(TypeError):
+                numafit.fit(self.host, self.req, limits=o, pci_pools=self.pools)
+        with self.assertRaises(TypeError):
+            numafit.fit(self.host, self.req, pci_pools=POOLS)
+        with self.reqs("t4:1") as t4:
+            with self.assertRaises(TypeError):
+                numafit.fit(self.host, self.req, pci_requests=self.pools)
+            # requests without pools: nothing to check them on (nova's rule)
+            self.assertIsNotNone(numafit.fit(self.host, self.req, pci_requests=t4))
+            # explain says why
+            why = numafit.explain(self.host, self.req, pci_pools=self.pools,
+                                  pci_requests=t4)
+            self.assertTrue(why["fits"])
+
+
+def _Opts():
+    from numafit.fit import Options
+    return Options()
+
+
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests",
                        "data", "pci", "x710-cx6")
 DEVSPEC = ("[pci]\n"

@@ -1,10 +1,13 @@
 """nova.virt.hardware's NUMA functions (same names and signatures), on
 nova objects, computed by libnumafit."""
+import errno
 import json
+import types
 from ctypes import byref, c_void_p
 
 from .. import _ffi, cpu as _cpu, errors
 from ..host import Host
+from ..pci import PciPools, PciRequests
 from ..request import Request
 from . import pinlog, runtime
 from .cache import (_SmallCache, _cells_host, _hosts, _options_for, _options_for_ratios,
@@ -98,6 +101,96 @@ def _enough_cells(host_topology, instance_topology):
     return bool(nh and ni and nh >= ni)
 
 
+def _native_support(pci_stats):
+    """Is pci_stats.support_requests nova's own (not a subclass's, not a
+    mock)?  Then the library's rules answer it; else it is called back."""
+    f = getattr(getattr(pci_stats, "support_requests", None), "__func__", None)
+    return isinstance(f, types.FunctionType) and f.__module__ == "nova.pci.stats" and \
+        f.__qualname__ == "PciDeviceStats.support_requests"
+
+
+def _pools_of(pci_stats):
+    """nova's pools (pci_stats.pools: dicts with their devices) as
+    numafit.PciPools, or _Unsupported."""
+    out = []
+    for pool in pci_stats.pools:
+        d = {}
+        for k, v in pool.items():
+            if k == "devices":
+                continue
+            if v is not None and type(v) not in (str, int, bool):
+                raise _Unsupported("PCI pool %s of type %s" % (k, type(v).__name__))
+            d[k] = v
+        out.append(d)
+    try:
+        return PciPools.from_json(json.dumps(out))
+    except errors.NumafitError as e:
+        raise _Unsupported("PCI pools: %s" % (e,))
+
+
+def _requests_of(pci_requests):
+    """nova's InstancePCIRequest list (or InstancePCIRequests) as
+    numafit.PciRequests, or _Unsupported."""
+    objects = _nova()[1]
+    reqs = getattr(pci_requests, "requests", pci_requests)
+    try:
+        prim = objects.InstancePCIRequests(requests=list(reqs)).obj_to_primitive()
+        return PciRequests.from_json(json.dumps(prim))
+    except (errors.NumafitError, TypeError, ValueError) as e:
+        raise _Unsupported("PCI requests: %s" % (e,))
+
+
+def _fit_pci(chost, req, base_opt, host_topology, pci_requests, pci_stats, provider_mapping,
+             has_mapping):
+    """numafit_fit with nova's pci_requests and pci_stats: the cells of the
+    placement, or None.  The pools order the host cells as nova's do; the
+    requests are checked by the library's rules when pci_stats is nova's
+    own PciDeviceStats, else (a subclass, a mock, pools of placement's
+    providers with a provider_mapping) by calling its support_requests."""
+    pools = _pools_of(pci_stats) if pci_stats is not None else None
+    reqs = _requests_of(pci_requests) if pci_requests else None
+    failure = []
+    cb = None
+    pools_rp = pools is not None and any("rp_uuid" in p for p in pci_stats.pools)
+    if reqs is not None and pools is not None and \
+            (not _native_support(pci_stats) or (provider_mapping and pools_rp)):
+        objects = _nova()[1]
+
+        def check(ctx, ids, n):
+            try:
+                cells = [objects.InstanceNUMACell(id=ids[i], cpuset=set(), pcpuset=set(),
+                                                  memory=0) for i in range(n)]
+                if has_mapping:
+                    ok = pci_stats.support_requests(pci_requests, provider_mapping, cells)
+                else:
+                    ok = pci_stats.support_requests(pci_requests, cells)
+                return 1 if ok else 0
+            except BaseException as e:  # raised again after the fit
+                failure.append(e)
+                return -errno.ECANCELED
+        cb = _ffi.PciCheckFn(check)
+    opt = _ffi.OptionsP()
+    p, err = _ffi.PlacementP(), _ffi.Error()
+    try:
+        _ffi.options_dup(base_opt._h, byref(opt))
+        _ffi.options_set_pci(opt, pools._h if pools is not None else None,
+                             reqs._h if reqs is not None else None)
+        if cb is not None:
+            _ffi.options_set_pci_check(opt, cb, None)
+        rc = _ffi.fit_addr(chost.addr, req._h, opt, 0, byref(p), byref(err))
+    finally:
+        if opt:
+            _ffi.options_free(opt)
+        for o in (pools, reqs):
+            if o is not None:
+                o.close()
+    if failure:
+        if p:
+            _ffi.placement_free(p)
+        raise failure[0]
+    return _placed_cells(rc, p, err)
+
+
 # ------------------------------------------------------------ nova's API
 @_translating
 def numa_get_constraints(flavor, image_meta):
@@ -114,26 +207,37 @@ def numa_get_constraints(flavor, image_meta):
 def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
                               pci_requests=None, pci_stats=None, *args, **kwargs):
     """nova.virt.hardware.numa_fit_instance_to_host (Zed's signature, and
-    the newer one with provider_mapping).  The instance topology is not
-    modified.  With PCI requests or pools: nova's own function."""
-    # provider_mapping only matters to nova's PCI check (pci_stats.
-    # support_requests, with PCI requests), which falls back to nova below;
-    # nova's scheduler passes it on every call
+    the newer one with provider_mapping as a keyword).  The instance
+    topology is not modified.  PCI requests and pools as nova takes them:
+    the pools order the host cells, the requests are checked on the chosen
+    cells (the library's rules, or pci_stats.support_requests when it is
+    not nova's own)."""
     if not _enough_cells(host_topology, instance_topology):
         return None
-    pci_pools = bool(pci_stats is not None and getattr(pci_stats, "pools", None))
+    has_mapping = "provider_mapping" in kwargs
+    provider_mapping = kwargs.get("provider_mapping")
     prof = profile()
     try:
-        if pci_requests or pci_pools:
-            raise _Unsupported("PCI")
         req, vmap = _request_for(instance_topology, prof)
     except _Unsupported as e:
         _count("fallback", "numa_fit_instance_to_host: %s" % e)
         return _original("numa_fit_instance_to_host")(
             host_topology, instance_topology, limits, pci_requests, pci_stats, *args, **kwargs)
     objects = _nova()[1]
-    _count("library")
-    pcells = _fit_cached(_cells_host(host_topology), req, _options_for(limits, prof))
+    if pci_stats is not None or pci_requests:
+        try:
+            pcells = _fit_pci(_cells_host(host_topology), req, _options_for(limits, prof),
+                              host_topology, pci_requests, pci_stats, provider_mapping,
+                              has_mapping)
+        except _Unsupported as e:
+            _count("fallback", "numa_fit_instance_to_host: %s" % e)
+            return _original("numa_fit_instance_to_host")(
+                host_topology, instance_topology, limits, pci_requests, pci_stats, *args,
+                **kwargs)
+        _count("library")
+    else:
+        _count("library")
+        pcells = _fit_cached(_cells_host(host_topology), req, _options_for(limits, prof))
     if pcells is None:
         return None
     cells = _build_cells(instance_topology.cells, pcells, vmap)
