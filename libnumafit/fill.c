@@ -5,11 +5,15 @@
  * binding's plan().
  *
  * Each step is numafit_fit() then numafit_host_claim() of its placement,
- * so each claim is all or nothing; the claims made stay on the host.
+ * so each claim is all or nothing; the claims made stay on the host. With
+ * PCI pools and requests in the options, each claim also takes its devices
+ * from a copy of the pools (the options and their pools are the caller's).
  */
 #include "config.h"
 
 #include <string.h>
+
+#include <numafit/pci.h>
 
 #include "private.h"
 
@@ -25,11 +29,62 @@ static int cb_verdict(int rc, numafit_error_t *reterr) {
     return 0;
 }
 
+/* The devices of the claimed placement p, from the fill's pools; on
+ * failure the claim is undone. */
+static int take_devices(numafit_host_t *host, numafit_pci_pools_t *pools,
+                        const numafit_options_t *o, const numafit_placement_t *p,
+                        numafit_error_t *reterr) {
+    int64_t ids[NUMAFIT_MAX_CELLS];
+    uint32_t n = p->ncells;
+    int rc;
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = p->cells[i].host_id;
+    rc = numafit_pci_apply(pools, host, o->pci_reqs, ids, n, reterr);
+    if (rc < 0) {
+        /* the claim was just made: giving it back cannot fail */
+        numafit_error_t e;
+        int undo = numafit_host_release(host, p, 0, &e);
+        if (undo < 0)
+            rc = undo;
+    }
+    return rc;
+}
+
+static int fill(numafit_host_t *host, const struct numafit_request *const *reqs, size_t nreqs,
+                const struct numafit_options *opt, numafit_pci_pools_t *pools, uint64_t max,
+                unsigned flags, numafit_host_fill_cb cb, void *cb_ctx, uint64_t *ret_counts,
+                numafit_error_t *reterr);
+
 NUMAFIT_EXPORT int numafit_host_fill(numafit_host_t *host,
                                      const struct numafit_request *const *reqs, size_t nreqs,
                                      const struct numafit_options *opt, uint64_t max,
                                      unsigned flags, numafit_host_fill_cb cb, void *cb_ctx,
                                      uint64_t *ret_counts, numafit_error_t *reterr) {
+    numafit_options_t *own = NULL;
+    numafit_pci_pools_t *pools = NULL;
+    int rc;
+    if (opt && opt->pci_pools && opt->pci_reqs &&
+        numafit_pci_requests_get_count(opt->pci_reqs) > 0) {
+        /* the devices run out as the claims take them: a copy of the pools */
+        if ((rc = numafit_pci_pools_dup(opt->pci_pools, &pools)) < 0 ||
+            (rc = numafit_options_dup(opt, &own)) < 0) {
+            numafit_pci_pools_free(pools);
+            numafit__error_set(reterr, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+            return rc;
+        }
+        own->pci_pools = pools;
+        opt = own;
+    }
+    rc = fill(host, reqs, nreqs, opt, pools, max, flags, cb, cb_ctx, ret_counts, reterr);
+    numafit_options_free(own);
+    numafit_pci_pools_free(pools);
+    return rc;
+}
+
+static int fill(numafit_host_t *host, const struct numafit_request *const *reqs, size_t nreqs,
+                const struct numafit_options *opt, numafit_pci_pools_t *pools, uint64_t max,
+                unsigned flags, numafit_host_fill_cb cb, void *cb_ctx, uint64_t *ret_counts,
+                numafit_error_t *reterr) {
     uint64_t placed = 0;
     size_t next = 0, misses = 0;
     int rc;
@@ -72,6 +127,8 @@ NUMAFIT_EXPORT int numafit_host_fill(numafit_host_t *host,
         if (rc < 0)
             return rc;
         rc = numafit_host_claim(host, p, 0, reterr);
+        if (rc == 0 && pools)
+            rc = take_devices(host, pools, opt, p, reterr);
         if (rc < 0) {
             numafit_placement_free(p);
             return rc;

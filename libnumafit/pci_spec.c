@@ -698,7 +698,7 @@ static void py_float_repr(double x, char *res, size_t n) {
 static int add_tag(numafit_error_t *err, unsigned line, struct dev_spec *s, const char *key,
                    const json_t *v) {
     struct tagv *t = &s->tags[s->ntags];
-    char buf[32];
+    char buf[64];
     if (!strcmp(key, "count") || !strcmp(key, "devices") || !strcmp(key, "numa_node"))
         return spec_fail(err, line, "PciConfigInvalidSpec",
                          "the tag \"%s\" is a field of nova's pools (libnumafit refuses it)", key);

@@ -301,6 +301,42 @@ START_TEST(test_caller_check) {
 }
 END_TEST
 
+/* A fill with devices stops when they run out, and leaves the options'
+ * pools as they were. */
+START_TEST(test_fill) {
+    numafit_host_t *h = host("2x8c2t 2cells mem:64G");
+    numafit_request_t *r = flavor(2, 2048, one_cell);
+    numafit_pci_pools_t *p = pools(seed_pools), *before = NULL;
+    numafit_pci_requests_t *vf = want("8086", "154c", 2, "\"required\"");
+    numafit_options_t *o = NULL;
+    numafit_error_t e;
+    uint64_t count = 0;
+    const numafit_request_t *reqs[1] = {r};
+    ck_assert_int_eq(numafit_pci_pools_dup(p, &before), 0);
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_pci(o, p, vf), 0);
+    /* 4 VFs on cell 0, 2 a guest: two guests, though the CPUs take 16 */
+    ck_assert_int_eq(
+        numafit_host_fill(h, reqs, 1, o, NUMAFIT_FILL_NO_MAX, 0, NULL, NULL, &count, &e),
+        NUMAFIT_FILL_FULL);
+    ck_assert_uint_eq(count, 2);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_PCI);
+    ck_assert_int_eq(numafit_pci_pools_equal(p, before), 1);
+    /* without requests the fill knows no devices: the CPUs decide */
+    ck_assert_int_eq(numafit_options_set_pci(o, p, NULL), 0);
+    ck_assert_int_eq(
+        numafit_host_fill(h, reqs, 1, o, NUMAFIT_FILL_NO_MAX, 0, NULL, NULL, &count, &e),
+        NUMAFIT_FILL_FULL);
+    ck_assert_uint_eq(count, 14);
+    numafit_options_free(o);
+    numafit_pci_requests_free(vf);
+    numafit_pci_pools_free(p);
+    numafit_pci_pools_free(before);
+    numafit_request_free(r);
+    numafit_host_free(h);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pci_fit");
     TCase *tc = tcase_create("fit");
@@ -312,6 +348,7 @@ int main(void) {
     tcase_add_test(tc, test_bounded);
     tcase_add_test(tc, test_explain);
     tcase_add_test(tc, test_caller_check);
+    tcase_add_test(tc, test_fill);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -309,7 +309,13 @@ typedef int (*numafit_host_fill_cb)(void *ctx, size_t request_index,
  * every request has been refused since the last claim. A fit that exceeds
  * its work budget (-E2BIG in numafit_fit()) counts as a refusal.
  * \param reqs nreqs requests (nreqs >= 1), each with a NUMA topology.
- * \param opt NULL for the defaults (numafit_fit()).
+ * \param opt NULL for the defaults (numafit_fit()). With PCI pools and
+ * requests (numafit_options_set_pci()) every instance asks for those
+ * devices: the fill takes them from a copy of the pools after each claim
+ * (numafit_pci_apply() on the placement's host cells), so the devices run
+ * out as they would; the options' pools are not changed. A caller's PCI
+ * check (numafit_options_set_pci_check()) is kept and answers on the
+ * copy's behalf.
  * \param max most instances placed in all (NUMAFIT_FILL_NO_MAX: no maximum;
  * 0 places none).
  * \param flags 0 or NUMAFIT_FILL_NOTIFY_MISSES.

@@ -466,10 +466,12 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
     if (!opt)
         goto done;
 
+    /* the devices: the fit's, or every instance's of the plan (the fill
+     * takes them from a copy of the pools) */
+    err = pci_step(c, ftxt, itxt, opt, &pools, &reqs);
+    if (err)
+        goto done;
     if (!plan) {
-        err = pci_step(c, ftxt, itxt, opt, &pools, &reqs);
-        if (err)
-            goto done;
         cli_error_clear(&out->why);
         rc = numafit_fit(host, req, opt, 0, &p, &out->why);
         if (rc < 0) {
@@ -601,8 +603,6 @@ json_t *check_line(struct fit_cli *c, const json_t *in, const char **ret_op, lon
         v = json_object_get(in, name);
         if (v && !json_is_object(v) && !json_is_array(v) && !json_is_null(v))
             return error_answer("SCHEMA", "\"%s\" must be an object, a list or null", name);
-        if (v && !json_is_null(v) && strcmp(op, "fit") != 0)
-            return error_answer("SCHEMA", "\"%s\" is for \"fit\" only", name);
         if (k)
             c->pci_requests = v;
         else
@@ -778,11 +778,24 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
             case O_LIMITS:
                 c->limits_path = optarg;
                 break;
-            case O_INVENTORY:
-            case O_BFV:
             case O_PCI_POOLS:
             case O_PCI_REQUESTS:
             case O_NOVA_CONF:
+                /* fit and the single-host plan */
+                if (strcmp(c->cmd, "fit") != 0 && !is_plan) {
+                    fprintf(stderr, "numafit %s: %s is for numafit fit and plan only\n", c->cmd,
+                            argv[optind - 1 - (optarg == argv[optind - 1])]);
+                    return -1;
+                }
+                if (ch == O_PCI_POOLS)
+                    c->pci_pools_path = optarg;
+                else if (ch == O_PCI_REQUESTS)
+                    c->pci_requests_path = optarg;
+                else
+                    c->nova_conf_path = optarg;
+                break;
+            case O_INVENTORY:
+            case O_BFV:
                 if (strcmp(c->cmd, "fit") != 0) {
                     fprintf(stderr, "numafit %s: %s is for numafit fit only\n", c->cmd,
                             argv[optind - 1 - (ch != O_BFV && optarg == argv[optind - 1])]);
@@ -790,14 +803,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                 }
                 if (ch == O_BFV)
                     c->boot_from_volume = true;
-                else if (ch == O_INVENTORY)
-                    c->inventory_path = optarg;
-                else if (ch == O_PCI_POOLS)
-                    c->pci_pools_path = optarg;
-                else if (ch == O_PCI_REQUESTS)
-                    c->pci_requests_path = optarg;
                 else
-                    c->nova_conf_path = optarg;
+                    c->inventory_path = optarg;
                 break;
             case O_MAX: {
                 char *end;

@@ -69,9 +69,14 @@ static void usage_plan(FILE *o) {
             "       numafit plan --host H.json --flavor F.json [--image I.json]\n"
             "                    [--limits L.json] [--max N] [--json]\n"
             "                    [--nova-release R] [--strategy S] [--budget N]\n"
+            "                    [--pci-pools P.json] [--pci-requests R.json]\n"
+            "                    [--nova-conf nova.conf]\n"
             "\n"
             "Fit and claim instances of a flavor until the next one does not fit\n"
-            "(at most N, at most %ld), and show the host afterwards.\n",
+            "(at most N, at most %ld), and show the host afterwards. With PCI pools\n"
+            "every instance takes its devices (the flavor's pci_passthrough:alias with\n"
+            "nova.conf's [pci] alias, or --pci-requests) until they run out\n"
+            "(numafit fit --help).\n",
             PLAN_CAP);
     cli_budget_help(o, 2, 21);
     fprintf(o, "Exit status: 0 ok, 1 error, 2 usage.\n"

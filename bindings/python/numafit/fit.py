@@ -177,15 +177,18 @@ def explain(host, request, limits=None, profile="latest", strategy="spread", bud
 
 
 def plan(host, request, limits=None, profile="latest", strategy="spread", max_count=None,
-         budget=None):
+         budget=None, pci_pools=None, pci_requests=None):
     """Fit and claim the same request on `host` (changed in place) until it
     no longer fits, or max_count placed; returns the list of placements.
     One Host.fill() (numafit_host_fill), under the host's writer lock for
     the whole fill, so several threads may plan on one host at once.  A fit
     that exceeds its work budget raises, as fit() does; the claims made
-    before it stay."""
+    before it stay.  With pci_pools and pci_requests every instance takes
+    its devices (from a copy: pci_pools is not changed) until they run
+    out."""
     _check_args(host, request)
-    res = host.fill(request, limits, profile, strategy, max_count, budget, keep=True)
+    res = host.fill(request, limits, profile, strategy, max_count, budget, keep=True,
+                    pci_pools=pci_pools, pci_requests=pci_requests)
     if res.code_name == "TOO_COMPLEX":
         raise errors.from_rc(-errno.E2BIG, {"code": res.code, "cell": res.cell,
                                              "text": res.text}, "numafit_fit")

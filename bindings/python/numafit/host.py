@@ -440,7 +440,7 @@ class Host(_ffi.Owned):
                         pci_pools=pci_pools, pci_requests=pci_requests)
 
     def fill(self, requests, limits=None, profile="latest", strategy="spread", max_count=None,
-             budget=None, keep=False):
+             budget=None, keep=False, pci_pools=None, pci_requests=None):
         """numafit_host_fill(): fit and claim until none of the requests fits
         any more, or max_count instances (None: no maximum) are placed.
         requests: a Request, or a sequence of Requests tried round-robin (one
@@ -449,7 +449,7 @@ class Host(_ffi.Owned):
         lock, as fit_and_claim() does for one.  keep=True also returns the
         claimed Placements.  Other arguments as for numafit.fit().  Returns
         a FillResult."""
-        from .fit import _check_args, _options
+        from .fit import _check_args, _check_pci, _options
         from .placement import Placement
         single = not isinstance(requests, (list, tuple))
         reqs = [requests] if single else list(requests)
@@ -460,7 +460,8 @@ class Host(_ffi.Owned):
         limit = 2**64 - 1 if max_count is None else _ffi.cint(max_count, "max_count", c_uint64)
         if not isinstance(keep, bool):
             raise TypeError("numafit: keep must be a bool, not %s" % type(keep).__name__)
-        opt, own = _options(limits, profile, strategy, budget)
+        pools, preqs = _check_pci(pci_pools, pci_requests)
+        opt, own = _options(limits, profile, strategy, budget, (pools, preqs))
         placements, order, failure = [], [], []
 
         def on_place(ctx, index, p):
@@ -479,9 +480,11 @@ class Host(_ffi.Owned):
         counts = (c_uint64 * len(reqs))()
         err = _ffi.Error()
         try:
-            with _ffi.hold(self, opt, *reqs, write=self) as handles:
+            with _ffi.hold(self, opt, pools, preqs, *reqs, write=self) as handles:
                 h, o = handles[0], handles[1]
-                arr = (_ffi.RequestP * len(reqs))(*handles[2:])
+                if pools is not None or preqs is not None:
+                    _ffi.options_set_pci(o, handles[2], handles[3])
+                arr = (_ffi.RequestP * len(reqs))(*handles[4:])
                 rc = _ffi.host_fill(h, arr, len(reqs), o, limit, 0, cb, None, counts, byref(err))
         finally:
             if own:

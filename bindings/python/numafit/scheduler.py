@@ -20,8 +20,10 @@ host's cpu/ram allocation ratios and the request's network metadata as
 NUMATopologyLimits, stored in host_state.limits['numa_topology'] when the
 host passes), but the fit is numafit.nova.numa_fit_instance_to_host: no
 fit cache keyed on a mutated id, the request is never modified, bounded
-work.  Hosts with PCI requests or PCI device pools go to nova's own
-function (the library has no PCI model).
+work.  Requests with PCI devices are fitted with the host's pools
+(numafit.nova.numa_fit_instance_to_host with nova's pci_requests and
+pci_stats; doc/pci.md); without, the pools only order the host cells and
+the answer alone is asked (numafit.nova.host_fitter).
 """
 import logging
 
@@ -157,8 +159,8 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
     @staticmethod
     def _fit_with_nova_rules(host_state, host_topology, requested, network_metadata,
                              pci_requests, spec_obj):
-        """numafit.nova.numa_fit_instance_to_host (which hands PCI requests
-        and pools to nova's own function): does the instance fit?"""
+        """numafit.nova.numa_fit_instance_to_host (with nova's PCI requests
+        and pools): does the instance fit?"""
         limits = NumafitNUMATopologyFilter._limits(host_state, network_metadata)
         kwargs = {}
         if pci_requests and _adapter.profile() == "latest" and \

@@ -118,6 +118,53 @@ class AdapterAgainstNova(unittest.TestCase):
             agree += 1
         self.assertEqual(agree, CASES)
 
+    def test_pci_devices(self):
+        """numa_fit_instance_to_host with nova's pci_stats and pci_requests,
+        against nova's own; host_fits with pools (no requests) answers."""
+        from nova.pci import stats
+        o = self.objects
+
+        def cell(i, cpus):
+            return o.NUMACell(
+                id=i, cpuset=set(), pcpuset=set(cpus), memory=4096, cpu_usage=0,
+                memory_usage=0, pinned_cpus=set(), socket=i,
+                siblings=[{c} for c in cpus],
+                mempages=[o.NUMAPagesTopology(size_kb=4, total=1048576, used=0)],
+                network_metadata=o.NetworkMetadata(physnets=set(), tunneled=False))
+        host = o.NUMATopology(cells=[cell(0, [0, 1, 2, 3]), cell(1, [4, 5, 6, 7]),
+                                     cell(2, [8, 9, 10, 11])])
+        inst = o.InstanceNUMATopology(cells=[o.InstanceNUMACell(
+            id=0, cpuset=set(), pcpuset={0, 1}, memory=512, cpu_policy="dedicated")])
+        pools = o.PciDevicePoolList(objects=[
+            o.PciDevicePool(vendor_id="8086", product_id="154c", numa_node=0, count=2,
+                            tags={"dev_type": "type-VF"}),
+            o.PciDevicePool(vendor_id="10de", product_id="1eb8", numa_node=2, count=1,
+                            tags={"dev_type": "type-PCI"})])
+        ps = stats.PciDeviceStats(host, stats=pools)
+        t4 = [o.InstancePCIRequest(count=1, spec=[{"vendor_id": "10de"}],
+                                   numa_policy="required")]
+        two = [o.InstancePCIRequest(count=2, spec=[{"vendor_id": "10de"}])]
+        for reqs, want in ((None, 1), (t4, 2), (two, None)):
+            mine = nn.numa_fit_instance_to_host(host, inst, None, reqs, ps)
+            theirs = self.hw.numa_fit_instance_to_host(copy.deepcopy(host),
+                                                       copy.deepcopy(inst), None, reqs, ps)
+            self.assertEqual(None if mine is None else mine.cells[0].id, want)
+            self.assertEqual(prim(mine), prim(theirs))
+        # the requests read from the objects' storage, as from nova's primitive
+        from numafit.nova import hardware as nh
+        many = t4 + two + [o.InstancePCIRequest(count=1, spec=[{"physical_network": "p1"}],
+                                                alias_name=None, request_id="r",
+                                                requester_id="port1", is_new=True)]
+        with nh._requests_of(many) as fast, numafit.PciRequests.from_json(
+                o.InstancePCIRequests(requests=many).obj_to_primitive()) as slow:
+            self.assertEqual(fast.to_json(), slow.to_json())
+        # the answer alone: the pools only order the cells
+        self.assertIs(nn.host_fits(host, inst, 1.0, 1.0, None, ps), True)
+        for c in host.cells:
+            c.pinned_cpus = set(c.pcpuset)
+        self.assertIs(nn.host_fits(host, inst, 1.0, 1.0, None, ps), False)
+        self.assertIsNone(nn.numa_fit_instance_to_host(host, inst, None, None, ps))
+
     def test_pinning_log_lines(self):
         """nova's INFO lines for a pinning, where the random scenarios
         rarely go: the linear fallback (no core has enough free threads),

@@ -141,6 +141,19 @@ class PciFitTest(unittest.TestCase):
         self.assertNotEqual(self.pools, before)
         before.close()
 
+    def test_plan_until_devices_run_out(self):
+        # 2 VFs an instance, required: cell 0's 4 (cell 1 has none): two
+        # instances, though the CPUs take 8; the pools are not changed
+        before = copy.copy(self.pools)
+        with self.reqs("vf:2", "required") as two:
+            placed = numafit.plan(self.host, self.req, pci_pools=self.pools, pci_requests=two)
+            self.assertEqual([p.host_cells for p in placed], [[0], [0]])
+            # the pools given again hold all their devices: two more
+            res = self.host.fill(self.req, pci_pools=self.pools, pci_requests=two)
+            self.assertEqual((res.counts, res.code_name), ([2], "NOFIT_PCI"))
+        self.assertEqual(self.pools, before)
+        before.close()
+
     def test_arguments(self):
         with _Opts() as o:
             with self.assertRaises(TypeError):

@@ -28,9 +28,13 @@ Differences from nova, on purpose (doc/python.md, nova-reference A):
 * pCPUs within a core: the lowest-numbered free thread first (nova: Python
   set order).
 
+numa_fit_instance_to_host with PCI requests and pools (pci_requests,
+pci_stats) fits in the library too: the pools order the host cells as
+nova's do, and the requests are checked by the library's rules, or by
+pci_stats.support_requests when that is not nova's own (doc/pci.md).
+
 Falls back to nova's own function (counted in numafit.nova.stats):
-* numa_fit_instance_to_host with PCI requests or PCI pools (pci_requests /
-  pci_stats with pools): the library has no PCI model;
+* numa_fit_instance_to_host with pools or requests the library cannot read;
 * an InstanceNUMATopology no flavor can produce (cells with different CPU
   or thread policies or page sizes, dedicated vCPUs in a dedicated cell's
   shared cpuset, vCPU ids used twice...).

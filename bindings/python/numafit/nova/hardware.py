@@ -128,16 +128,32 @@ def _pools_of(pci_stats):
         raise _Unsupported("PCI pools: %s" % (e,))
 
 
+_REQUEST_FIELDS = ("count", "spec", "alias_name", "is_new", "numa_policy", "request_id",
+                   "requester_id")
+
+
 def _requests_of(pci_requests):
     """nova's InstancePCIRequest list (or InstancePCIRequests) as
-    numafit.PciRequests, or _Unsupported."""
-    objects = _nova()[1]
+    numafit.PciRequests (the database's list form, read from the objects'
+    storage: building nova's primitive costs ten times more), or
+    _Unsupported."""
     reqs = getattr(pci_requests, "requests", pci_requests)
+    out = []
     try:
-        prim = objects.InstancePCIRequests(requests=list(reqs)).obj_to_primitive()
-        return PciRequests.from_json(json.dumps(prim))
-    except (errors.NumafitError, TypeError, ValueError) as e:
+        for r in reqs:
+            d = r.__dict__
+            item = {}
+            for f in _REQUEST_FIELDS:
+                v = d.get("_obj_" + f, _MISSING)
+                if v is not _MISSING:
+                    item[f] = v
+            out.append(item)
+        return PciRequests.from_json(json.dumps(out))
+    except (errors.NumafitError, TypeError, ValueError, AttributeError) as e:
         raise _Unsupported("PCI requests: %s" % (e,))
+
+
+_MISSING = object()
 
 
 def _fit_pci(chost, req, base_opt, host_topology, pci_requests, pci_stats, provider_mapping,
@@ -255,12 +271,15 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
 def host_fits(host_topology, instance_topology, cpu_allocation_ratio, ram_allocation_ratio,
               network_metadata=None, pci_stats=None):
     """The scheduler filter's question, without the objects nova's answer
-    carries: does instance_topology fit on host_topology with these
-    allocation ratios (and the request's NetworkMetadata)?  True or False,
-    the same answer as bool(numa_fit_instance_to_host(host_topology,
-    instance_topology, NUMATopologyLimits(...))); None when the library
-    cannot answer it (PCI device pools, a ratio of None, an instance
-    topology no flavor gives): ask numa_fit_instance_to_host then."""
+    carries: does instance_topology (an instance without PCI requests) fit
+    on host_topology with these allocation ratios (and the request's
+    NetworkMetadata)?  True or False, the same answer as
+    bool(numa_fit_instance_to_host(host_topology, instance_topology,
+    NUMATopologyLimits(...), pci_stats=pci_stats)): without requests the
+    pools only order the host cells, and whether some placement exists does
+    not depend on the order.  None when the library cannot answer it (a
+    ratio of None, an instance topology no flavor gives): ask
+    numa_fit_instance_to_host then."""
     fits = host_fitter(instance_topology, network_metadata)
     try:
         return fits(host_topology, cpu_allocation_ratio, ram_allocation_ratio, pci_stats)
@@ -301,8 +320,9 @@ def host_fitter(instance_topology, network_metadata=None):
             nh = len(host_topology) if host_topology else 0
         if not (nh and ni and nh >= ni):
             return False
-        if req is None or cpu_allocation_ratio is None or ram_allocation_ratio is None or \
-                (pci_stats is not None and getattr(pci_stats, "pools", None)):
+        # pci_stats: without PCI requests its pools order the cells, which
+        # does not change whether a placement exists
+        if req is None or cpu_allocation_ratio is None or ram_allocation_ratio is None:
             return None
         k = (cpu_allocation_ratio, ram_allocation_ratio)
         opt = optionses.get(k)
