@@ -118,6 +118,9 @@ int numafit__pci_parse_doc(const char *what, const char *buf, size_t len, json_t
                            struct numafit_error *err);
 /* nova's pool order: stable by the number of keys. -ENOMEM. */
 int numafit__pci_sort_pools(struct numafit_pci_pools *pools);
+/* Check a synthetic host spec's `pci:` token (n bytes, "pci:" included):
+ * 0 or -EINVAL (err says why). pci_synth.c. */
+int numafit__pci_synth_check(const char *tok, size_t n, numafit_error_t *err);
 
 /* nova's names of enum numafit_pci_numa_policy (index 0: unset, NULL). */
 extern const char *const numafit__pci_policy_names[];

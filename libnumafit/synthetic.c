@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pci_internal.h"
 #include "private.h"
 
 struct synth {
@@ -89,6 +90,13 @@ static int parse_spec(const char *spec, struct synth *s, numafit_error_t *err) {
         tok = p;
         while (*p && *p != ' ' && *p != '\t')
             p++;
+        if (p - tok >= 4 && !memcmp(tok, "pci:", 4)) {
+            /* devices: numafit_pci_pools_new_from_spec() reads them */
+            int rc = numafit__pci_synth_check(tok, (size_t)(p - tok), err);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
         colon = memchr(tok, ':', (size_t)(p - tok));
         if (!colon)
             return bad(err, "",
@@ -238,6 +246,11 @@ static int parse_short(const char *spec, struct synth *s, numafit_error_t *err) 
                 return bad_tok(err, tok, n, "shared: is given twice");
             s->shared = tok + 7;
             s->shared_len = n - 7;
+        } else if (n >= 4 && !memcmp(tok, "pci:", 4)) {
+            /* devices: numafit_pci_pools_new_from_spec() reads them */
+            int rc = numafit__pci_synth_check(tok, n, err);
+            if (rc < 0)
+                return rc;
         } else if (memchr(tok, ':', n)) {
             const char *colon = memchr(tok, ':', n);
             uint64_t size, count;
@@ -258,7 +271,7 @@ static int parse_short(const char *spec, struct synth *s, numafit_error_t *err) 
         } else {
             return bad_tok(err, tok, n,
                            "unknown token (SOCKETSxCORESc[THREADSt], NCELLS cells, SIZE:COUNT, "
-                           "mem:SIZE, dedicated:SPEC, shared:SPEC)");
+                           "mem:SIZE, dedicated:SPEC, shared:SPEC, pci:...)");
         }
     }
     if (!sockets)

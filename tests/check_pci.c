@@ -635,6 +635,84 @@ START_TEST(test_device_spec_conf) {
 }
 END_TEST
 
+/* Pool index's vendor:product:node:count:dev_type[:physical_network] ("?" for an unknown node). */
+static void pool_str(const numafit_pci_pools_t *p, unsigned i, char *buf, size_t cap) {
+    const char *ven, *prod, *type = NULL, *net = NULL;
+    int known;
+    int64_t node, count;
+    ck_assert_int_eq(numafit_pci_pools_get(p, i, &ven, &prod, &known, &node, &count), 0);
+    numafit_pci_pools_get_tag(p, i, "dev_type", &type);
+    if (numafit_pci_pools_get_tag(p, i, "physical_network", &net) != 1)
+        net = NULL;
+    if (known)
+        snprintf(buf, cap, "%s:%s:%lld:%lld:%s%s%s", ven, prod, (long long)node, (long long)count,
+                 type ? type : "-", net ? ":" : "", net ? net : "");
+    else
+        snprintf(buf, cap, "%s:%s:?:%lld:%s%s%s", ven, prod, (long long)count, type ? type : "-",
+                 net ? ":" : "", net ? net : "");
+}
+
+START_TEST(test_pools_from_spec) {
+    numafit_host_t *h = NULL, *h2 = NULL;
+    numafit_pci_pools_t *p = NULL;
+    numafit_error_t e;
+    char buf[128];
+    const char *v;
+    const char *spec = "2x4c2t 2cells pci:8086:154c:vf:physnet1=4@0 pci:10DE:1eb8=1 "
+                       "pci:8086:154c:vf:physnet1=2@0,1 pci:15b3:101e:vdpa=2@none";
+
+    ck_assert_int_eq(numafit_host_new_synthetic(spec, 0, &h, &e), 0);
+    ck_assert_int_eq(numafit_pci_pools_new_from_spec(spec, h, 0, &p, &e), 0);
+    /* nova's order: stable by number of keys (the GPUs have one tag, the
+     * vdpa pool two, the VFs three); identical devices share a pool (4 + 2
+     * VFs on cell 0) */
+    ck_assert_int_eq(numafit_pci_pools_get_count(p), 5);
+    pool_str(p, 0, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "10de:1eb8:0:1:type-PCI");
+    pool_str(p, 1, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "10de:1eb8:1:1:type-PCI");
+    pool_str(p, 2, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "15b3:101e:?:2:vdpa");
+    pool_str(p, 3, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "8086:154c:0:6:type-VF:physnet1");
+    pool_str(p, 4, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "8086:154c:1:2:type-VF:physnet1");
+    ck_assert_int_eq(numafit_pci_pools_get_tag(p, 3, "remote_managed", &v), 1);
+    ck_assert_str_eq(v, "false");
+    ck_assert_int_eq(numafit_pci_pools_get_tag(p, 0, "remote_managed", &v), 0);
+    numafit_pci_pools_free(p);
+    p = NULL;
+    /* no pci: token: no pools */
+    ck_assert_int_eq(numafit_pci_pools_new_from_spec("2x4c", h, 0, &p, &e), 0);
+    ck_assert_int_eq(numafit_pci_pools_get_count(p), 0);
+    numafit_pci_pools_free(p);
+    p = NULL;
+    /* a cell the host lacks */
+    ck_assert_int_eq(numafit_pci_pools_new_from_spec("pci:8086:154c=1@2", h, 0, &p, &e), -EINVAL);
+    ck_assert_ptr_null(p);
+    ck_assert_str_eq(e.where, "pci");
+    ck_assert_ptr_nonnull(strstr(e.text, "the host has no cell 2"));
+    /* the host's reader refuses what the pools' reader refuses */
+    {
+        static const char *const bad[] = {
+            "2x4c pci:8086:154=1",         "2x4c pci:8086:154c",
+            "2x4c pci:8086:154c=x",        "2x4c pci:8086:154c:nic=1",
+            "2x4c pci:8086:154c=70000",    "2x4c pci:8086:154c=1@0,0",
+            "2x4c pci:8086:154c:vf:a@b=1", "2x4c pci:8086:154c:vf:a:b=1",
+            "cells:1 pci:8086::vf=1",      "2x4c pci:8086:154c=1@"};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+            ck_assert_msg(numafit_host_new_synthetic(bad[i], 0, &h2, &e) == -EINVAL, "%s", bad[i]);
+            ck_assert_ptr_null(h2);
+            ck_assert_msg(numafit_pci_pools_new_from_spec(bad[i], h, 0, &p, &e) == -EINVAL, "%s",
+                          bad[i]);
+        }
+    }
+    ck_assert_int_eq(numafit_pci_pools_new_from_spec("pci:8086:154c=1", NULL, 0, &p, &e), -EINVAL);
+    ck_assert_int_eq(numafit_pci_pools_new_from_spec("pci:8086:154c=1", h, 1, &p, &e), -EINVAL);
+    numafit_host_free(h);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pci");
     TCase *tc = tcase_create("api");
@@ -648,6 +726,7 @@ int main(void) {
     tcase_add_test(tc, test_devices_json);
     tcase_add_test(tc, test_device_spec);
     tcase_add_test(tc, test_device_spec_conf);
+    tcase_add_test(tc, test_pools_from_spec);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

@@ -283,6 +283,27 @@ numafit_pci_pools_new_from_devices(const numafit_pci_devices_t *devs, const char
                                    numafit_error_t *reterr);
 
 /**
+ * \brief The pools of a synthetic host's devices: the `pci:` tokens of a
+ * synthetic host spec (numafit_host_new_synthetic() checks and skips
+ * them; other tokens are skipped here),
+ * `pci:VENDOR:PRODUCT[:TYPE[:PHYSNET]]=COUNT[@CELLS]`: COUNT devices (0 to
+ * 65536) on each of CELLS (host cell ids separated by commas, `none` for
+ * devices of unknown NUMA node; default every cell of host), TYPE `pci`
+ * (type-PCI, the default), `pf`, `vf` or `vdpa`, PHYSNET their
+ * physical_network tag; a PF, VF or vdpa pool also gets remote_managed
+ * "false" as nova's compute node reports it. Identical devices share a
+ * pool. E.g. "2x16c2t 2cells pci:8086:154c:vf:physnet1=16@0 pci:10de:1eb8=1".
+ * \param host the host built from the same spec (its cell ids)
+ * \return 0, -EINVAL (err->where "pci", err->text names the token),
+ * -ERANGE (more than NUMAFIT_PCI_POOLS_MAX pools), -ENOMEM. \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_pools_new_from_spec(const char *spec,
+                                                                     const numafit_host_t *host,
+                                                                     unsigned flags,
+                                                                     numafit_pci_pools_t **ret,
+                                                                     numafit_error_t *reterr);
+
+/**
  * \brief Do the pools satisfy the requests on these host cells? nova's
  * scheduler rules (PciDeviceStats.support_requests): the requests in
  * order, each taking its devices from the pools left by those before it;
