@@ -50,13 +50,16 @@ static void usage(FILE *o) {
             "                         batch (tab) output with hypervisor_hostname, numa_topology\n"
             "                         [, cpu_allocation_ratio, ram_allocation_ratio, deleted,\n"
             "                         memory_mb, local_gb, disk_allocation_ratio, vcpus_used,\n"
-            "                         memory_mb_used, local_gb_used]\n"
+            "                         memory_mb_used, local_gb_used, pci_stats]\n"
             "  --host FILE            one nova NUMATopology JSON file (repeatable)\n"
             "  --sysfs DIR            a captured sysfs tree (DIR/sys/devices/system/...)\n"
             "  --uri URI              a libvirt connection, read-only (repeatable)\n"
             "  --add-hosts N SPEC     N new hosts, e.g. \"2x32c2t 4cells 1G:64 2M:4096\"\n"
             "                         [mem:512G] [dedicated:SPEC] [shared:SPEC] [disk:2T]\n"
-            "                         (repeatable; disk: the DISK_GB of placement's inventory)\n"
+            "                         [pci:VENDOR:PRODUCT[:TYPE[:PHYSNET]]=COUNT[@CELLS]]\n"
+            "                         (repeatable; disk: the DISK_GB of placement's inventory;\n"
+            "                         pci: COUNT devices on each cell, e.g.\n"
+            "                         pci:8086:154c:vf:physnet1=16@0)\n"
             "  --instances FILE       existing instances: rows with host (or node) and\n"
             "                         numa_topology (instance_extra), claimed on their hosts;\n"
             "                         [vcpus, memory_mb, root_gb, ephemeral_gb] for placement\n"
@@ -65,7 +68,10 @@ static void usage(FILE *o) {
             "  --reserved-huge-pages node:N,size:S,count:C  --physnet NAME:NODES\n"
             "  --tunnel NODES  --all-online  --any-arch\n"
             "  --nova-conf FILE       these from a nova.conf, for --sysfs and --uri hosts\n"
-            "                         (replaces the options before it; later ones change it)\n"
+            "                         (replaces the options before it; later ones change it);\n"
+            "                         also its [pci] alias for the flavors'\n"
+            "                         pci_passthrough:alias, and [pci] device_spec for the\n"
+            "                         devices of --sysfs and --uri hosts\n"
             "Flavors:\n"
             "  --flavors FILE         a JSON list (or JSON lines) of {\"name\",\"vcpus\",\n"
             "                         \"memory_mb\",\"root_gb\",\"ephemeral_gb\",\"swap\",\n"
@@ -652,6 +658,15 @@ int cmd_plan_fleet(int argc, char **argv) {
     }
     if ((ret = inventory_conf(pl, conf_path, sets, sets_len)) != 0)
         goto out;
+    if (conf_path) {
+        /* the [pci] aliases of the flavors and device_spec of discovered hosts */
+        pl->nova_conf = cli_read_input("numafit plan", "nova.conf", conf_path,
+                                       NUMAFIT_NOVA_CONF_MAX, false, &pl->nova_conf_len, NULL);
+        if (!pl->nova_conf) {
+            ret = PLAN_EXIT_INPUT;
+            goto out;
+        }
+    }
     ret = PLAN_EXIT_INPUT;
     in_options = false;
     pl->tty = isatty(STDERR_FILENO) && !pl->no_progress;
@@ -722,6 +737,16 @@ int cmd_plan_fleet(int argc, char **argv) {
         plan_err("the fleet has no hosts");
         ret = PLAN_EXIT_INPUT;
         goto out;
+    }
+    if (pl->pci) {
+        /* hosts without pools have no devices for the flavors asking */
+        plan_pci_groups(pl);
+        memset(&e, 0, sizeof(e));
+        if (numafit_pci_pools_new_from_json("[]", 2, 0, &pl->pci_empty, &e) < 0) {
+            plan_err("out of memory");
+            ret = PLAN_EXIT_FAIL;
+            goto out;
+        }
     }
     if (pl->placements)
         pl->keep = (uint32_t)pl->nhosts;

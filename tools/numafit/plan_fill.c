@@ -40,8 +40,8 @@ static double now_s(void) {
 
 const char *plan_reason_name(int reason) {
     static const char *const names[R__MAX] = {
-        "pages",   "dedicated_cpus", "shared_cpus", "full_cores", "memory",   "limits",
-        "network", "cells",          "joint",       "other",      "inventory"};
+        "pages",   "dedicated_cpus", "shared_cpus", "full_cores", "memory",      "limits",
+        "network", "cells",          "joint",       "other",      "pci_devices", "inventory"};
     return reason >= 0 && reason < R__MAX ? names[reason] : "other";
 }
 
@@ -89,8 +89,32 @@ struct fill {
     numafit_inventory_t **inv;     /* [host] the inventories being filled (mixed), or NULL */
     uint64_t *nonnuma;             /* [host] memory of the mix's guests without NUMA topology */
     bool legacy[PLAN_MAX_FLAVORS]; /* mixed: the flavor asks nova's second query */
+    numafit_pci_pools_t **pools;   /* [host] the devices left (mixed; copies), or NULL */
     struct plan_result *res;
 };
+
+/* The devices host hi has now: the mixed fill's, else the fleet's. */
+static const numafit_pci_pools_t *host_pools(const struct fill *F, size_t hi, bool mixed) {
+    return mixed && F->pools ? F->pools[hi] : F->pl->hosts[hi].pools;
+}
+
+/* The options of a fit of flavor f on host hi with pools (NULL: none):
+ * host_opt's, and with devices a copy in *own that holds them (nova sorts
+ * the cells by devices whenever the host has pools; a flavor asking for
+ * devices fits no host without any). Returns NULL when out of memory. */
+static const numafit_options_t *fit_opt(const struct fill *F, size_t hi, unsigned f,
+                                        const numafit_pci_pools_t *pools, numafit_options_t **own) {
+    const struct plan *pl = F->pl;
+    const numafit_options_t *o = host_opt(pl, hi, F->strategy);
+    const numafit_pci_requests_t *reqs = pl->flavors[f].pci;
+    *own = NULL;
+    if (!pools && !reqs)
+        return o;
+    if (numafit_options_dup(o, own) < 0)
+        return NULL;
+    numafit_options_set_pci(*own, pools ? pools : pl->pci_empty, reqs);
+    return *own;
+}
 
 /* What a fill of host hi with flavor f asks of its callback. */
 struct placed {
@@ -119,18 +143,25 @@ static int on_placed(void *ctx, size_t request_index, const numafit_placement_t 
  * when it is full (a fit too complex to decide counts as "does not fit").
  * *ret_n gets the instances placed; with keep (max 1), *ret_p gets the
  * placement. Returns 0, or -1 on error (printed). */
-static int fill_host(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, uint64_t max,
-                     bool keep, numafit_placement_t **ret_p, uint64_t *ret_n) {
+static int fill_host(struct fill *F, numafit_host_t *h, size_t hi, unsigned f,
+                     const numafit_pci_pools_t *pools, uint64_t max, bool keep,
+                     numafit_placement_t **ret_p, uint64_t *ret_n) {
     struct plan *pl = F->pl;
     const numafit_request_t *req = pl->flavors[f].req;
     struct placed c = {F, f, keep, ret_p, false};
+    numafit_options_t *own;
+    const numafit_options_t *o = fit_opt(F, hi, f, pools, &own);
     numafit_error_t e;
     int rc;
 
     memset(&e, 0, sizeof(e));
     *ret_n = 0;
-    rc = numafit_host_fill(h, &req, 1, host_opt(pl, hi, F->strategy), max, 0, on_placed, &c, ret_n,
-                           &e);
+    if (!o) {
+        plan_error(pl, "out of memory");
+        return -1;
+    }
+    rc = numafit_host_fill(h, &req, 1, o, max, 0, on_placed, &c, ret_n, &e);
+    numafit_options_free(own);
     if (rc >= 0)
         return 0;
     if (c.nomem) {
@@ -168,8 +199,34 @@ static int place(struct fill *F, size_t hi, unsigned f, bool keep, numafit_place
         if (plan_inventory_room(F->inv[hi], amounts, bits, 1, &stop) == 0)
             return 0;
     }
-    if (fl->req && fill_host(F, F->fleet[hi], hi, f, 1, keep && ret_p, ret_p, &n) < 0)
-        return -1;
+    if (fl->req) {
+        const numafit_pci_pools_t *pools = host_pools(F, hi, true);
+        numafit_placement_t *p = NULL;
+        bool devices = fl->pci && F->pools;
+        if (fill_host(F, F->fleet[hi], hi, f, pools, 1, devices || (keep && ret_p), &p, &n) < 0)
+            return -1;
+        if (n == 1 && devices) {
+            /* the devices the claim took, from the host's pools */
+            int64_t ids[NUMAFIT_MAX_CELLS];
+            int nc = numafit_placement_get_cell_count(p);
+            numafit_error_t e;
+            for (int i = 0; i < nc; i++)
+                ids[i] = numafit_placement_get_host_cell(p, (unsigned)i);
+            memset(&e, 0, sizeof(e));
+            if (numafit_pci_apply(F->pools[hi], F->fleet[hi], fl->pci, ids, (size_t)nc, &e) < 0) {
+                char prefix[512];
+                snprintf(prefix, sizeof(prefix), "devices of %s on host %s", fl->name,
+                         plan_host_name(pl, hi));
+                plan_lib_error(pl, prefix, -EIO, &e);
+                numafit_placement_free(p);
+                return -1;
+            }
+        }
+        if (keep && ret_p)
+            *ret_p = p;
+        else
+            numafit_placement_free(p);
+    }
     if (n != 1)
         return 0;
     if (F->inv) {
@@ -216,11 +273,13 @@ static int map_reason(const char *code, const struct plan_flavor *fl) {
         return R_CELLS;
     if (strcmp(code, "NOFIT") == 0)
         return R_JOINT;
+    if (strcmp(code, "NOFIT_PCI") == 0)
+        return R_PCI;
     return R_OTHER;
 }
 
 /* Tally why flavor f does not fit host hi (as it is now). */
-static int explain_host(struct fill *F, const numafit_host_t *h, size_t hi, unsigned f,
+static int explain_host(struct fill *F, const numafit_host_t *h, size_t hi, unsigned f, bool mixed,
                         struct plan_whynot *w) {
     struct plan *pl = F->pl;
     const struct plan_flavor *fl = &pl->flavors[f];
@@ -233,9 +292,17 @@ static int explain_host(struct fill *F, const numafit_host_t *h, size_t hi, unsi
     const char *top;
     int rc;
 
+    numafit_options_t *own;
+    const numafit_options_t *o = fit_opt(F, hi, f, host_pools(F, hi, mixed), &own);
+
     memset(&e, 0, sizeof(e));
     w->hosts_checked++;
-    rc = numafit_fit_explain(h, fl->req, host_opt(pl, hi, F->strategy), 0, &txt, &e);
+    if (!o) {
+        plan_error(pl, "out of memory");
+        return -1;
+    }
+    rc = numafit_fit_explain(h, fl->req, o, 0, &txt, &e);
+    numafit_options_free(own);
     if (rc == -E2BIG) {
         w->count[R_OTHER]++;
         w->host_cells++;
@@ -316,7 +383,7 @@ static int explain_fleet(struct fill *F, numafit_host_t *const *fleet, unsigned 
                 continue;
             }
         }
-        if (explain_host(F, fleet ? fleet[hi] : pl->hosts[hi].h, hi, f, w) < 0)
+        if (explain_host(F, fleet ? fleet[hi] : pl->hosts[hi].h, hi, f, fleet != NULL, w) < 0)
             return -1;
     }
     return 0;
@@ -345,7 +412,7 @@ static int alone_query(struct fill *F, numafit_host_t *h, numafit_inventory_t *i
         k = plan_inventory_room(inv, amounts, bits, max, &stop);
     n = k;
     if (fl->req && k > 0) {
-        if (fill_host(F, h, hi, f, k, false, NULL, &n) < 0)
+        if (fill_host(F, h, hi, f, F->pl->hosts[hi].pools, k, false, NULL, &n) < 0)
             return -1;
         if (n < k)
             stop = STOP_NUMA;
@@ -600,6 +667,8 @@ static void host_cap(const struct fill *F, size_t hi, const numafit_host_t *h, u
     double ratio = plan_host_cpu_ratio(pl, hi);
     uint64_t pinned = 0, known = (uint64_t)ph->unknown_pinned + ph->known_pins, free_page_mb = 0;
     int n = numafit_host_get_cell_count(h);
+    const numafit_pci_pools_t *pools = host_pools(F, hi, true);
+    bool nocpu[NUMAFIT_MAX_CELLS];
 
     memset(c, 0, sizeof(*c));
     for (unsigned f = 0; f < pl->nflavors; f++)
@@ -645,6 +714,7 @@ static void host_cap(const struct fill *F, size_t hi, const numafit_host_t *h, u
         c->free_shared_vcpus += room;
         c->free_memory_mb += free_small;
         free_page_mb += cell_free_huge;
+        nocpu[ci] = !free_p && !room;
         if (!free_p && !room)
             c->memory_without_cpus_mb += free_small;
         if (free_small + cell_free_huge < min_mem)
@@ -656,6 +726,17 @@ static void host_cap(const struct fill *F, size_t hi, const numafit_host_t *h, u
         }
     }
     c->lost_siblings = pinned > known ? pinned - known : 0;
+    /* the devices left, and those on cells without a free CPU */
+    for (int k = 0, np = pools ? numafit_pci_pools_get_count(pools) : 0; k < np; k++) {
+        int known_node = 0;
+        int64_t node = -1, count = 0;
+        if (numafit_pci_pools_get(pools, (unsigned)k, NULL, NULL, &known_node, &node, &count) < 0)
+            continue;
+        c->pci_free += (uint64_t)count;
+        for (int ci = 0; known_node && ci < n; ci++)
+            if (numafit_host_get_cell_id(h, (unsigned)ci) == node && nocpu[ci])
+                c->pci_without_cpus += (uint64_t)count;
+    }
     *ret_free_page_mb = free_page_mb;
 }
 
@@ -667,6 +748,8 @@ static void cap_add(struct plan_cap *sum, const struct plan_cap *c) {
     sum->free_memory_mb += c->free_memory_mb;
     sum->memory_without_cpus_mb += c->memory_without_cpus_mb;
     sum->cpus_without_memory += c->cpus_without_memory;
+    sum->pci_free += c->pci_free;
+    sum->pci_without_cpus += c->pci_without_cpus;
     for (unsigned k = 0; k < PLAN_MAX_PAGE_SIZES; k++) {
         sum->pages_free[k] += c->pages_free[k];
         sum->pages_without_cpus[k] += c->pages_without_cpus[k];
@@ -697,6 +780,11 @@ json_t *plan_cap_json(const struct plan *pl, const struct plan_cap *c) {
     }
     json_object_set_new(o, "pages_without_cpus", pw);
     json_object_set_new(o, "free_pages", pf);
+    if (pl->pci) {
+        json_object_set_new(o, "pci_devices_free", json_integer((json_int_t)c->pci_free));
+        json_object_set_new(o, "pci_devices_without_cpus",
+                            json_integer((json_int_t)c->pci_without_cpus));
+    }
     return o;
 }
 
@@ -846,7 +934,21 @@ static json_t *thread_json(const struct cpumap *m, int cpu, const numafit_cpuset
 }
 
 /* The cells of host h with the threads' states from m. */
-static json_t *cells_json(const numafit_host_t *h, struct cpumap *m) {
+/* The devices of pools on host cell id (NULL pools: none). */
+static int64_t cell_devices(const numafit_pci_pools_t *pools, int64_t id) {
+    int64_t sum = 0;
+    for (int k = 0, np = pools ? numafit_pci_pools_get_count(pools) : 0; k < np; k++) {
+        int known = 0;
+        int64_t node = -1, count = 0;
+        if (numafit_pci_pools_get(pools, (unsigned)k, NULL, NULL, &known, &node, &count) == 0 &&
+            known && node == id)
+            sum += count;
+    }
+    return sum;
+}
+
+static json_t *cells_json(const numafit_host_t *h, struct cpumap *m,
+                          const numafit_pci_pools_t *before, const numafit_pci_pools_t *after) {
     json_t *cells = json_array();
     int n = numafit_host_get_cell_count(h);
     if (!cells)
@@ -895,6 +997,12 @@ static json_t *cells_json(const numafit_host_t *h, struct cpumap *m) {
                                                 "reserved", (json_int_t)resv));
         }
         json_object_set_new(cell, "pages", pages);
+        if (before) {
+            /* PCI devices on the cell: before the plan, and left after it */
+            int64_t id = numafit_host_get_cell_id(h, ui);
+            json_object_set_new(cell, "pci_devices", json_integer(cell_devices(before, id)));
+            json_object_set_new(cell, "pci_devices_free", json_integer(cell_devices(after, id)));
+        }
         /* isolate: pinned siblings without an owner, on a core with a vCPU of an
          * instance, belong to that instance */
         numafit_host_get_cell_stat(h, ui, NUMAFIT_CELL_SIBLING_SETS, 0, &nsib);
@@ -991,7 +1099,9 @@ static json_t *host_detail(const struct fill *F, size_t hi, const numafit_host_t
             goto nomem;
         json_array_append_new(inst, c);
     }
-    cells = cells_json(h, m);
+    cells = cells_json(h, m,
+                       pl->pci ? (pl->hosts[hi].pools ? pl->hosts[hi].pools : pl->pci_empty) : NULL,
+                       host_pools(F, hi, true));
     if (!cells)
         goto nomem;
     json_object_set_new(o, "cells", cells);
@@ -1170,6 +1280,20 @@ int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res) {
             }
         }
     }
+    if (pl->pci) {
+        /* the mixed fill's devices: copies of the hosts' pools */
+        F.pools = calloc(pl->nhosts ? pl->nhosts : 1, sizeof(*F.pools));
+        if (!F.pools) {
+            plan_error(pl, "out of memory");
+            goto out;
+        }
+        for (size_t hi = 0; hi < pl->nhosts; hi++)
+            if (pl->hosts[hi].pools &&
+                numafit_pci_pools_dup(pl->hosts[hi].pools, &F.pools[hi]) < 0) {
+                plan_error(pl, "out of memory");
+                goto out;
+            }
+    }
     F.own_fleet = !in_place;
     for (size_t hi = 0; hi < pl->nhosts; hi++) {
         if (in_place) {
@@ -1197,6 +1321,10 @@ out:
             numafit_inventory_free(F.inv[hi]);
     free(F.inv);
     free(F.nonnuma);
+    if (F.pools)
+        for (size_t hi = 0; hi < pl->nhosts; hi++)
+            numafit_pci_pools_free(F.pools[hi]);
+    free(F.pools);
     if (F.kept) {
         for (uint32_t hi = 0; hi < pl->keep; hi++) {
             for (uint32_t k = 0; k < F.nkept[hi]; k++)

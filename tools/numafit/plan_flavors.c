@@ -162,6 +162,38 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
         }
         f->rbits = (unsigned)rb;
     }
+    {
+        /* its PCI devices: pci_passthrough:alias with --nova-conf's [pci] alias */
+        int rp;
+        memset(&e, 0, sizeof(e));
+        rp = numafit_pci_requests_from_flavor(
+            ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, pl->nova_conf, pl->nova_conf_len,
+            pl->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_PCI_ZED : 0, &f->pci, &e);
+        if (rp < 0) {
+            char prefix[PATH_MAX + 200];
+            snprintf(prefix, sizeof(prefix), "%s: flavor %s%s", where, name,
+                     e.exception[0] ? " refused by nova" : "");
+            plan_lib_error(pl, prefix, rp, &e);
+            numafit_request_free(f->req);
+            f->req = NULL;
+            free(ftxt);
+            free(itxt);
+            json_decref(lib);
+            json_decref(image);
+            return plan_lib_status(rp);
+        }
+        for (int k = 0, nr = numafit_pci_requests_get_count(f->pci); k < nr; k++) {
+            int64_t cnt = 0;
+            if (numafit_pci_requests_get(f->pci, (unsigned)k, &cnt, NULL) == 0)
+                f->pci_devices += cnt;
+        }
+        if (numafit_pci_requests_get_count(f->pci) <= 0) {
+            numafit_pci_requests_free(f->pci);
+            f->pci = NULL;
+        } else {
+            pl->pci = true;
+        }
+    }
     free(ftxt);
     free(itxt);
     ftxt = itxt = NULL;
@@ -169,6 +201,8 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
     if (!f->name) {
         numafit_request_free(f->req);
         f->req = NULL;
+        numafit_pci_requests_free(f->pci);
+        f->pci = NULL;
         goto nomem;
     }
     f->given = json_incref(fl);
@@ -202,6 +236,11 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
                          where, name);
             f->planned = false;
         }
+        if (f->pci)
+            plan_warning(pl,
+                         "%s: flavor %s asks for PCI devices without a NUMA topology: the plan "
+                         "does not count its devices",
+                         where, name);
         numafit_request_free(f->req);
         f->req = NULL;
     }

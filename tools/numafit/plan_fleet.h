@@ -59,6 +59,7 @@ struct plan_host {
     uint64_t nonnuma_vcpus; /* and their vCPUs */
     uint64_t nonnuma_disk_gb; /* disk of the --instances here (root_gb + ephemeral_gb) */
     int64_t db_vcpus_used, db_memory_used_mb, db_disk_used_gb; /* the dump's, -1: none */
+    numafit_pci_pools_t *pools; /* PCI device pools (free devices), NULL: none reported */
 };
 
 /* A distinct host JSON text seen while loading (128-bit hash): hosts with
@@ -78,12 +79,14 @@ struct plan_existing {
 
 struct plan_flavor {
     char *name;
-    json_t *given;          /* the flavor object as given (owned) */
-    json_t *lib_flavor;     /* {"vcpus","memory_mb","extra_specs"} (owned) */
-    json_t *image;          /* {"properties":{...}} or NULL (owned) */
-    numafit_request_t *req; /* NULL: no NUMA topology */
-    bool planned;           /* in the plan (without NUMA topology: only with inventory) */
-    unsigned rbits, lbits;  /* numafit_resources_from_flavor()'s bits (first, second query) */
+    json_t *given;               /* the flavor object as given (owned) */
+    json_t *lib_flavor;          /* {"vcpus","memory_mb","extra_specs"} (owned) */
+    json_t *image;               /* {"properties":{...}} or NULL (owned) */
+    numafit_request_t *req;      /* NULL: no NUMA topology */
+    numafit_pci_requests_t *pci; /* its PCI requests (pci_passthrough:alias), NULL: none */
+    int64_t pci_devices;         /* devices per instance */
+    bool planned;                /* in the plan (without NUMA topology: only with inventory) */
+    unsigned rbits, lbits;       /* numafit_resources_from_flavor()'s bits (first, second query) */
     int64_t amounts[NUMAFIT_RC_COUNT]; /* what it asks of placement */
     int64_t legacy[NUMAFIT_RC_COUNT];  /* nova's second query (rbits & FALLBACK) */
     double weight;
@@ -105,6 +108,7 @@ struct plan_cap {
     uint64_t free_pcpus, free_shared_vcpus, lost_siblings, orphan_threads, free_memory_mb,
         memory_without_cpus_mb, cpus_without_memory;
     uint64_t pages_free[PLAN_MAX_PAGE_SIZES], pages_without_cpus[PLAN_MAX_PAGE_SIZES];
+    uint64_t pci_free, pci_without_cpus; /* PCI devices left; those on cells without a free CPU */
 };
 
 /* What stopped a flavor on a host: an inventory class (enum
@@ -150,6 +154,7 @@ enum plan_reason {
     R_CELLS,
     R_JOINT,
     R_OTHER,
+    R_PCI,       /* the PCI devices (pci_passthrough:alias) */
     R_INVENTORY, /* placement's inventory has no room (a host counts once) */
     R__MAX
 };
@@ -232,6 +237,10 @@ struct plan {
     bool no_limits;         /* --limits none */
     bool inventory;         /* placement's step (not --no-inventory) */
     char *inv_conf;         /* nova.conf text of the inventory options (--nova-conf, --set) */
+    char *nova_conf;        /* --nova-conf's text (the [pci] aliases), or NULL */
+    size_t nova_conf_len;
+    bool pci;                       /* a host has pools or a flavor asks for devices */
+    numafit_pci_pools_t *pci_empty; /* no pools (a host without any, for a flavor asking) */
     size_t inv_conf_len;
     int64_t disk_gb;   /* --disk-gb: DISK_GB of hosts without local_gb (-1: none) */
     bool disk_planned; /* every host has DISK_GB */
@@ -297,6 +306,10 @@ int plan_load_sysfs(struct plan *pl, const char *root, const numafit_hostconf_t 
                     unsigned flags);
 int plan_load_uri(struct plan *pl, const char *uri, const numafit_hostconf_t *conf, unsigned flags);
 int plan_add_hosts(struct plan *pl, const char *count, const char *spec);
+/* Attach pools (taken) to host hi; where: the message prefix. */
+void plan_set_pools(struct plan *pl, size_t hi, numafit_pci_pools_t *pools);
+/* After loading: hosts of a group with other pools than its first leave it. */
+void plan_pci_groups(struct plan *pl);
 int plan_load_instances(struct plan *pl, const char *path);
 int plan_load_flavors(struct plan *pl, const char *path, bool single);
 int plan_limits_index(struct plan *pl, double cpu, double ram, uint8_t *ret);

@@ -113,6 +113,8 @@ int plan_load_json_host(struct plan *pl, const char *path) {
     return ret;
 }
 
+static int discovered_pools(struct plan *pl, const char *root, const char *uri, const char *prefix);
+
 int plan_load_sysfs(struct plan *pl, const char *root, const numafit_hostconf_t *conf,
                     unsigned flags) {
     numafit_host_t *h = NULL;
@@ -149,6 +151,41 @@ int plan_load_sysfs(struct plan *pl, const char *root, const numafit_hostconf_t 
     plan_base_name(root, name, sizeof(name));
     if (plan_add_host(pl, h, name, src, -1, -1, prefix, &status) < 0)
         return status;
+    return discovered_pools(pl, root, NULL, prefix);
+}
+
+/* The pools of the host just discovered (sysfs root or libvirt uri): its
+ * PCI devices that --nova-conf's [pci] device_spec picks, as its compute
+ * node would report them. Nothing without a device_spec that matches. */
+static int discovered_pools(struct plan *pl, const char *root, const char *uri,
+                            const char *prefix) {
+    numafit_pci_devices_t *devs = NULL;
+    numafit_pci_pools_t *pools = NULL;
+    numafit_error_t e;
+    char where[1200];
+    int rc;
+
+    if (!pl->nova_conf || !strstr(pl->nova_conf, "[pci]"))
+        return 0;
+    memset(&e, 0, sizeof(e));
+    rc = root ? numafit_pci_devices_new_from_sysfs(root, 0, &devs, &e)
+              : numafit_pci_devices_new_from_libvirt(uri, 0, &devs, &e);
+    if (rc == -ENOENT && root)
+        return 0; /* a capture without sys/bus/pci */
+    if (rc >= 0)
+        rc = numafit_pci_pools_new_from_devices(
+            devs, pl->nova_conf, pl->nova_conf_len,
+            pl->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_PCI_ZED : 0, &pools, &e);
+    numafit_pci_devices_free(devs);
+    if (rc < 0) {
+        snprintf(where, sizeof(where), "%s: PCI devices", prefix);
+        plan_lib_error(pl, where, rc, &e);
+        return plan_lib_status(rc);
+    }
+    if (numafit_pci_pools_get_count(pools) > 0)
+        plan_set_pools(pl, pl->nhosts - 1, pools);
+    else
+        numafit_pci_pools_free(pools);
     return 0;
 }
 
@@ -172,7 +209,7 @@ int plan_load_uri(struct plan *pl, const char *uri, const numafit_hostconf_t *co
     }
     if (plan_add_host(pl, h, uri, src, -1, -1, prefix, &status) < 0)
         return status;
-    return 0;
+    return discovered_pools(pl, NULL, uri, prefix);
 }
 
 /* The inventory columns of a compute_nodes row (doc/placement.md):
@@ -209,6 +246,32 @@ static int db_inventory(struct plan *pl, struct plan_rows *r, struct plan_host *
                    where);
         return PLAN_EXIT_INPUT;
     }
+    return 0;
+}
+
+/* The compute node's PCI device pools (the pci_stats column: nova's
+ * PciDevicePoolList), for the host just added. */
+static int db_pools(struct plan *pl, struct plan_rows *r, const char *hname, const char *where) {
+    const char *v;
+    size_t n;
+    numafit_pci_pools_t *pools = NULL;
+    numafit_error_t e;
+    int k = plan_rows_get_json(r, "pci_stats", &v, &n), rc;
+    if (k < 0) {
+        plan_error(pl, "out of memory");
+        return PLAN_EXIT_FAIL;
+    }
+    if (k != PLAN_COL_VALUE || n == 0)
+        return 0;
+    memset(&e, 0, sizeof(e));
+    rc = numafit_pci_pools_new_from_json(v, n, 0, &pools, &e);
+    if (rc < 0) {
+        char prefix[PATH_MAX + 600];
+        snprintf(prefix, sizeof(prefix), "%s: host %s: pci_stats", where, hname);
+        plan_lib_error(pl, prefix, rc, &e);
+        return plan_lib_status(rc);
+    }
+    plan_set_pools(pl, pl->nhosts - 1, pools);
     return 0;
 }
 
@@ -327,6 +390,8 @@ int plan_load_db(struct plan *pl, const char *path) {
         }
         if (pl->inventory && (ret = db_inventory(pl, &r, &pl->hosts[pl->nhosts - 1], where)) != 0)
             goto out;
+        if ((ret = db_pools(pl, &r, hname, where)) != 0)
+            goto out;
     }
     if (rc < 0) {
         ret = -rc;
@@ -425,6 +490,7 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
     char name[64], prefix[600], lib_spec[4096];
     int64_t disk_gb;
     numafit_host_t *tmpl = NULL;
+    numafit_pci_pools_t *pools = NULL;
     numafit_error_t e;
     uint64_t n;
     long first = -1;
@@ -451,6 +517,14 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
     }
     memset(&e, 0, sizeof(e));
     rc = numafit_host_new_synthetic(lib_spec, 0, &tmpl, &e);
+    if (rc == 0 && strstr(lib_spec, "pci:")) {
+        /* its PCI devices (pci: tokens) */
+        rc = numafit_pci_pools_new_from_spec(lib_spec, tmpl, 0, &pools, &e);
+        if (rc < 0) {
+            numafit_host_free(tmpl);
+            tmpl = NULL;
+        }
+    }
     if (rc < 0) {
         snprintf(prefix, sizeof(prefix), "--add-hosts %s \"%.400s\"", count, spec);
         plan_lib_error(pl, prefix, rc, &e);
@@ -458,6 +532,7 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
     }
     if ((src = plan_add_source(pl, SRC_SYNTHETIC, spec)) < 0) {
         numafit_host_free(tmpl);
+        numafit_pci_pools_free(pools);
         return PLAN_EXIT_FAIL;
     }
     group = pl->ngroups++;
@@ -470,6 +545,7 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
         if (i + 1 < n) {
             if (numafit_host_dup(tmpl, &h) < 0) {
                 numafit_host_free(tmpl);
+                numafit_pci_pools_free(pools);
                 plan_error(pl, "out of memory");
                 return PLAN_EXIT_FAIL;
             }
@@ -481,9 +557,22 @@ int plan_add_hosts(struct plan *pl, const char *count, const char *spec) {
         idx = plan_add_host(pl, h, name, src, group, first, prefix, &status);
         if (idx < 0) {
             numafit_host_free(tmpl);
+            numafit_pci_pools_free(pools);
             return status;
         }
         pl->hosts[idx].db_disk_gb = disk_gb;
+        if (pools) {
+            numafit_pci_pools_t *copy = NULL;
+            if (i + 1 < n && numafit_pci_pools_dup(pools, &copy) < 0) {
+                numafit_host_free(tmpl);
+                numafit_pci_pools_free(pools);
+                plan_error(pl, "out of memory");
+                return PLAN_EXIT_FAIL;
+            }
+            plan_set_pools(pl, (size_t)idx, i + 1 < n ? copy : pools);
+            if (i + 1 == n)
+                pools = NULL;
+        }
         if (first < 0)
             first = idx;
     }

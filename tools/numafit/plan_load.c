@@ -383,14 +383,55 @@ int plan_json_host(struct plan *pl, const char *text, size_t len, const char *na
 
 /* ------------------------------------------------------------------ cleanup */
 
+void plan_set_pools(struct plan *pl, size_t hi, numafit_pci_pools_t *pools) {
+    numafit_pci_pools_free(pl->hosts[hi].pools);
+    pl->hosts[hi].pools = pools;
+    pl->pci = true;
+}
+
+void plan_pci_groups(struct plan *pl) {
+    /* the first host of each group; the others keep the group only with
+     * the same pools (the alone fills of a group are computed once) */
+    long *first;
+    if (!pl->pci || pl->ngroups <= 0)
+        return;
+    first = malloc((size_t)pl->ngroups * sizeof(*first));
+    if (!first) {
+        /* no sharing at all is still right, only slower */
+        for (size_t hi = 0; hi < pl->nhosts; hi++)
+            pl->hosts[hi].group = -1;
+        return;
+    }
+    for (int32_t g = 0; g < pl->ngroups; g++)
+        first[g] = -1;
+    for (size_t hi = 0; hi < pl->nhosts; hi++) {
+        struct plan_host *ph = &pl->hosts[hi];
+        const numafit_pci_pools_t *a, *b;
+        if (ph->group < 0)
+            continue;
+        if (first[ph->group] < 0) {
+            first[ph->group] = (long)hi;
+            continue;
+        }
+        a = pl->hosts[first[ph->group]].pools;
+        b = ph->pools;
+        if ((a || b) && (!a || !b || numafit_pci_pools_equal(a, b) != 1))
+            ph->group = -1;
+    }
+    free(first);
+}
+
 void plan_free(struct plan *pl) {
     size_t i;
     for (i = 0; i < pl->nhosts; i++) {
         numafit_host_free(pl->hosts[i].h);
         numafit_inventory_free(pl->hosts[i].inv);
+        numafit_pci_pools_free(pl->hosts[i].pools);
     }
     free(pl->hosts);
     free(pl->inv_conf);
+    free(pl->nova_conf);
+    numafit_pci_pools_free(pl->pci_empty);
     free(pl->names);
     free(pl->name_index);
     free(pl->texts);
@@ -406,6 +447,7 @@ void plan_free(struct plan *pl) {
         json_decref(pl->flavors[i].lib_flavor);
         json_decref(pl->flavors[i].image);
         numafit_request_free(pl->flavors[i].req);
+        numafit_pci_requests_free(pl->flavors[i].pci);
     }
     for (i = 0; i < pl->nlimits; i++) {
         numafit_options_free(pl->limits[i].opt[0]);

@@ -96,6 +96,7 @@ struct pg {
 
 struct cell {
     long long id, socket, mem, mem_used, shared, usage;
+    long long pci, pci_free; /* PCI devices on the cell, and left free (-1: not in the plan) */
     bool has_socket;
     struct pg pages[MAX_PAGE_SIZES];
     size_t npages;

@@ -633,6 +633,10 @@ static int rd_cell(struct rd *r, struct host *h, const json_t *cj, struct cell *
     if (!rc)
         rc = rd_int(r, cj, "cpu_usage", false, 0, 0, &c->usage);
     if (!rc)
+        rc = rd_int(r, cj, "pci_devices", true, 0, -1, &c->pci);
+    if (!rc)
+        rc = rd_int(r, cj, "pci_devices_free", true, 0, -1, &c->pci_free);
+    if (!rc)
         rc = rd_pages(r, cj, "pages", c->pages, &c->npages);
     if (!rc)
         cores = rd_get(r, cj, "cores", JSON_ARRAY, false, &rc);

@@ -143,7 +143,7 @@ static int imax(int a, int b) {
 
 /* ------------------------------------------------------------------ cells and hosts */
 
-#define CELL_LINES (4 + MAX_PAGE_SIZES)
+#define CELL_LINES (5 + MAX_PAGE_SIZES)
 
 /* The label lines of a cell; returns how many (line 0 is the bold title). */
 static int cell_lines(const struct cell *c, struct line *l) {
@@ -169,6 +169,9 @@ static int cell_lines(const struct cell *c, struct line *l) {
     }
     if (c->shared || c->usage)
         line_add(&l[n++], "shared pool %lld vCPUs on %lld CPUs", c->usage, c->shared);
+    if (c->pci > 0)
+        line_add(&l[n++], "PCI devices %lld / %lld used",
+                 c->pci_free >= 0 && c->pci_free <= c->pci ? c->pci - c->pci_free : 0, c->pci);
     if (c->hidden)
         line_add(&l[n++], "%zu more threads not drawn", c->hidden);
     return n;

@@ -435,9 +435,9 @@ static void row(FILE *o, const struct plan *pl, int indent, const char *label,
 
 static const char *reason_label(int r) {
     static const char *const l[R__MAX] = {
-        "huge pages",    "dedicated CPUs", "shared CPUs",        "full cores",
-        "memory",        "limits",         "network affinity",   "too few cells",
-        "cells jointly", "other",          "placement inventory"};
+        "huge pages",    "dedicated CPUs", "shared CPUs",      "full cores",
+        "memory",        "limits",         "network affinity", "too few cells",
+        "cells jointly", "other",          "PCI devices",      "placement inventory"};
     return r >= 0 && r < R__MAX ? l[r] : "other";
 }
 
@@ -789,6 +789,10 @@ void plan_report(FILE *o, const struct plan *pl) {
         snprintf(label, sizeof(label), "free %s pages", sz);
         CAPROW(o, pl, 2, label, pages_free[k]);
         CAPROW(o, pl, 4, "in cells without a free pCPU", pages_without_cpus[k]);
+    }
+    if (pl->pci) {
+        CAPROW(o, pl, 2, "free PCI devices", pci_free);
+        CAPROW(o, pl, 4, "in cells without a free CPU", pci_without_cpus);
     }
     for (unsigned i = 0; i < pl->nresults; i++)
         if (pl->results[i].capped_hosts || pl->results[i].alone_capped)
