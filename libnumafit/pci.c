@@ -92,6 +92,8 @@ struct pci_tag *numafit__pci_tags_dup(const struct pci_tag *t, uint32_t n, bool 
     for (uint32_t i = 0; i < n; i++) {
         d[i].key = numafit__pci_dup_or_null(t[i].key, fail);
         d[i].value = numafit__pci_dup_or_null(t[i].value, fail);
+        d[i].id = t[i].id;
+        d[i].vh = t[i].vh;
     }
     return d;
 }
@@ -291,6 +293,7 @@ static int read_map(struct numafit__jpath *p, const json_t *o, const char *const
             goto fail;
         }
         t[n].key = numafit__strdup(key);
+        t[n].id = numafit__pci_key_id(key);
         if (!t[n].key) {
             r = numafit__jp_nomem(p);
             goto fail;
@@ -298,6 +301,7 @@ static int read_map(struct numafit__jpath *p, const json_t *o, const char *const
         n++;
         if ((r = numafit__pci_read_str(p, v, true, &t[n - 1].value)) < 0)
             goto fail;
+        t[n - 1].vh = numafit__pci_value_hash(t[n - 1].value);
         numafit__jp_pop(p, old);
     }
     *ret = t;
@@ -425,11 +429,22 @@ static unsigned pool_keys(const struct pci_pool *p) {
     return 3u + (p->numa_state != NUMA_ABSENT) + p->ntags;
 }
 
-/* nova's order: stable by the number of keys (PciDeviceStats sorts by len). */
+static uint8_t pool_kind(const struct pci_pool *P);
+
+/* nova's order: stable by the number of keys (PciDeviceStats sorts by len);
+ * each pool's kind worked out. */
 int numafit__pci_sort_pools(numafit_pci_pools_t *pools) {
     unsigned most = 0;
     struct pci_pool *s;
     uint32_t k = 0;
+    for (uint32_t i = 0; i < pools->n; i++) {
+        struct pci_pool *P = &pools->p[i];
+        P->kind = pool_kind(P);
+        P->vendor_h = numafit__pci_value_hash(P->vendor_id);
+        P->product_h = numafit__pci_value_hash(P->product_id);
+        for (uint32_t t = 0; t < P->ntags; t++)
+            P->tags[t].vh = numafit__pci_value_hash(P->tags[t].value);
+    }
     if (pools->n < 2)
         return 0;
     for (uint32_t i = 0; i < pools->n; i++)
@@ -798,26 +813,49 @@ NUMAFIT_EXPORT int numafit_pci_requests_to_json(const numafit_pci_requests_t *re
  * (numa_node, count: never equal to a spec's string). */
 enum { PV_NONE, PV_STR, PV_INT };
 
-/* strcmp(a, b) == 0, the first bytes compared inline (keys mostly differ
- * there: a fit matches every pool against every spec). */
-static inline bool same_key(const char *a, const char *b) {
+uint32_t numafit__pci_value_hash(const char *value) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    if (!value)
+        return 0;
+    for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+        unsigned char x = *c >= 'A' && *c <= 'Z' ? (unsigned char)(*c - 'A' + 'a') : *c;
+        h = (h ^ x) * 16777619u;
+    }
+    return h;
+}
+
+uint8_t numafit__pci_key_id(const char *key) {
+    static const char *const names[] = {
+        NULL,      "vendor_id",     "product_id",     "numa_node",
+        "count",   "dev_type",      "remote_managed", "physical_network",
+        "trusted", "parent_ifname", "address"};
+    for (uint8_t i = 1; i < sizeof(names) / sizeof(names[0]); i++)
+        if (key[0] == names[i][0] && !strcmp(key, names[i]))
+            return i;
+    return PCI_KEY_OTHER;
+}
+
+/* Are the keys a (its id ia) and b the same? Keys with an id compare by it
+ * (every tag and spec key has its numafit__pci_key_id()). */
+static inline bool same_key_id(const char *a, uint8_t ia, const char *b, uint8_t ib) {
+    if (ia || ib)
+        return ia == ib;
     return a[0] == b[0] && !strcmp(a, b);
 }
 
 /* A spec key: one of the pool's fields, or a tag. */
 enum { F_TAG, F_VENDOR, F_PRODUCT, F_NUMA, F_COUNT };
 
-static int field_of(const char *key) {
-    /* by the first letter, then one comparison */
-    switch (key[0]) {
-        case 'v':
-            return !strcmp(key, "vendor_id") ? F_VENDOR : F_TAG;
-        case 'p':
-            return !strcmp(key, "product_id") ? F_PRODUCT : F_TAG;
-        case 'n':
-            return !strcmp(key, "numa_node") ? F_NUMA : F_TAG;
-        case 'c':
-            return !strcmp(key, "count") ? F_COUNT : F_TAG;
+static int field_of(uint8_t id) {
+    switch (id) {
+        case PCI_KEY_VENDOR_ID:
+            return F_VENDOR;
+        case PCI_KEY_PRODUCT_ID:
+            return F_PRODUCT;
+        case PCI_KEY_NUMA_NODE:
+            return F_NUMA;
+        case PCI_KEY_COUNT:
+            return F_COUNT;
         default:
             return F_TAG;
     }
@@ -826,13 +864,16 @@ static int field_of(const char *key) {
 /* What pool p has under key, whose field_of() is field: PV_NONE (absent
  * or null), PV_STR (*s), PV_INT (numa_node, count: never equal to a
  * spec's string). */
-static int pool_field(const struct pci_pool *p, int field, const char *key, const char **s) {
+static int pool_field(const struct pci_pool *p, int field, const char *key, uint8_t id,
+                      const char **s, uint32_t *h) {
     switch (field) {
         case F_VENDOR:
             *s = p->vendor_id;
+            *h = p->vendor_h;
             return PV_STR;
         case F_PRODUCT:
             *s = p->product_id;
+            *h = p->product_h;
             return PV_STR;
         case F_NUMA:
             return p->numa_state == NUMA_SET ? PV_INT : PV_NONE;
@@ -842,8 +883,9 @@ static int pool_field(const struct pci_pool *p, int field, const char *key, cons
             break;
     }
     for (uint32_t i = 0; i < p->ntags; i++)
-        if (same_key(p->tags[i].key, key)) {
+        if (same_key_id(p->tags[i].key, p->tags[i].id, key, id)) {
             *s = p->tags[i].value;
+            *h = p->tags[i].vh;
             return *s ? PV_STR : PV_NONE;
         }
     return PV_NONE;
@@ -863,31 +905,30 @@ static bool eq_nocase(const char *a, const char *b) {
     return *a == *b;
 }
 
-/* nova's pci_device_prop_match for one spec; fields: field_of() of its
- * first NUMAFIT_PCI_TAGS_MAX keys (the most a spec read from JSON has). */
-static bool spec_matches(const struct pci_pool *p, const struct pci_spec *s,
-                         const uint8_t *fields) {
+/* nova's pci_device_prop_match for one spec. */
+static bool spec_matches(const struct pci_pool *p, const struct pci_spec *s) {
     for (uint32_t i = 0; i < s->n; i++) {
         const char *pv = NULL;
-        int f = i < NUMAFIT_PCI_TAGS_MAX ? fields[i] : field_of(s->kv[i].key);
-        int kind = pool_field(p, f, s->kv[i].key, &pv);
-        if (!s->kv[i].value ? kind != PV_NONE : kind != PV_STR || !eq_nocase(pv, s->kv[i].value))
+        uint32_t h = 0;
+        int kind = pool_field(p, field_of(s->kv[i].id), s->kv[i].key, s->kv[i].id, &pv, &h);
+        if (!s->kv[i].value ? kind != PV_NONE
+                            : kind != PV_STR || h != s->kv[i].vh || !eq_nocase(pv, s->kv[i].value))
             return false;
     }
     return true;
 }
 
-/* The value of key in spec s (NULL: absent or null). */
-static const char *spec_get(const struct pci_spec *s, const char *key) {
+/* The value of the key of id (not PCI_KEY_OTHER) in spec s (NULL: absent or null). */
+static const char *spec_get(const struct pci_spec *s, uint8_t id) {
     for (uint32_t i = 0; i < s->n; i++)
-        if (same_key(s->kv[i].key, key))
+        if (s->kv[i].id == id)
             return s->kv[i].value;
     return NULL;
 }
 
-static const char *pool_tag(const struct pci_pool *p, const char *key) {
+static const char *pool_tag(const struct pci_pool *p, uint8_t id) {
     for (uint32_t i = 0; i < p->ntags; i++)
-        if (same_key(p->tags[i].key, key))
+        if (p->tags[i].id == id)
             return p->tags[i].value;
     return NULL;
 }
@@ -1031,36 +1072,32 @@ take:
 enum { IS_PF = 1, IS_VDPA = 2, IS_RM = 4 };
 
 static uint8_t kind_of(const char *dev_type, const char *remote_managed) {
-    return (uint8_t)((dev_type && same_key(dev_type, "type-PF") ? IS_PF : 0) |
-                     (dev_type && same_key(dev_type, "vdpa") ? IS_VDPA : 0) |
+    return (uint8_t)((dev_type && !strcmp(dev_type, "type-PF") ? IS_PF : 0) |
+                     (dev_type && !strcmp(dev_type, "vdpa") ? IS_VDPA : 0) |
                      (remote_managed && numafit__py_bool(remote_managed) ? IS_RM : 0));
 }
 
 static uint8_t pool_kind(const struct pci_pool *P) {
-    return kind_of(pool_tag(P, "dev_type"), pool_tag(P, "remote_managed"));
+    return kind_of(pool_tag(P, PCI_KEY_DEV_TYPE), pool_tag(P, PCI_KEY_REMOTE_MANAGED));
 }
 
-/* The PREP_* bits of request r for each pool into out[pools->n]; kinds:
- * each pool's pool_kind() (NULL: worked out here). */
+/* The PREP_* bits of request r for each pool into out[pools->n]. */
 static void prep_request(const numafit_pci_pools_t *pools, const struct pci_request *r,
-                         const uint8_t *kinds, uint8_t *out) {
-    uint8_t want = 0, fields[NUMAFIT_PCI_TAGS_MAX];
+                         uint8_t *out) {
+    uint8_t want = 0;
     for (uint32_t s = 0; s < r->nspecs; s++)
-        want |=
-            kind_of(spec_get(&r->specs[s], "dev_type"), spec_get(&r->specs[s], "remote_managed"));
+        want |= kind_of(spec_get(&r->specs[s], PCI_KEY_DEV_TYPE),
+                        spec_get(&r->specs[s], PCI_KEY_REMOTE_MANAGED));
     memset(out, 0, pools->n);
-    /* spec by spec (each key's field worked out once), pool by pool */
+    /* spec by spec, pool by pool */
     for (uint32_t s = 0; s < r->nspecs; s++) {
         const struct pci_spec *sp = &r->specs[s];
-        for (uint32_t i = 0; i < sp->n && i < NUMAFIT_PCI_TAGS_MAX; i++)
-            fields[i] = (uint8_t)field_of(sp->kv[i].key);
         for (uint32_t i = 0; i < pools->n; i++)
-            if (!(out[i] & PREP_MATCH) && spec_matches(&pools->p[i], sp, fields))
+            if (!(out[i] & PREP_MATCH) && spec_matches(&pools->p[i], sp))
                 out[i] |= PREP_MATCH;
     }
     for (uint32_t i = 0; i < pools->n; i++) {
-        const struct pci_pool *P = &pools->p[i];
-        uint8_t k = kinds ? kinds[i] : pool_kind(P), drop = (uint8_t)(k & ~want);
+        uint8_t drop = (uint8_t)(pools->p[i].kind & ~want);
         uint8_t b = out[i];
         if (drop & IS_PF)
             b |= PREP_PF;
@@ -1077,7 +1114,7 @@ static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit
     const uint8_t *b = w->prep ? w->prep + ri * w->pools->n : w->row;
 
     if (!w->prep)
-        prep_request(w->pools, r, NULL, w->row);
+        prep_request(w->pools, r, w->row);
     for (uint32_t i = 0; i < w->pools->n; i++)
         if (w->alive[i] && (b[i] & PREP_MATCH))
             l[n++] = i;
@@ -1164,11 +1201,8 @@ size_t numafit__pci_scratch_size(const numafit_pci_pools_t *pools) {
  * same pools and requests (pools->n * reqs->n bytes). */
 void numafit__pci_prepare(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
                           uint8_t *prep) {
-    uint8_t *kinds = prep + (size_t)reqs->n * pools->n; /* the last row */
-    for (uint32_t i = 0; i < pools->n; i++)
-        kinds[i] = pool_kind(&pools->p[i]);
     for (uint32_t r = 0; r < reqs->n; r++)
-        prep_request(pools, &reqs->r[r], kinds, prep + (size_t)r * pools->n);
+        prep_request(pools, &reqs->r[r], prep + (size_t)r * pools->n);
 }
 
 /* Run the requests on a fresh state in scratch; 1 / 0. */

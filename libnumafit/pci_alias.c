@@ -119,6 +119,8 @@ static const char *spec_value(const struct pci_spec *s, const char *key) {
 /* Add key=value to spec s (room for it was made). */
 static int spec_put(struct pci_spec *s, const char *key, const char *value) {
     s->kv[s->n].key = numafit__strdup(key);
+    s->kv[s->n].id = numafit__pci_key_id(key);
+    s->kv[s->n].vh = numafit__pci_value_hash(value);
     s->kv[s->n].value = value ? numafit__strdup(value) : NULL;
     if (!s->kv[s->n].key || (value && !s->kv[s->n].value)) {
         free(s->kv[s->n].key);

@@ -14,7 +14,29 @@
 struct pci_tag {
     char *key;
     char *value; /* NULL: null */
+    uint8_t id;  /* numafit__pci_key_id(key), 0: another key */
+    uint32_t vh; /* numafit__pci_value_hash(value) */
 };
+
+/* The keys the rules and the pools' fields name, as small numbers (so that
+ * matching compares numbers, not strings); 0 for any other key. */
+enum {
+    PCI_KEY_OTHER = 0,
+    PCI_KEY_VENDOR_ID,
+    PCI_KEY_PRODUCT_ID,
+    PCI_KEY_NUMA_NODE,
+    PCI_KEY_COUNT,
+    PCI_KEY_DEV_TYPE,
+    PCI_KEY_REMOTE_MANAGED,
+    PCI_KEY_PHYSICAL_NETWORK,
+    PCI_KEY_TRUSTED,
+    PCI_KEY_PARENT_IFNAME,
+    PCI_KEY_ADDRESS,
+};
+uint8_t numafit__pci_key_id(const char *key);
+/* A hash of the value with ASCII letters folded to lower case (0 for
+ * NULL): values that compare equal without case have the same hash. */
+uint32_t numafit__pci_value_hash(const char *value);
 
 enum { NUMA_ABSENT, NUMA_NULL, NUMA_SET };
 
@@ -25,6 +47,10 @@ struct pci_pool {
     int64_t count;
     uint32_t ntags;
     struct pci_tag *tags;
+    /* set by numafit__pci_sort_pools: IS_PF | IS_VDPA | IS_RM (pci.c), the
+     * value hashes of vendor_id and product_id (and of each tag) */
+    uint8_t kind;
+    uint32_t vendor_h, product_h;
 };
 
 struct numafit_pci_pools {

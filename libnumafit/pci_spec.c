@@ -1184,6 +1184,7 @@ static int build_pools(const struct ctx *c, const struct specs *ss, numafit_pci_
                 p->numa_node = x->num;
             } else {
                 struct pci_tag *t = &p->tags[p->ntags++];
+                t->id = numafit__pci_key_id(x->key);
                 if (!(t->key = numafit__strdup(x->key)) ||
                     (x->str && !(t->value = numafit__strdup(x->str))))
                     goto nomem;
