@@ -307,6 +307,7 @@ _fn("pci_devices_get", [PciDevicesP, u, POINTER(c_char_p), POINTER(c_char_p), PO
                         POINTER(c_char_p), POINTER(c_int), POINTER(c_int64), POINTER(c_char_p)],
     c_int, _N)
 _fn("pci_pools_new_from_devices", [PciDevicesP, cp, sz, u, POINTER(PciPoolsP), ErrorP], c_int, _E)
+_fn("pci_pools_new_from_spec", [cp, HostP, u, POINTER(PciPoolsP), ErrorP], c_int, _E)
 _fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 _fn("pci_apply", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 

@@ -52,6 +52,17 @@ class PciPools(_ffi.Owned):
             _ffi.pci_pools_new_from_devices(d, cb, cn, flags, byref(h), byref(_ffi.Error()))
         return cls(h)
 
+    @classmethod
+    def from_spec(cls, spec, host):
+        """The devices of a synthetic host spec's pci: tokens
+        (pci:VENDOR:PRODUCT[:TYPE[:PHYSNET]]=COUNT[@CELLS]) on host (the
+        Host.synthetic(spec) built), as its compute node would report them."""
+        b = _ffi.cstr(spec, "spec")
+        h = _ffi.PciPoolsP()
+        with _ffi.hold(host) as (hh,):
+            _ffi.pci_pools_new_from_spec(b, hh, 0, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
     def to_json(self, flags=0):
         with _ffi.hold(self) as (h,):
             return _ffi.call_str(_ffi.pci_pools_to_json, h, _ffi.cint(flags, "flags"))

@@ -105,6 +105,18 @@ class PciFitTest(unittest.TestCase):
             es["hw:pci_numa_affinity_policy"] = policy
         return numafit.PciRequests.from_flavor({"extra_specs": es}, None, CONF, "zed")
 
+    def test_pools_from_spec(self):
+        spec = "2x4c2t 2cells mem:64G pci:8086:154c:vf:physnet1=4@0 pci:10de:1eb8=1@1"
+        with numafit.Host.synthetic(spec) as h, numafit.PciPools.from_spec(spec, h) as p:
+            self.assertEqual([(x["vendor_id"], x["numa_node"], x["count"]) for x in p.pools()],
+                             [("10de", 1, 1), ("8086", 0, 4)])
+            self.assertEqual(p.tag(1, "physical_network"), "physnet1")
+            with self.reqs("vf:4", "required") as vf:
+                self.assertEqual(numafit.fit(h, self.req, pci_pools=p,
+                                             pci_requests=vf).host_cells, [0])
+            with self.assertRaises(numafit.errors.NumafitError):
+                numafit.PciPools.from_spec("pci:8086:154c=1@7", h)
+
     def test_cells_by_devices(self):
         # no pools: cell 0; pools without requests: the cell with the fewest
         # devices (1); the T4: cell 1 (nova's first choice, cell 0 with six
