@@ -35,6 +35,7 @@ void numafit__pci_tags_free(struct pci_tag *t, uint32_t n) {
 }
 
 static void pool_clear(struct pci_pool *p) {
+    free(p->devs);
     free(p->vendor_id);
     free(p->product_id);
     numafit__pci_tags_free(p->tags, p->ntags);
@@ -120,6 +121,15 @@ NUMAFIT_EXPORT int numafit_pci_pools_dup(const numafit_pci_pools_t *pools,
         p->vendor_id = numafit__pci_dup_or_null(s->vendor_id, &fail);
         p->product_id = numafit__pci_dup_or_null(s->product_id, &fail);
         p->tags = numafit__pci_tags_dup(s->tags, s->ntags, &fail);
+        p->devs = NULL;
+        if (s->ndevs) {
+            p->devs = numafit__malloc(s->ndevs * sizeof(*p->devs));
+            if (p->devs)
+                memcpy(p->devs, s->devs, s->ndevs * sizeof(*p->devs));
+            else
+                fail = true;
+        }
+        p->devcap = p->ndevs = p->devs ? s->ndevs : 0;
     }
     if (fail) {
         numafit_pci_pools_free(d);
@@ -1107,7 +1117,10 @@ static void prep_request(const numafit_pci_pools_t *pools, const struct pci_requ
     }
 }
 
-static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit_error_t *err) {
+/* nova's _filter_pools: the pools request r (index ri) takes from, in
+ * order, into w->list (*ret_n); false with why in err when too few. */
+static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, uint32_t *ret_n,
+                       numafit_error_t *err) {
     uint32_t *l = w->list, n = 0;
     int64_t c = r->count;
     const char *why = NULL;
@@ -1148,19 +1161,7 @@ static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit
         why = "pool matches (none at all, even for a count of 0)";
         goto fail;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t p = l[i];
-        if (w->left[p] > c) {
-            w->left[p] -= c;
-            c = 0;
-        } else {
-            c -= w->left[p];
-            w->left[p] = 0;
-            w->alive[p] = false; /* nova removes the pool */
-        }
-        if (!c)
-            break;
-    }
+    *ret_n = n;
     return true;
 fail:
     if (err) {
@@ -1177,6 +1178,27 @@ fail:
         snprintf(err->where, sizeof(err->where), "pci_requests/%zu", ri);
     }
     return false;
+}
+
+static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit_error_t *err) {
+    uint32_t *l = w->list, n = 0;
+    int64_t c = r->count;
+    if (!filter_req(w, r, ri, &n, err))
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = l[i];
+        if (w->left[p] > c) {
+            w->left[p] -= c;
+            c = 0;
+        } else {
+            c -= w->left[p];
+            w->left[p] = 0;
+            w->alive[p] = false; /* nova removes the pool */
+        }
+        if (!c)
+            break;
+    }
+    return true;
 }
 
 static int check_args(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
@@ -1223,6 +1245,31 @@ static int walk_run(struct walk *w, const numafit_pci_requests_t *reqs, void *sc
         if (!take(w, &reqs->r[r], r, err))
             return 0;
     return 1;
+}
+
+int numafit__pci_filter_one(const numafit_pci_pools_t *pools, const numafit_host_t *host,
+                            const struct pci_request *r, size_t ri, const int64_t *cell_ids,
+                            size_t ncells, uint32_t *list, uint32_t *n, numafit_error_t *err) {
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, NULL, NULL};
+    size_t np = pools->n ? pools->n : 1;
+    char *b = numafit__malloc(numafit__pci_scratch_size(pools));
+    int rc;
+    if (!b)
+        return -ENOMEM;
+    w.left = (int64_t *)(void *)b;
+    w.list = (uint32_t *)(void *)(b + np * sizeof(int64_t));
+    w.tmp = w.list + np;
+    w.alive = (bool *)(void *)(w.tmp + np);
+    w.row = (uint8_t *)(void *)(w.alive + np);
+    for (uint32_t i = 0; i < pools->n; i++) {
+        w.left[i] = pools->p[i].count;
+        w.alive[i] = true;
+    }
+    rc = filter_req(&w, r, ri, n, err) ? 1 : 0;
+    if (rc)
+        memcpy(list, w.list, *n * sizeof(*list));
+    free(b);
+    return rc;
 }
 
 int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,

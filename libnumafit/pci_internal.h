@@ -51,6 +51,10 @@ struct pci_pool {
      * value hashes of vendor_id and product_id (and of each tag) */
     uint8_t kind;
     uint32_t vendor_h, product_h;
+    /* a compute node's pools (pci_tracker.c): which pool of the builder
+     * this is, and its free devices (indices), in the order they came */
+    uint32_t tmpl;
+    uint32_t *devs, ndevs, devcap;
 };
 
 struct numafit_pci_pools {
@@ -144,6 +148,19 @@ int numafit__pci_parse_doc(const char *what, const char *buf, size_t len, json_t
                            struct numafit_error *err);
 /* nova's pool order: stable by the number of keys. -ENOMEM. */
 int numafit__pci_sort_pools(struct numafit_pci_pools *pools);
+/* numafit_pci_pools_new_from_devices(), and with dev_pool (devs->n
+ * entries) each device's pool: the tmpl of its pool, UINT32_MAX for a
+ * device no entry picks. */
+int numafit__pci_pools_from_devices(const numafit_pci_devices_t *devs, const char *nova_conf,
+                                    size_t conf_len, unsigned flags, numafit_pci_pools_t **ret,
+                                    uint32_t *dev_pool, numafit_error_t *err);
+/* nova's _filter_pools for request r on the pools (counts as they are,
+ * none removed) and the host cells: 1 with the pools the request takes
+ * from, in order, in list[] (*n of them; room for pools->n), 0 when they
+ * are too few (err says why, where "pci_requests/ri"), -ENOMEM. */
+int numafit__pci_filter_one(const numafit_pci_pools_t *pools, const numafit_host_t *host,
+                            const struct pci_request *r, size_t ri, const int64_t *cell_ids,
+                            size_t ncells, uint32_t *list, uint32_t *n, numafit_error_t *err);
 /* Check a synthetic host spec's `pci:` token (n bytes, "pci:" included):
  * 0 or -EINVAL (err says why). pci_synth.c. */
 int numafit__pci_synth_check(const char *tok, size_t n, numafit_error_t *err);

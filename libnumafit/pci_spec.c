@@ -1120,7 +1120,8 @@ static void pool_keys_of(const struct ctx *c, const struct pci_device *d, const 
     }
 }
 
-static int build_pools(const struct ctx *c, const struct specs *ss, numafit_pci_pools_t **ret) {
+static int build_pools(const struct ctx *c, const struct specs *ss, numafit_pci_pools_t **ret,
+                       uint32_t *dev_pool) {
     const numafit_pci_devices_t *devs = c->devs;
     struct bpool *bp = NULL, cur;
     uint32_t nbp = 0;
@@ -1133,6 +1134,8 @@ static int build_pools(const struct ctx *c, const struct specs *ss, numafit_pci_
         const struct dev_spec *match = NULL;
         bool skip = false;
         uint32_t k;
+        if (dev_pool)
+            dev_pool[i] = UINT32_MAX;
         da.ok = dev_fields(d->address, da.v);
         da.parent_ok = d->parent_addr && dev_fields(d->parent_addr, da.pv);
         for (uint32_t j = 0; j < ss->n && !match && !skip; j++)
@@ -1160,6 +1163,8 @@ static int build_pools(const struct ctx *c, const struct specs *ss, numafit_pci_
             nbp++;
         }
         bp[k].count++;
+        if (dev_pool)
+            dev_pool[i] = k;
     }
     if (!(pools = numafit__calloc(1, sizeof(*pools))))
         goto nomem;
@@ -1169,6 +1174,7 @@ static int build_pools(const struct ctx *c, const struct specs *ss, numafit_pci_
         struct pci_pool *p = &pools->p[k];
         const struct bpool *b = &bp[k];
         pools->n++;
+        p->tmpl = k;
         p->count = b->count;
         p->numa_state = NUMA_NULL;
         if (!(p->tags = numafit__calloc(b->nkv, sizeof(*p->tags))))
@@ -1210,6 +1216,12 @@ NUMAFIT_EXPORT int numafit_pci_pools_new_from_devices(const numafit_pci_devices_
                                                       const char *nova_conf, size_t conf_len,
                                                       unsigned flags, numafit_pci_pools_t **ret,
                                                       numafit_error_t *err) {
+    return numafit__pci_pools_from_devices(devs, nova_conf, conf_len, flags, ret, NULL, err);
+}
+
+int numafit__pci_pools_from_devices(const numafit_pci_devices_t *devs, const char *nova_conf,
+                                    size_t conf_len, unsigned flags, numafit_pci_pools_t **ret,
+                                    uint32_t *dev_pool, numafit_error_t *err) {
     struct ctx c = {devs, !(flags & NUMAFIT_PCI_ZED), false, err};
     struct specs ss = {0};
     int r;
@@ -1222,7 +1234,7 @@ NUMAFIT_EXPORT int numafit_pci_pools_new_from_devices(const numafit_pci_devices_
     }
     r = read_specs(&c, nova_conf, conf_len, &ss);
     if (r == 0)
-        r = build_pools(&c, &ss, ret);
+        r = build_pools(&c, &ss, ret, dev_pool);
     specs_clear(&ss);
     return r;
 }

@@ -25,6 +25,7 @@
 #endif
 
 #include <numafit/domain.h>
+#include <numafit/pci.h>
 
 #include "private.h"
 
@@ -1009,6 +1010,74 @@ START_TEST(test_libvirt_define) {
     unbuild(&b);
 }
 END_TEST
+
+/* The <hostdev> elements of claimed devices: valid for libvirt's schema,
+ * defined by the test driver, the addresses read back. */
+START_TEST(test_hostdev_define) {
+    static const char devs_json[] =
+        "[{\"address\": \"0000:81:00.0\", \"vendor_id\": \"8086\", \"product_id\": \"1572\","
+        " \"dev_type\": \"type-PF\", \"numa_node\": 1},"
+        " {\"address\": \"0000:81:02.0\", \"vendor_id\": \"8086\", \"product_id\": \"154c\","
+        " \"dev_type\": \"type-VF\", \"numa_node\": 1, \"parent_addr\": \"0000:81:00.0\"},"
+        " {\"address\": \"0000:81:02.1\", \"vendor_id\": \"8086\", \"product_id\": \"154c\","
+        " \"dev_type\": \"type-VF\", \"numa_node\": 1, \"parent_addr\": \"0000:81:00.0\"},"
+        " {\"address\": \"0000:3b:00.0\", \"vendor_id\": \"10de\", \"product_id\": \"1eb8\","
+        " \"dev_type\": \"type-PCI\", \"numa_node\": 0}]";
+    static const char conf[] =
+        "[pci]\ndevice_spec = {\"vendor_id\": \"8086\", \"product_id\": \"154c\"}\n"
+        "device_spec = {\"vendor_id\": \"10de\"}\n"
+        "alias = {\"name\": \"vf\", \"vendor_id\": \"8086\", \"product_id\": \"154c\", "
+        "\"device_type\": \"type-VF\"}\n"
+        "alias = {\"name\": \"t4\", \"vendor_id\": \"10de\", \"product_id\": \"1eb8\"}\n";
+    static const char flavor[] = "{\"extra_specs\": {\"pci_passthrough:alias\": \"vf:2,t4:1\"}}";
+    numafit_pci_devices_t *d = NULL;
+    numafit_pci_tracker_t *t = NULL;
+    numafit_pci_requests_t *r = NULL;
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    char *claim = NULL, *hx = NULL, xml[4096], *back;
+    int64_t cells[2] = {0, 1};
+    virConnectPtr conn;
+    virDomainPtr dom;
+
+    virSetErrorFunc(NULL, quiet_libvirt);
+    ck_assert_int_eq(numafit_pci_devices_new_from_json(devs_json, strlen(devs_json), 0, &d, &e), 0);
+    ck_assert_int_eq(numafit_pci_tracker_new(d, conf, strlen(conf), NUMAFIT_PCI_ZED, &t, &e), 0);
+    ck_assert_int_eq(numafit_pci_requests_from_flavor(flavor, strlen(flavor), NULL, 0, conf,
+                                                      strlen(conf), NUMAFIT_PCI_ZED, &r, &e),
+                     0);
+    ck_assert_int_eq(numafit_host_new_synthetic("2x4c 2cells mem:16G", 0, &h, &e), 0);
+    ck_assert_int_eq(numafit_pci_tracker_claim(t, h, r, cells, 2, &claim, &e), 0);
+    ck_assert_int_eq(numafit_domain_hostdev_xml(claim, strlen(claim), 0, &hx, &e), 3);
+    snprintf(xml, sizeof(xml),
+             "<domain type='test'><name>numafit-hostdev</name><memory>1048576</memory>"
+             "<vcpu>2</vcpu><os><type>hvm</type></os><devices>\n%s</devices></domain>\n",
+             hx);
+    validate_schema("hostdev", xml);
+    conn = virConnectOpen("test:///default");
+    ck_assert_ptr_nonnull(conn);
+    dom = virDomainDefineXML(conn, xml);
+    ck_assert_msg(dom != NULL, "libvirt refuses the hostdevs: %s\n%s", virGetLastErrorMessage(),
+                  xml);
+    back = virDomainGetXMLDesc(dom, 0);
+    ck_assert_ptr_nonnull(back);
+    /* the VFs in nova's order (the pool gives its last device first), then the GPU */
+    ck_assert_ptr_nonnull(strstr(back, "bus='0x81' slot='0x02' function='0x1'"));
+    ck_assert_ptr_nonnull(strstr(back, "bus='0x81' slot='0x02' function='0x0'"));
+    ck_assert_ptr_nonnull(strstr(back, "bus='0x3b' slot='0x00' function='0x0'"));
+    ck_assert(strstr(back, "function='0x1'") < strstr(back, "slot='0x02' function='0x0'"));
+    ck_assert_int_eq(virDomainUndefine(dom), 0);
+    virDomainFree(dom);
+    virConnectClose(conn);
+    free(back);
+    numafit_free(hx);
+    numafit_free(claim);
+    numafit_host_free(h);
+    numafit_pci_requests_free(r);
+    numafit_pci_tracker_free(t);
+    numafit_pci_devices_free(d);
+}
+END_TEST
 #endif /* NUMAFIT_TEST_LIBVIRT */
 
 static Suite *domain_suite(void) {
@@ -1029,6 +1098,7 @@ static Suite *domain_suite(void) {
     tc = tcase_create("libvirt");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_libvirt_define, 0, n);
+    tcase_add_test(tc, test_hostdev_define);
     suite_add_tcase(s, tc);
 #endif
     return s;

@@ -713,6 +713,110 @@ START_TEST(test_pools_from_spec) {
 }
 END_TEST
 
+/* Pool i's count in the tracker's pools (-1: fewer pools). */
+static int64_t tracker_count(const numafit_pci_tracker_t *t, unsigned i) {
+    numafit_pci_pools_t *p = NULL;
+    int64_t c = -1;
+    ck_assert_int_eq(numafit_pci_tracker_get_pools(t, &p), 0);
+    if ((int)i < numafit_pci_pools_get_count(p))
+        ck_assert_int_eq(numafit_pci_pools_get(p, i, NULL, NULL, NULL, NULL, &c), 0);
+    numafit_pci_pools_free(p);
+    return c;
+}
+
+START_TEST(test_tracker) {
+    static const char devs_json[] =
+        "[{\"address\": \"0000:81:00.0\", \"vendor_id\": \"8086\", \"product_id\": \"1572\","
+        " \"dev_type\": \"type-PF\", \"numa_node\": 1},"
+        " {\"address\": \"0000:81:02.0\", \"vendor_id\": \"8086\", \"product_id\": \"154c\","
+        " \"dev_type\": \"type-VF\", \"numa_node\": 1, \"parent_addr\": \"0000:81:00.0\"},"
+        " {\"address\": \"0000:81:02.1\", \"vendor_id\": \"8086\", \"product_id\": \"154c\","
+        " \"dev_type\": \"type-VF\", \"numa_node\": 1, \"parent_addr\": \"0000:81:00.0\"}]";
+    static const char conf[] = "[pci]\ndevice_spec = {\"vendor_id\": \"8086\"}\n"
+                               "alias = {\"name\": \"vf\", \"product_id\": \"154c\", "
+                               "\"vendor_id\": \"8086\", \"device_type\": \"type-VF\"}\n"
+                               "alias = {\"name\": \"pf\", \"product_id\": \"1572\", "
+                               "\"vendor_id\": \"8086\", \"device_type\": \"type-PF\"}\n";
+    numafit_pci_devices_t *d = NULL;
+    numafit_pci_tracker_t *t = NULL;
+    numafit_pci_requests_t *vf = NULL, *pf = NULL, *both = NULL;
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    char *c1 = NULL, *c2 = NULL;
+    int64_t one = 1;
+    const char *fl_vf = "{\"extra_specs\": {\"pci_passthrough:alias\": \"vf:1\"}}";
+    const char *fl_pf = "{\"extra_specs\": {\"pci_passthrough:alias\": \"pf:1\"}}";
+    const char *fl_both = "{\"extra_specs\": {\"pci_passthrough:alias\": \"vf:1,pf:1\"}}";
+
+    ck_assert_int_eq(numafit_pci_devices_new_from_json(devs_json, strlen(devs_json), 0, &d, &e), 0);
+    ck_assert_int_eq(numafit_pci_tracker_new(d, conf, strlen(conf), NUMAFIT_PCI_ZED, &t, &e), 0);
+    ck_assert_int_eq(numafit_host_new_synthetic("2x4c 2cells mem:16G", 0, &h, &e), 0);
+    ck_assert_int_eq(numafit_pci_requests_from_flavor(fl_vf, strlen(fl_vf), NULL, 0, conf,
+                                                      strlen(conf), NUMAFIT_PCI_ZED, &vf, &e),
+                     0);
+    ck_assert_int_eq(numafit_pci_requests_from_flavor(fl_pf, strlen(fl_pf), NULL, 0, conf,
+                                                      strlen(conf), NUMAFIT_PCI_ZED, &pf, &e),
+                     0);
+    ck_assert_int_eq(numafit_pci_requests_from_flavor(fl_both, strlen(fl_both), NULL, 0, conf,
+                                                      strlen(conf), NUMAFIT_PCI_ZED, &both, &e),
+                     0);
+    /* pools: the PF (1), the VFs (2) */
+    ck_assert_int_eq(tracker_count(t, 0), 1);
+    ck_assert_int_eq(tracker_count(t, 1), 2);
+    /* a VF and the PF at once: the VF takes the PF out, the claim fails and
+     * changes nothing */
+    ck_assert_int_eq(numafit_pci_tracker_claim(t, h, both, &one, 1, &c1, &e), -ENOSPC);
+    ck_assert_ptr_null(c1);
+    ck_assert_str_eq(e.where, "pci_requests/1");
+    ck_assert_int_eq(tracker_count(t, 0), 1);
+    ck_assert_int_eq(tracker_count(t, 1), 2);
+    /* a VF: the last VF added (02.1), the PF unavailable (its pool gone) */
+    ck_assert_int_eq(numafit_pci_tracker_claim(t, h, vf, &one, 1, &c1, &e), 0);
+    ck_assert_ptr_nonnull(strstr(c1, "\"address\":\"0000:81:02.1\""));
+    ck_assert_ptr_nonnull(strstr(c1, "\"unavailable\":[\"0000:81:00.0\"]"));
+    ck_assert_int_eq(tracker_count(t, 0), 1);
+    ck_assert_int_eq(tracker_count(t, 1), -1);
+    ck_assert_int_eq(numafit_pci_tracker_claim(t, h, pf, &one, 1, &c2, &e), -ENOSPC);
+    /* on cell 0 (required by nothing: legacy) the VF of node 1 is not taken */
+    {
+        int64_t zero = 0;
+        ck_assert_int_eq(numafit_pci_tracker_claim(t, h, vf, &zero, 1, &c2, &e), -ENOSPC);
+    }
+    /* a release that names a device not claimed changes nothing */
+    {
+        const char *bad = "{\"devices\": [{\"address\": \"0000:81:02.0\"}]}";
+        ck_assert_int_eq(numafit_pci_tracker_release(t, bad, strlen(bad), &e), -EINVAL);
+        ck_assert_str_eq(e.where, "devices/0");
+        ck_assert_int_eq(numafit_pci_tracker_release(t, "{", 1, &e), -EBADMSG);
+    }
+    /* giving the VF back brings the PF back too, its pool appended (nova's
+     * add_device: a new pool goes last among those of as many keys) */
+    ck_assert_int_eq(numafit_pci_tracker_release(t, c1, strlen(c1), &e), 0);
+    ck_assert_int_eq(tracker_count(t, 0), 2);
+    ck_assert_int_eq(tracker_count(t, 1), 1);
+    /* released twice: refused */
+    ck_assert_int_eq(numafit_pci_tracker_release(t, c1, strlen(c1), &e), -EINVAL);
+    numafit_free(c1);
+    c1 = NULL;
+    /* the PF takes both VFs out (their pool leaves the list; the PF's stays
+     * with 0, as consume_requests leaves it); given back, they return */
+    ck_assert_int_eq(numafit_pci_tracker_claim(t, h, pf, &one, 1, &c1, &e), 0);
+    ck_assert_int_eq(tracker_count(t, 0), 0);
+    ck_assert_int_eq(tracker_count(t, 1), -1);
+    ck_assert_int_eq(numafit_pci_tracker_release(t, c1, strlen(c1), &e), 0);
+    ck_assert_int_eq(tracker_count(t, 0), 1);
+    ck_assert_int_eq(tracker_count(t, 1), 2);
+    numafit_free(c1);
+    ck_assert_int_eq(numafit_pci_tracker_new(d, conf, strlen(conf), 8, &t, &e), -EINVAL);
+    numafit_pci_requests_free(vf);
+    numafit_pci_requests_free(pf);
+    numafit_pci_requests_free(both);
+    numafit_host_free(h);
+    numafit_pci_tracker_free(t);
+    numafit_pci_devices_free(d);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pci");
     TCase *tc = tcase_create("api");
@@ -727,6 +831,7 @@ int main(void) {
     tcase_add_test(tc, test_device_spec);
     tcase_add_test(tc, test_device_spec_conf);
     tcase_add_test(tc, test_pools_from_spec);
+    tcase_add_test(tc, test_tracker);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

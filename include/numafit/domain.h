@@ -170,6 +170,23 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int
 numafit_domain_interface_bandwidth_xml(const char *flavor_json, size_t flavor_len, unsigned flags,
                                        char **ret_xml, numafit_error_t *reterr);
 
+/**
+ * \brief The \<hostdev> elements nova's libvirt driver writes (kvm, qemu)
+ * for the PCI devices of an instance's flavor aliases: one per device,
+ * `mode="subsystem" type="pci" managed="yes"`, its address as the source
+ * (each field in hexadecimal with 0x), in the claim's order. Devices of a
+ * neutron port (a non-null requester_id) are left out: nova's VIF driver
+ * writes those as \<interface> elements with the port's MAC address.
+ * \param claim_json what numafit_pci_tracker_claim() wrote, or a list of
+ *   such device objects (each with "address")
+ * \return the number of elements written (>= 0) and *ret_xml ("" for
+ * none); -EINVAL (err->where "devices/I/address"), -EBADMSG, -ERANGE,
+ * -ENOMEM. \ownership owned (numafit_free)
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domain_hostdev_xml(const char *claim_json, size_t len,
+                                                                unsigned flags, char **ret_xml,
+                                                                numafit_error_t *reterr);
+
 /** @} */
 
 #ifdef __cplusplus

@@ -297,11 +297,9 @@ numafit_pci_pools_new_from_devices(const numafit_pci_devices_t *devs, const char
  * \return 0, -EINVAL (err->where "pci", err->text names the token),
  * -ERANGE (more than NUMAFIT_PCI_POOLS_MAX pools), -ENOMEM. \ownership owned
  */
-NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_pools_new_from_spec(const char *spec,
-                                                                     const numafit_host_t *host,
-                                                                     unsigned flags,
-                                                                     numafit_pci_pools_t **ret,
-                                                                     numafit_error_t *reterr);
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_pools_new_from_spec(const char *spec, const numafit_host_t *host, unsigned flags,
+                                numafit_pci_pools_t **ret, numafit_error_t *reterr);
 
 /**
  * \brief Do the pools satisfy the requests on these host cells? nova's
@@ -335,6 +333,61 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_apply(numafit_pci_pools_t *pool
                                                        const numafit_pci_requests_t *reqs,
                                                        const int64_t *cell_ids, size_t ncells,
                                                        numafit_error_t *reterr);
+
+/**
+ * A compute node's PCI devices one by one (opaque), as nova's compute node
+ * tracks them (PciDevTracker and its PciDeviceStats): the pools of the
+ * free devices, claims that take particular devices and releases that give
+ * them back. The scheduler's view of the same host is its pools
+ * (numafit_pci_tracker_get_pools()), which numafit_pci_apply() only counts.
+ */
+typedef struct numafit_pci_tracker numafit_pci_tracker_t;
+
+/**
+ * \brief Track the devices nova.conf's `[pci] device_spec` makes assignable
+ * (as numafit_pci_pools_new_from_devices() picks them), all free. A VF's or
+ * vdpa device's PF is the tracked device at its parent_addr.
+ * \return as numafit_pci_pools_new_from_devices(). \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_tracker_new(const numafit_pci_devices_t *devs, const char *nova_conf, size_t conf_len,
+                        unsigned flags, numafit_pci_tracker_t **ret, numafit_error_t *reterr);
+/** Free a tracker (NULL is fine). */
+NUMAFIT_EXPORT void numafit_pci_tracker_free(numafit_pci_tracker_t *t);
+/** \brief The pools of the free devices, what the compute node reports
+ * (compute_nodes.pci_stats; a pool a claim emptied stays with count 0, as
+ * in nova). \return 0, -EINVAL, -ENOMEM. \ownership owned */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_tracker_get_pools(const numafit_pci_tracker_t *t,
+                                                                   numafit_pci_pools_t **ret);
+/**
+ * \brief Claim the devices of the requests on these host cells, as nova's
+ * compute node does (PciDeviceStats.consume_requests): each request, in
+ * order, takes from the pools nova's rules leave it (as
+ * numafit_pci_support()), pool by pool, each pool giving the device that
+ * joined it last first; a PF taken takes its free VFs out of their pools
+ * (they become unavailable), a VF or vdpa device taken its free PF. All or
+ * nothing. \param ret_json {"devices": [{"address", "vendor_id",
+ * "product_id", "dev_type", "numa_node", "request" (index), "request_id",
+ * "alias_name", "requester_id"}...], "unavailable": [addresses]}
+ * \return 0; -ENOSPC (not satisfied: nothing changed, err names the
+ * request); -EINVAL, -ENOMEM. \ownership owned (numafit_free)
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_tracker_claim(numafit_pci_tracker_t *t, const numafit_host_t *host,
+                          const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
+                          size_t ncells, char **ret_json, numafit_error_t *reterr);
+/**
+ * \brief Give back the devices of a claim (its JSON, as
+ * numafit_pci_tracker_claim() wrote it), as nova frees them device by
+ * device (PciDevice.free): a PF gives back its VFs, a VF its PF once no
+ * other VF of the PF is in use; each joins its pool again (a pool that had
+ * left the list comes back at its place in nova's order). All or nothing:
+ * every device must be claimed on this tracker. \return 0, -EINVAL
+ * (err->where "devices/I"), -EBADMSG, -ERANGE, -ENOMEM.
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_tracker_release(numafit_pci_tracker_t *t,
+                                                                 const char *claim_json, size_t len,
+                                                                 numafit_error_t *reterr);
 
 #ifdef __cplusplus
 }

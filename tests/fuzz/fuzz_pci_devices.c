@@ -13,7 +13,11 @@
  *    nova.conf line); pools hold no more devices than the host has, each
  *    pool's vendor and product are a device's, and they write JSON that
  *    reads back to equal pools;
- *  - the same devices without a nova.conf make no pools.
+ *  - the same devices without a nova.conf make no pools;
+ *  - the tracker of the devices (numafit_pci_tracker_*) reports the same
+ *    pools; its claims take devices (their hostdev XML is written) or
+ *    change nothing, and a release gives back as many devices in as many
+ *    pools.
  */
 #include "config.h"
 
@@ -27,6 +31,79 @@
 #include <numafit.h>
 
 #include "invariants.h"
+
+/* The tracker of the same devices and nova.conf reports the same pools;
+ * a claim of one device of each pool's kind takes devices or changes
+ * nothing, and its release gives the pools back as they were (counts and
+ * keys; a pool emptied and refilled may move, as in nova). */
+static void check_tracker(const numafit_pci_devices_t *devs, const char *conf, size_t len,
+                          unsigned flags, const numafit_pci_pools_t *pools) {
+    static const char *const reqs_json[] = {
+        "[{\"count\": 1, \"spec\": [{\"dev_type\": \"type-VF\"}]}]",
+        "[{\"count\": 1, \"spec\": [{\"dev_type\": \"type-PF\"}]}, "
+        "{\"count\": 2, \"spec\": [{}]}]",
+        "[{\"count\": 1, \"spec\": [{\"dev_type\": \"vdpa\"}], \"numa_policy\": \"required\"}]"};
+    numafit_pci_tracker_t *t = NULL;
+    numafit_pci_pools_t *p = NULL;
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    int rc = numafit_pci_tracker_new(devs, conf, len, flags, &t, &e);
+    int64_t cells[2] = {0, 1};
+    FUZZ_ASSERT(rc == 0 || rc == -ENOMEM);
+    if (rc < 0)
+        return;
+    if (numafit_pci_tracker_get_pools(t, &p) == 0) {
+        FUZZ_ASSERT(numafit_pci_pools_equal(p, pools) == 1);
+        numafit_pci_pools_free(p);
+    }
+    if (numafit_host_new_synthetic("2x2c 2cells mem:4G", 0, &h, &e) < 0) {
+        numafit_pci_tracker_free(t);
+        return;
+    }
+    for (unsigned k = 0; k < sizeof(reqs_json) / sizeof(reqs_json[0]); k++) {
+        numafit_pci_requests_t *r = NULL;
+        numafit_pci_pools_t *before = NULL, *after = NULL;
+        char *claim = NULL;
+        if (numafit_pci_requests_new_from_json(reqs_json[k], strlen(reqs_json[k]), 0, &r, &e) < 0)
+            continue;
+        if (numafit_pci_tracker_get_pools(t, &before) == 0) {
+            rc = numafit_pci_tracker_claim(t, h, r, k ? cells : NULL, k, &claim, &e);
+            FUZZ_ASSERT(rc == 0 || rc == -ENOSPC || rc == -ENOMEM);
+            if (rc < 0) {
+                FUZZ_ASSERT(claim == NULL);
+                if (numafit_pci_tracker_get_pools(t, &after) == 0)
+                    FUZZ_ASSERT(numafit_pci_pools_equal(before, after) == 1);
+            } else {
+                char *xml = NULL;
+                rc = numafit_domain_hostdev_xml(claim, strlen(claim), 0, &xml, &e);
+                FUZZ_ASSERT(rc >= 0 || rc == -ENOMEM);
+                numafit_free(xml);
+                rc = numafit_pci_tracker_release(t, claim, strlen(claim), &e);
+                FUZZ_ASSERT(rc == 0 || rc == -ENOMEM);
+                if (rc == 0 && numafit_pci_tracker_get_pools(t, &after) == 0) {
+                    int n = numafit_pci_pools_get_count(before);
+                    int64_t sum_b = 0, sum_a = 0, c;
+                    FUZZ_ASSERT(numafit_pci_pools_get_count(after) == n);
+                    for (int i = 0; i < n; i++) {
+                        FUZZ_ASSERT(numafit_pci_pools_get(before, (unsigned)i, NULL, NULL, NULL,
+                                                          NULL, &c) == 0);
+                        sum_b += c;
+                        FUZZ_ASSERT(numafit_pci_pools_get(after, (unsigned)i, NULL, NULL, NULL,
+                                                          NULL, &c) == 0);
+                        sum_a += c;
+                    }
+                    FUZZ_ASSERT(sum_a == sum_b);
+                }
+            }
+        }
+        numafit_free(claim);
+        numafit_pci_pools_free(before);
+        numafit_pci_pools_free(after);
+        numafit_pci_requests_free(r);
+    }
+    numafit_host_free(h);
+    numafit_pci_tracker_free(t);
+}
 
 static void check_err(const numafit_error_t *e) {
     FUZZ_ASSERT(memchr(e->text, '\0', sizeof(e->text)) != NULL);
@@ -135,6 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 continue;
             }
             check_pools(devs, pools);
+            check_tracker(devs, nul + 1, size - dlen - 1, zed ? NUMAFIT_PCI_ZED : 0, pools);
             numafit_pci_pools_free(pools);
         }
     }

@@ -93,6 +93,10 @@ class _PciDevices(Structure):
     pass
 
 
+class _PciTracker(Structure):
+    pass
+
+
 class InventoryClass(Structure):
     """numafit_inventory_class_t: one class's placement inventory record."""
     _fields_ = [("total", c_int64), ("reserved", c_int64), ("min_unit", c_int64),
@@ -110,6 +114,7 @@ InventoryP = POINTER(_Inventory)
 PciPoolsP = POINTER(_PciPools)
 PciRequestsP = POINTER(_PciRequests)
 PciDevicesP = POINTER(_PciDevices)
+PciTrackerP = POINTER(_PciTracker)
 ErrorP = POINTER(Error)
 StrP = POINTER(c_void_p)  # char **ret_json: read with take_string()
 
@@ -308,6 +313,11 @@ _fn("pci_devices_get", [PciDevicesP, u, POINTER(c_char_p), POINTER(c_char_p), PO
     c_int, _N)
 _fn("pci_pools_new_from_devices", [PciDevicesP, cp, sz, u, POINTER(PciPoolsP), ErrorP], c_int, _E)
 _fn("pci_pools_new_from_spec", [cp, HostP, u, POINTER(PciPoolsP), ErrorP], c_int, _E)
+_fn("pci_tracker_new", [PciDevicesP, cp, sz, u, POINTER(PciTrackerP), ErrorP], c_int, _E)
+_fn("pci_tracker_free", [PciTrackerP], None)
+_fn("pci_tracker_get_pools", [PciTrackerP, POINTER(PciPoolsP)], c_int, _N)
+_fn("pci_tracker_claim", [PciTrackerP, HostP, PciRequestsP, _I64P, sz, StrP, ErrorP], c_int, _E)
+_fn("pci_tracker_release", [PciTrackerP, cp, sz, ErrorP], c_int, _E)
 _fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 _fn("pci_apply", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 
@@ -395,6 +405,7 @@ _fn("domconf_set_from_nova_conf", [DomconfP, cp, sz, u, ErrorP], c_int, _E)
 _fn("domain_xml", [HostP, RequestP, PlacementP, cp, sz, cp, sz, DomconfP, u, StrP, ErrorP],
     c_int, _E)
 _fn("domain_disk_iotune_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)
+_fn("domain_hostdev_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)
 _fn("domain_interface_bandwidth_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)
 
 # doctor.h (newer builds only)

@@ -205,6 +205,56 @@ class PciDevices(_ffi.Owned):
                     None if pa.value is None else pa.value.decode())
 
 
+class PciTracker(_ffi.Owned):
+    """A compute node's PCI devices one by one (nova's PciDevTracker): the
+    pools of the free devices, claims of particular devices and releases."""
+    _free = "pci_tracker_free"
+
+    def __init__(self, handle):
+        self._h = handle
+
+    @classmethod
+    def from_devices(cls, devices, nova_conf=None, profile="latest"):
+        """Track the devices (PciDevices) nova.conf's [pci] device_spec
+        makes assignable, all free."""
+        cb, cn = _ffi.cbuf(nova_conf, "nova_conf", none=True)
+        flags = PCI_ZED if profile_number(profile) == 1 else 0
+        h = _ffi.PciTrackerP()
+        with _ffi.hold(devices) as (d,):
+            _ffi.pci_tracker_new(d, cb, cn, flags, byref(h), byref(_ffi.Error()))
+        return cls(h)
+
+    def pools(self):
+        """The free devices' pools (PciPools), what the node reports."""
+        h = _ffi.PciPoolsP()
+        with _ffi.hold(self) as (t,):
+            _ffi.pci_tracker_get_pools(t, byref(h))
+        return PciPools(h)
+
+    def claim(self, host, requests, cells=None):
+        """Take the devices of requests (PciRequests) on the host cells
+        (ids; None: a guest without NUMA topology), as nova's compute node
+        does: the claim as a dict {"devices": [...], "unavailable": [...]}.
+        numafit.errors.NumafitError (code NOFIT) when not satisfied."""
+        arr, n = _cells(cells)
+        with _ffi.hold(requests, host, self, write=self) as (r, h, t):
+            return json.loads(_ffi.call_str(_ffi.pci_tracker_claim, t, h, r, arr, n))
+
+    def release(self, claim):
+        """Give back the devices of a claim (what claim() returned)."""
+        b, n = _ffi.cbuf(_text(claim), "claim")
+        with _ffi.hold(self, write=self) as (t,):
+            _ffi.pci_tracker_release(t, b, n, byref(_ffi.Error()))
+
+
+def hostdev_xml(claim):
+    """The <hostdev> elements nova's libvirt driver writes for the flavor
+    alias devices of a claim (PciTracker.claim's dict, or a list of device
+    dicts with "address"); "" for none."""
+    b, n = _ffi.cbuf(_text(claim), "claim")
+    return _ffi.call_str(_ffi.domain_hostdev_xml, b, n, 0)
+
+
 class PciRequests(_ffi.Owned):
     """nova's InstancePCIRequests."""
     _free = "pci_requests_free"

@@ -234,6 +234,32 @@ class PciDevicesTest(unittest.TestCase):
         with self.assertRaises(numafit.errors.NumafitError):
             numafit.PciDevices.from_sysfs(os.path.join(FIXTURE, "nowhere"))
 
+    def test_tracker_claim_release_hostdev(self):
+        conf = DEVSPEC + ('alias = {"name": "vf", "vendor_id": "8086", "product_id": "154c", '
+                          '"device_type": "type-VF"}\n'
+                          'alias = {"name": "pf", "vendor_id": "8086", "product_id": "1572", '
+                          '"device_type": "type-PF"}\n')
+        host = numafit.Host.synthetic("2x4c2t 2cells mem:64G")
+        with numafit.PciDevices.from_sysfs(FIXTURE) as devs, \
+                numafit.PciTracker.from_devices(devs, conf, "zed") as t, \
+                numafit.PciRequests.from_flavor(
+                    {"extra_specs": {"pci_passthrough:alias": "vf:1"}}, None, conf, "zed") as vf, \
+                numafit.PciRequests.from_flavor(
+                    {"extra_specs": {"pci_passthrough:alias": "pf:1"}}, None, conf, "zed") as pf:
+            counts = (lambda: [(d["dev_type"], d["count"]) for d in t.pools().pools()])
+            start = counts()
+            c = t.claim(host, vf, [1])
+            self.assertEqual([d["address"] for d in c["devices"]], ["0000:81:02.3"])
+            self.assertEqual(c["unavailable"], ["0000:81:00.0"])
+            self.assertIn('function="0x3"', numafit.hostdev_xml(c))
+            with self.assertRaises(numafit.errors.NumafitError):
+                t.claim(host, pf, [1])  # the PF is out while its VF is in use
+            t.release(c)
+            self.assertEqual(sorted(counts()), sorted(start))
+            with self.assertRaises(numafit.errors.NumafitError):
+                t.release(c)  # not claimed any more
+        host.close()
+
 
 if __name__ == "__main__":
     unittest.main()

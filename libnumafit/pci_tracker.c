@@ -1,0 +1,516 @@
+/*
+ * A compute node's PCI devices, device by device (nova's PciDevTracker
+ * with its PciDeviceStats): the pools of the free devices, claims that
+ * take particular devices (consume_requests: each pool gives the devices
+ * it got last first; a PF taken takes its free VFs out of their pools, a VF
+ * or vdpa device its PF) and releases that give them back (PciDevice.free,
+ * add_device). The scheduler's view (numafit_pci_apply) only counts.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "jsonio.h"
+#include "pci_internal.h"
+#include "private.h"
+
+enum { ST_NONE, ST_FREE, ST_CLAIMED, ST_UNAVAILABLE };
+enum { DT_PCI, DT_PF, DT_VF, DT_VDPA };
+
+struct trk_dev {
+    uint32_t tmpl;  /* its pool's tmpl, UINT32_MAX: not assignable */
+    int32_t parent; /* the PF among the tracked devices, -1: none */
+    uint8_t type;   /* DT_* */
+    uint8_t state;  /* ST_* */
+};
+
+struct numafit_pci_tracker {
+    numafit_pci_devices_t *devs; /* a copy of the devices */
+    struct trk_dev *d;           /* [devs->n] */
+    numafit_pci_pools_t *tmpl;   /* the pools as built, by tmpl (their keys) */
+    numafit_pci_pools_t *pools;  /* the free devices' pools, with their devices */
+    uint32_t *by_addr;           /* the devices in address order (nova's device tree) */
+};
+
+static uint8_t dev_type_of(const char *t) {
+    if (!strcmp(t, "type-PF"))
+        return DT_PF;
+    if (!strcmp(t, "type-VF"))
+        return DT_VF;
+    if (!strcmp(t, "vdpa"))
+        return DT_VDPA;
+    return DT_PCI;
+}
+
+NUMAFIT_EXPORT void numafit_pci_tracker_free(numafit_pci_tracker_t *t) {
+    if (!t)
+        return;
+    numafit_pci_devices_free(t->devs);
+    numafit_pci_pools_free(t->tmpl);
+    numafit_pci_pools_free(t->pools);
+    free(t->by_addr);
+    free(t->d);
+    free(t);
+}
+
+static int nomem(numafit_error_t *err) {
+    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+    return -ENOMEM;
+}
+
+/* Append device i to pool P's list. */
+static int pool_push(struct pci_pool *P, uint32_t i) {
+    if (P->ndevs == P->devcap) {
+        uint32_t cap = P->devcap ? P->devcap * 2 : 4;
+        uint32_t *n = numafit__realloc(P->devs, cap * sizeof(*n));
+        if (!n)
+            return -ENOMEM;
+        P->devs = n;
+        P->devcap = cap;
+    }
+    P->devs[P->ndevs++] = i;
+    return 0;
+}
+
+static long find_pool(const numafit_pci_pools_t *pools, uint32_t tmpl) {
+    for (uint32_t i = 0; i < pools->n; i++)
+        if (pools->p[i].tmpl == tmpl)
+            return (long)i;
+    return -1;
+}
+
+/* The device indices sorted by address (a stable merge sort; tmp as large). */
+static void sort_by_addr(const numafit_pci_devices_t *devs, uint32_t *a, uint32_t *tmp,
+                         uint32_t n) {
+    for (uint32_t w = 1; w < n; w *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] =
+                    strcmp(devs->d[a[j]].address, devs->d[a[i]].address) < 0 ? a[j++] : a[i++];
+            while (i < mid)
+                tmp[k++] = a[i++];
+            while (j < hi)
+                tmp[k++] = a[j++];
+        }
+        memcpy(a, tmp, n * sizeof(*a));
+    }
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_new(const numafit_pci_devices_t *devs, const char *nova_conf,
+                                           size_t conf_len, unsigned flags,
+                                           numafit_pci_tracker_t **ret, numafit_error_t *err) {
+    numafit_pci_tracker_t *t = NULL;
+    uint32_t *dev_pool = NULL;
+    char *txt = NULL;
+    int r;
+
+    numafit__error_clear(err);
+    if (!devs || !ret || (flags & ~(unsigned)NUMAFIT_PCI_ZED)) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           flags & ~(unsigned)NUMAFIT_PCI_ZED ? "unknown flag bits"
+                                                              : "devices and ret are required");
+        return -EINVAL;
+    }
+    *ret = NULL;
+    t = numafit__calloc(1, sizeof(*t));
+    dev_pool = numafit__malloc((devs->n ? devs->n : 1) * sizeof(*dev_pool));
+    if (!t || !dev_pool) {
+        r = nomem(err);
+        goto fail;
+    }
+    r = numafit__pci_pools_from_devices(devs, nova_conf, conf_len, flags, &t->pools, dev_pool, err);
+    if (r < 0)
+        goto fail;
+    /* a copy of the devices (the caller keeps its own) */
+    if ((r = numafit_pci_devices_to_json(devs, 0, &txt, err)) < 0 ||
+        (r = numafit_pci_devices_new_from_json(txt, strlen(txt), 0, &t->devs, err)) < 0)
+        goto fail;
+    t->d = numafit__calloc(devs->n ? devs->n : 1, sizeof(*t->d));
+    if (!t->d || (r = numafit_pci_pools_dup(t->pools, &t->tmpl)) < 0) {
+        r = nomem(err);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < devs->n; i++) {
+        struct trk_dev *d = &t->d[i];
+        d->tmpl = dev_pool[i];
+        d->parent = -1;
+        d->type = dev_type_of(devs->d[i].dev_type);
+        d->state = d->tmpl == UINT32_MAX ? ST_NONE : ST_FREE;
+        if (d->state == ST_FREE) {
+            long k = find_pool(t->pools, d->tmpl);
+            if (k < 0 || pool_push(&t->pools->p[k], i) < 0) {
+                r = nomem(err);
+                goto fail;
+            }
+        }
+    }
+    /* nova's device tree: the tracked PF at each tracked VF's or vdpa
+     * device's parent_addr; children in address order */
+    t->by_addr = numafit__malloc((devs->n ? devs->n : 1) * sizeof(*t->by_addr));
+    if (!t->by_addr) {
+        r = nomem(err);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < devs->n; i++) {
+        t->by_addr[i] = i;
+        dev_pool[i] = 0;
+    }
+    sort_by_addr(devs, t->by_addr, dev_pool, devs->n);
+    for (uint32_t i = 0; i < devs->n; i++) {
+        const char *pa = devs->d[i].parent_addr;
+        if (t->d[i].state == ST_NONE || !pa || (t->d[i].type != DT_VF && t->d[i].type != DT_VDPA))
+            continue;
+        for (uint32_t j = 0; j < devs->n; j++)
+            if (j != i && t->d[j].state != ST_NONE && t->d[j].type == DT_PF &&
+                !strcmp(devs->d[j].address, pa)) {
+                t->d[i].parent = (int32_t)j;
+                break;
+            }
+    }
+    free(dev_pool);
+    free(txt);
+    *ret = t;
+    return 0;
+fail:
+    free(dev_pool);
+    free(txt);
+    numafit_pci_tracker_free(t);
+    return r;
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_get_pools(const numafit_pci_tracker_t *t,
+                                                 numafit_pci_pools_t **ret) {
+    if (!t || !ret)
+        return -EINVAL;
+    return numafit_pci_pools_dup(t->pools, ret);
+}
+
+/* ------------------------------------------------------------ the pools */
+
+/* PciDeviceStats.remove_device: device i out of its pool, the pool gone
+ * when it had one device left. */
+static void remove_device(numafit_pci_pools_t *pools, const struct trk_dev *d, uint32_t i) {
+    long k = find_pool(pools, d->tmpl);
+    struct pci_pool *P;
+    uint32_t j;
+    if (k < 0)
+        return;
+    P = &pools->p[k];
+    for (j = 0; j < P->ndevs && P->devs[j] != i; j++)
+        ;
+    if (j == P->ndevs)
+        return;
+    memmove(&P->devs[j], &P->devs[j + 1], (P->ndevs - j - 1) * sizeof(*P->devs));
+    P->ndevs--;
+    if (P->count > 1) {
+        P->count--;
+        return;
+    }
+    /* _decrease_pool_count: the pool leaves the list */
+    free(P->devs);
+    free(P->vendor_id);
+    free(P->product_id);
+    numafit__pci_tags_free(P->tags, P->ntags);
+    memmove(&pools->p[k], &pools->p[k + 1], (pools->n - (uint32_t)k - 1) * sizeof(*pools->p));
+    pools->n--;
+}
+
+/* PciDeviceStats.add_device: device i into the pool of its keys, a new
+ * pool (its builder's keys) appended and the list sorted again when there
+ * is none. */
+static int add_device(numafit_pci_pools_t *pools, const numafit_pci_pools_t *tmpl,
+                      const struct trk_dev *d, uint32_t i) {
+    long k = find_pool(pools, d->tmpl);
+    if (k < 0) {
+        long s = find_pool(tmpl, d->tmpl);
+        struct pci_pool *n, *P;
+        bool fail = false;
+        if (s < 0)
+            return -EINVAL;
+        n = numafit__realloc(pools->p, (pools->n + 1) * sizeof(*n));
+        if (!n)
+            return -ENOMEM;
+        pools->p = n;
+        P = &pools->p[pools->n];
+        *P = tmpl->p[s];
+        P->count = 0;
+        P->devs = NULL;
+        P->ndevs = P->devcap = 0;
+        P->vendor_id = numafit__pci_dup_or_null(tmpl->p[s].vendor_id, &fail);
+        P->product_id = numafit__pci_dup_or_null(tmpl->p[s].product_id, &fail);
+        P->tags = numafit__pci_tags_dup(tmpl->p[s].tags, tmpl->p[s].ntags, &fail);
+        pools->n++;
+        if (fail || numafit__pci_sort_pools(pools) < 0)
+            return -ENOMEM;
+        k = find_pool(pools, d->tmpl);
+    }
+    if (pool_push(&pools->p[k], i) < 0)
+        return -ENOMEM;
+    pools->p[k].count++;
+    return 0;
+}
+
+/* _handle_device_dependents of device i just taken (work on w, state st). */
+static void dependents(const numafit_pci_tracker_t *t, numafit_pci_pools_t *w, uint8_t *st,
+                       uint32_t i) {
+    const struct trk_dev *d = &t->d[i];
+    if (d->type == DT_PF) {
+        for (uint32_t k = 0; k < t->devs->n; k++) {
+            uint32_t j = t->by_addr[k];
+            if (t->d[j].parent == (int32_t)i && st[j] == ST_FREE) {
+                remove_device(w, &t->d[j], j);
+                st[j] = ST_UNAVAILABLE;
+            }
+        }
+    } else if ((d->type == DT_VF || d->type == DT_VDPA) && d->parent >= 0 &&
+               st[d->parent] == ST_FREE) {
+        remove_device(w, &t->d[d->parent], (uint32_t)d->parent);
+        st[d->parent] = ST_UNAVAILABLE;
+    }
+}
+
+static json_t *dev_json(const numafit_pci_tracker_t *t, uint32_t i, size_t ri,
+                        const struct pci_request *r) {
+    const struct pci_device *pd = &t->devs->d[i];
+    json_t *o = json_object();
+    if (!o || json_object_set_new(o, "address", json_string(pd->address)) ||
+        json_object_set_new(o, "vendor_id", json_string(pd->vendor_id)) ||
+        json_object_set_new(o, "product_id", json_string(pd->product_id)) ||
+        json_object_set_new(o, "dev_type", json_string(pd->dev_type)) ||
+        json_object_set_new(o, "numa_node",
+                            pd->numa_state == NUMA_SET ? json_integer((json_int_t)pd->numa_node)
+                                                       : json_null()) ||
+        json_object_set_new(o, "request", json_integer((json_int_t)ri)) ||
+        json_object_set_new(o, "request_id",
+                            r->request_id ? json_string(r->request_id) : json_null()) ||
+        json_object_set_new(o, "alias_name",
+                            r->alias_name ? json_string(r->alias_name) : json_null()) ||
+        json_object_set_new(o, "requester_id",
+                            r->requester_id ? json_string(r->requester_id) : json_null())) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_claim(numafit_pci_tracker_t *t, const numafit_host_t *host,
+                                             const numafit_pci_requests_t *reqs,
+                                             const int64_t *cell_ids, size_t ncells,
+                                             char **ret_json, numafit_error_t *err) {
+    numafit_pci_pools_t *w = NULL;
+    uint8_t *st = NULL;
+    uint32_t *list = NULL, *tm = NULL;
+    json_t *out = NULL, *taken, *unavail;
+    char *txt = NULL;
+    int r = -ENOMEM;
+
+    numafit__error_clear(err);
+    if (!t || !reqs || !ret_json || (ncells && !cell_ids) || ncells > NUMAFIT_MAX_CELLS) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           "a tracker, requests, ret_json and the cell ids are required");
+        return -EINVAL;
+    }
+    *ret_json = NULL;
+    /* on a copy: all or nothing */
+    if (numafit_pci_pools_dup(t->pools, &w) < 0 ||
+        !(st = numafit__malloc(t->devs->n ? t->devs->n : 1)) ||
+        !(out = json_pack("{s[]s[]}", "devices", "unavailable")))
+        goto nomem;
+    taken = json_object_get(out, "devices");
+    unavail = json_object_get(out, "unavailable");
+    for (uint32_t i = 0; i < t->devs->n; i++)
+        st[i] = t->d[i].state;
+    for (uint32_t ri = 0; ri < reqs->n; ri++) {
+        const struct pci_request *q = &reqs->r[ri];
+        uint32_t n = 0;
+        int64_t count = q->count;
+        free(list);
+        free(tm);
+        list = numafit__malloc((w->n ? w->n : 1) * sizeof(*list));
+        tm = numafit__malloc((w->n ? w->n : 1) * sizeof(*tm));
+        if (!list || !tm)
+            goto nomem;
+        r = numafit__pci_filter_one(w, host, q, ri, cell_ids, ncells, list, &n, err);
+        if (r < 0)
+            goto nomem;
+        if (r == 0) {
+            r = -ENOSPC;
+            goto out;
+        }
+        /* the pools by their identity: a dependent may take one out */
+        for (uint32_t k = 0; k < n; k++)
+            tm[k] = w->p[list[k]].tmpl;
+        for (uint32_t k = 0; k < n && count > 0; k++) {
+            long pk = find_pool(w, tm[k]);
+            int64_t num;
+            if (pk < 0)
+                continue;
+            num = w->p[pk].count < count ? w->p[pk].count : count;
+            count -= num;
+            w->p[pk].count -= num;
+            for (int64_t m = 0; m < num; m++) {
+                struct pci_pool *P;
+                uint32_t dev;
+                json_t *o;
+                pk = find_pool(w, tm[k]);
+                if (pk < 0 || !w->p[pk].ndevs)
+                    break; /* counts and devices disagree: cannot happen */
+                P = &w->p[pk];
+                dev = P->devs[--P->ndevs]; /* pool['devices'].pop() */
+                st[dev] = ST_CLAIMED;
+                dependents(t, w, st, dev);
+                if (!(o = dev_json(t, dev, ri, q)) || json_array_append_new(taken, o))
+                    goto nomem;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < t->devs->n; i++)
+        if (st[i] == ST_UNAVAILABLE && t->d[i].state == ST_FREE &&
+            json_array_append_new(unavail, json_string(t->devs->d[i].address)))
+            goto nomem;
+    txt = json_dumps(out, JSON_COMPACT);
+    if (!txt)
+        goto nomem;
+    /* done: the tracker takes the new state */
+    for (uint32_t i = 0; i < t->devs->n; i++)
+        t->d[i].state = st[i];
+    numafit_pci_pools_free(t->pools);
+    t->pools = w;
+    w = NULL;
+    *ret_json = txt;
+    r = 0;
+    goto out;
+nomem:
+    r = nomem(err);
+out:
+    numafit_pci_pools_free(w);
+    free(st);
+    free(list);
+    free(tm);
+    json_decref(out);
+    return r;
+}
+
+static long find_dev(const numafit_pci_tracker_t *t, const char *address) {
+    for (uint32_t i = 0; i < t->devs->n; i++)
+        if (!strcmp(t->devs->d[i].address, address))
+            return (long)i;
+    return -1;
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_release(numafit_pci_tracker_t *t, const char *claim_json,
+                                               size_t len, numafit_error_t *err) {
+    json_t *doc = NULL, *list, *v;
+    json_error_t je;
+    numafit_pci_pools_t *w = NULL;
+    uint8_t *st = NULL;
+    long *idx = NULL;
+    size_t i, n;
+    int r;
+
+    numafit__error_clear(err);
+    if (!t || !claim_json) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           "a tracker and a claim are required");
+        return -EINVAL;
+    }
+    if (len > NUMAFIT_INPUT_MAX) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, NULL, NULL,
+                           "the claim is larger than %u bytes", NUMAFIT_INPUT_MAX);
+        return -ERANGE;
+    }
+    doc = json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "the claim: %s", je.text);
+        return -EBADMSG;
+    }
+    list = json_object_get(doc, "devices");
+    if (!json_is_array(list)) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "devices", NULL,
+                           "the claim has no \"devices\" list");
+        r = -EINVAL;
+        goto out;
+    }
+    n = json_array_size(list);
+    idx = numafit__malloc((n ? n : 1) * sizeof(*idx));
+    st = numafit__malloc(t->devs->n ? t->devs->n : 1);
+    if (!idx || !st || numafit_pci_pools_dup(t->pools, &w) < 0)
+        goto nomem;
+    for (uint32_t k = 0; k < t->devs->n; k++)
+        st[k] = t->d[k].state;
+    /* every device claimed here, once */
+    json_array_foreach(list, i, v) {
+        const char *a = json_string_value(json_object_get(v, "address"));
+        long d = a ? find_dev(t, a) : -1;
+        if (d < 0 || st[d] != ST_CLAIMED) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, NULL, NULL,
+                               "device %.64s is not claimed on this host", a ? a : "(no address)");
+            snprintf(err->where, sizeof(err->where), "devices/%zu", i);
+            r = -EINVAL;
+            goto out;
+        }
+        st[d] = ST_NONE; /* seen (set back below) */
+        idx[i] = d;
+    }
+    for (i = 0; i < n; i++)
+        st[idx[i]] = ST_CLAIMED;
+    /* PciDevice.free, then add_device of what it frees, device by device */
+    for (i = 0; i < n; i++) {
+        uint32_t d = (uint32_t)idx[i];
+        const struct trk_dev *D = &t->d[d];
+        if (D->type == DT_PF) {
+            for (uint32_t k = 0; k < t->devs->n; k++) {
+                uint32_t j = t->by_addr[k];
+                if (t->d[j].parent == (int32_t)d && st[j] == ST_UNAVAILABLE) {
+                    st[j] = ST_FREE;
+                    if ((r = add_device(w, t->tmpl, &t->d[j], j)) < 0)
+                        goto fail;
+                }
+            }
+        } else if ((D->type == DT_VF || D->type == DT_VDPA) && D->parent >= 0 &&
+                   st[D->parent] == ST_UNAVAILABLE) {
+            bool all = true;
+            for (uint32_t j = 0; j < t->devs->n && all; j++)
+                if (j != d && t->d[j].parent == D->parent && st[j] != ST_FREE)
+                    all = false;
+            if (all) {
+                st[D->parent] = ST_FREE;
+                if ((r = add_device(w, t->tmpl, &t->d[D->parent], (uint32_t)D->parent)) < 0)
+                    goto fail;
+            }
+        }
+        st[d] = ST_FREE;
+        if ((r = add_device(w, t->tmpl, D, d)) < 0)
+            goto fail;
+    }
+    for (uint32_t k = 0; k < t->devs->n; k++)
+        t->d[k].state = st[k];
+    numafit_pci_pools_free(t->pools);
+    t->pools = w;
+    w = NULL;
+    r = 0;
+    goto out;
+fail:
+    if (r != -ENOMEM) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "the pools lost a device");
+        goto out;
+    }
+nomem:
+    r = nomem(err);
+out:
+    numafit_pci_pools_free(w);
+    free(st);
+    free(idx);
+    json_decref(doc);
+    return r;
+}
