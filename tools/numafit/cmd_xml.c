@@ -44,6 +44,13 @@ static void xml_usage(FILE *o) {
             "                              file_backed_memory, virt_type, cpu_mode; - = stdin);\n"
             "                              the options above, when given, win\n"
             "  --nova-exact                write what nova writes even if libvirt refuses it\n"
+            "  --pci-devices FILE          the host's PCI devices (nova's pci_passthrough_devices\n"
+            "                              JSON, `numafit pci --list-devices`): --nova-conf's\n"
+            "                              [pci] device_spec picks the assignable ones, the\n"
+            "                              flavor's pci_passthrough:alias ([pci] alias) asks;\n"
+            "                              the fit needs the devices, the compute node's claim\n"
+            "                              takes particular ones and their <hostdev> elements\n"
+            "                              are written (inside <devices> with --domain)\n"
             "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
             "  --strategy spread|pack      host cell order (default spread)\n");
     cli_budget_help(o, 2, 30);
@@ -63,6 +70,7 @@ static void report(const char *what, int rc, const numafit_error_t *e) {
 struct xml_args {
     const char *host, *flavor, *image, *limits;
     const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode, *nova_conf;
+    const char *pci_devices;
     long priority;
     unsigned long long filebacked;
     struct cli_fit_options fit; /* --nova-release, --strategy */
@@ -117,6 +125,8 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
             dst = &a->cpu_mode;
         else if (!strcmp(o, "--nova-conf"))
             dst = &a->nova_conf;
+        else if (!strcmp(o, "--pci-devices"))
+            dst = &a->pci_devices;
         if (dst) {
             *dst = argv[++i];
             continue;
@@ -239,6 +249,84 @@ fail:
     return rc < 0 ? rc : -EINVAL;
 }
 
+/* The PCI side of --pci-devices: a tracker of the devices under nova.conf's
+ * device_spec, its pools and the flavor's requests. Returns 0, or an exit
+ * status after saying why. */
+struct xml_pci {
+    numafit_pci_tracker_t *t;
+    numafit_pci_pools_t *pools;
+    numafit_pci_requests_t *reqs;
+};
+
+static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor_n,
+                     const char *image, size_t image_n, struct xml_pci *x) {
+    char *devs_s = NULL, *conf_s = NULL;
+    size_t devs_n = 0, conf_n = 0;
+    numafit_pci_devices_t *devs = NULL;
+    numafit_error_t e;
+    unsigned flags = a->fit.profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_PCI_ZED : 0;
+    int rc, status = XML_EXIT_ERROR;
+
+    memset(&e, 0, sizeof(e));
+    if (!(devs_s = read_all(a->pci_devices, &devs_n)))
+        return XML_EXIT_ERROR;
+    if (a->nova_conf && !(conf_s = cli_read_input("numafit xml", "--nova-conf", a->nova_conf,
+                                                  NUMAFIT_NOVA_CONF_MAX, false, &conf_n, NULL)))
+        goto out;
+    if ((rc = numafit_pci_devices_new_from_json(devs_s, devs_n, 0, &devs, &e)) < 0) {
+        report(a->pci_devices, rc, &e);
+        goto out;
+    }
+    if ((rc = numafit_pci_tracker_new(devs, conf_s, conf_n, flags, &x->t, &e)) < 0) {
+        report(a->nova_conf ? a->nova_conf : "device_spec", rc, &e);
+        goto out;
+    }
+    if ((rc = numafit_pci_tracker_get_pools(x->t, &x->pools)) < 0 ||
+        (rc = numafit_pci_requests_from_flavor(flavor, flavor_n, image, image_n, conf_s, conf_n,
+                                               flags, &x->reqs, &e)) < 0) {
+        report(a->flavor, rc, &e);
+        goto out;
+    }
+    status = 0;
+out:
+    numafit_pci_devices_free(devs);
+    free(devs_s);
+    free(conf_s);
+    return status;
+}
+
+/* Insert text (lines) before the line of the last "</devices>" of xml (a
+ * whole domain), each line indented as the domain's devices are; returns
+ * the new string (malloc) or NULL. */
+static char *insert_devices(const char *xml, const char *text) {
+    const char *at = NULL, *q = xml, *t;
+    size_t n = strlen(xml), m = strlen(text), lines = 0, k;
+    char *out;
+    while ((q = strstr(q, "</devices>")) != NULL)
+        at = q++;
+    if (!at)
+        at = xml + n;
+    while (at > xml && at[-1] == ' ')
+        at--; /* the start of that line */
+    for (t = text; *t; t++)
+        lines += *t == '\n';
+    out = malloc(n + m + 4 * (lines + 1) + 1);
+    if (!out)
+        return NULL;
+    k = (size_t)(at - xml);
+    memcpy(out, xml, k);
+    for (t = text; *t;) {
+        const char *e = strchr(t, '\n');
+        size_t l = e ? (size_t)(e - t) + 1 : strlen(t);
+        memcpy(out + k, "    ", 4);
+        memcpy(out + k + 4, t, l);
+        k += 4 + l;
+        t += l;
+    }
+    memcpy(out + k, at, n - (size_t)(at - xml) + 1);
+    return out;
+}
+
 int cmd_xml(int argc, char **argv) {
     struct xml_args a;
     char *host_s = NULL, *flavor_s = NULL, *image_s = NULL, *limits_s = NULL, *xml = NULL;
@@ -249,6 +337,8 @@ int cmd_xml(int argc, char **argv) {
     numafit_placement_t *p = NULL;
     numafit_domconf_t *conf = NULL;
     numafit_error_t e;
+    struct xml_pci pci = {NULL, NULL, NULL};
+    char *claim = NULL, *hostdev = NULL, *whole = NULL;
     int rc, status = XML_EXIT_ERROR;
 
     memset(&a, 0, sizeof(a));
@@ -275,6 +365,13 @@ int cmd_xml(int argc, char **argv) {
         report(a.flavor, rc, &e);
         goto out;
     }
+    if (a.pci_devices) {
+        int prc = rc;
+        if ((status = pci_setup(&a, flavor_s, flavor_n, image_s, image_n, &pci)) != 0)
+            goto out;
+        status = XML_EXIT_ERROR;
+        rc = prc;
+    }
     if (rc == 1) {
         int bad;
         rc = cli_options_new(&a.fit, limits_s, limits_n, &opt, &e, &bad);
@@ -285,6 +382,8 @@ int cmd_xml(int argc, char **argv) {
                 fprintf(stderr, "numafit: %s\n", numafit_strerror(rc));
             goto out;
         }
+        if (pci.pools)
+            numafit_options_set_pci(opt, pci.pools, pci.reqs);
         rc = numafit_fit(host, req, opt, 0, &p, &e);
         if (rc < 0) {
             report("fit", rc, &e);
@@ -303,7 +402,32 @@ int cmd_xml(int argc, char **argv) {
         report("domain XML", rc, &e);
         goto out;
     }
-    fputs(xml, stdout);
+    if (pci.t) {
+        /* the compute node's claim of particular devices, on the placement's cells */
+        int64_t ids[NUMAFIT_MAX_CELLS];
+        int nc = p ? numafit_placement_get_cell_count(p) : 0;
+        for (int i = 0; i < nc; i++)
+            ids[i] = numafit_placement_get_host_cell(p, (unsigned)i);
+        rc = numafit_pci_tracker_claim(pci.t, host, pci.reqs, ids, (size_t)(nc > 0 ? nc : 0),
+                                       &claim, &e);
+        if (rc == -ENOSPC) {
+            report("does not fit (PCI devices)", 0, &e);
+            status = XML_EXIT_NOFIT;
+            goto out;
+        }
+        if (rc < 0 ||
+            (rc = numafit_domain_hostdev_xml(claim, strlen(claim), 0, &hostdev, &e)) < 0) {
+            report("PCI devices", rc, &e);
+            goto out;
+        }
+        if (a.domain && rc > 0 && !(whole = insert_devices(xml, hostdev))) {
+            fprintf(stderr, "numafit: out of memory\n");
+            goto out;
+        }
+    }
+    fputs(whole ? whole : xml, stdout);
+    if (!a.domain && hostdev && hostdev[0])
+        printf("<!-- PCI devices -->\n%s", hostdev);
     if (!a.domain) {
         /* the device-level elements, as separate fragments */
         char *dev = NULL;
@@ -329,7 +453,13 @@ int cmd_xml(int argc, char **argv) {
     }
     status = 0; /* main() checks that standard output was written */
 out:
+    free(whole);
     numafit_free(xml);
+    numafit_free(claim);
+    numafit_free(hostdev);
+    numafit_pci_tracker_free(pci.t);
+    numafit_pci_pools_free(pci.pools);
+    numafit_pci_requests_free(pci.reqs);
     numafit_placement_free(p);
     numafit_options_free(opt);
     numafit_request_free(req);
