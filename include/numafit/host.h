@@ -122,10 +122,9 @@ NUMAFIT_EXPORT int numafit_host_get_cell_usage(const numafit_host_t *host, unsig
  * spec is in the short form when one of its tokens is such a CPU shape.
  * Each key, token kind and page size may be given once; an empty spec is
  * refused. `pci:` tokens (either form, repeatable) describe PCI devices:
- * they are checked here and read by numafit_pci_pools_new_from_spec(). The host built passes the same checks as a host read from JSON.
- * \return 0, -EINVAL (reterr names the key or the token), -EBADMSG (the
- * syntax of a dedicated: or shared: CPU set), -ERANGE, -ENOMEM.
- * \ownership owned
+ * they are checked here and read by numafit_pci_pools_new_from_spec(). The host built passes the
+ * same checks as a host read from JSON. \return 0, -EINVAL (reterr names the key or the token),
+ * -EBADMSG (the syntax of a dedicated: or shared: CPU set), -ERANGE, -ENOMEM. \ownership owned
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_new_synthetic(const char *spec, unsigned flags,
                                                                 numafit_host_t **ret_host,
