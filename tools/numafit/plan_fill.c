@@ -199,6 +199,12 @@ static int place(struct fill *F, size_t hi, unsigned f, bool keep, numafit_place
         if (plan_inventory_room(F->inv[hi], amounts, bits, 1, &stop) == 0)
             return 0;
     }
+    if (!fl->req && fl->pci) {
+        /* no NUMA topology: nova's PCI filter and claim, without cells */
+        if (!F->pools || !F->pools[hi] ||
+            numafit_pci_apply(F->pools[hi], F->fleet[hi], fl->pci, NULL, 0, NULL) < 0)
+            return 0;
+    }
     if (fl->req) {
         const numafit_pci_pools_t *pools = host_pools(F, hi, true);
         numafit_placement_t *p = NULL;
@@ -391,6 +397,84 @@ static int explain_fleet(struct fill *F, numafit_host_t *const *fleet, unsigned 
 
 /* ------------------------------------------------------------------ alone */
 
+/* The alone fill of a flavor f asking for devices on host h (hi): one
+ * instance at a time, its devices taken from a copy of the host's pools
+ * (as the mixed fill does), at most max; *ret_stop what ended it (the
+ * devices when the next fit is refused for them, else the NUMA fit). */
+static int alone_devices(struct fill *F, numafit_host_t *h, size_t hi, unsigned f, uint64_t max,
+                         uint64_t *ret_n, int *ret_stop) {
+    const struct plan_flavor *fl = &F->pl->flavors[f];
+    numafit_pci_pools_t *copy = NULL;
+    uint64_t n = 0;
+    int rc = 0;
+
+    *ret_stop = STOP_CAPPED;
+    if (F->pl->hosts[hi].pools && numafit_pci_pools_dup(F->pl->hosts[hi].pools, &copy) < 0) {
+        plan_error(F->pl, "out of memory");
+        return -1;
+    }
+    while (n < max) {
+        numafit_placement_t *p = NULL;
+        uint64_t one = 0;
+        int64_t ids[NUMAFIT_MAX_CELLS];
+        int nc;
+        if (fill_host(F, h, hi, f, copy, 1, true, &p, &one) < 0) {
+            rc = -1;
+            break;
+        }
+        if (one == 0) {
+            /* why the next one does not fit: with the devices left */
+            numafit_options_t *own;
+            const numafit_options_t *o = fit_opt(F, hi, f, copy, &own);
+            numafit_error_t e;
+            memset(&e, 0, sizeof(e));
+            *ret_stop =
+                o && numafit_fit(h, fl->req, o, 0, NULL, &e) == 0 && e.code == NUMAFIT_E_NOFIT_PCI
+                    ? STOP_PCI
+                    : STOP_NUMA;
+            numafit_options_free(own);
+            break;
+        }
+        nc = numafit_placement_get_cell_count(p);
+        for (int i = 0; i < nc; i++)
+            ids[i] = numafit_placement_get_host_cell(p, (unsigned)i);
+        numafit_placement_free(p);
+        /* the fill took them from its own copy: take them from ours */
+        if (copy && numafit_pci_apply(copy, h, fl->pci, ids, (size_t)nc, NULL) < 0) {
+            plan_error(F->pl, "devices of %s on host %s: the claim's devices are gone", fl->name,
+                       plan_host_name(F->pl, hi));
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    numafit_pci_pools_free(copy);
+    *ret_n = n;
+    return rc;
+}
+
+/* A guest without NUMA topology asking for devices: how many of it (at
+ * most max) the devices of host hi take (nova's PciPassthroughFilter and
+ * claim, without cells), on a copy of its pools. */
+static int pci_fill(struct fill *F, size_t hi, unsigned f, uint64_t max, uint64_t *ret_n) {
+    const numafit_pci_pools_t *pools = F->pl->hosts[hi].pools;
+    numafit_pci_pools_t *copy = NULL;
+    uint64_t n = 0;
+    *ret_n = 0;
+    if (!pools)
+        return 0;
+    if (numafit_pci_pools_dup(pools, &copy) < 0) {
+        plan_error(F->pl, "out of memory");
+        return -1;
+    }
+    while (n < max && numafit_pci_apply(copy, F->fleet ? F->fleet[hi] : F->pl->hosts[hi].h,
+                                        F->pl->flavors[f].pci, NULL, 0, NULL) == 0)
+        n++;
+    numafit_pci_pools_free(copy);
+    *ret_n = n;
+    return 0;
+}
+
 /* One alone fill of flavor f on host hi (copies of its host and inventory). */
 struct alone_one {
     uint64_t n[2];   /* instances by nova's first query, then by its second */
@@ -411,11 +495,23 @@ static int alone_query(struct fill *F, numafit_host_t *h, numafit_inventory_t *i
     if (inv)
         k = plan_inventory_room(inv, amounts, bits, max, &stop);
     n = k;
-    if (fl->req && k > 0) {
+    if (fl->req && fl->pci && k > 0) {
+        int dstop;
+        if (alone_devices(F, h, hi, f, k, &n, &dstop) < 0)
+            return -1;
+        if (n < k)
+            stop = dstop;
+    } else if (fl->req && k > 0) {
         if (fill_host(F, h, hi, f, F->pl->hosts[hi].pools, k, false, NULL, &n) < 0)
             return -1;
         if (n < k)
             stop = STOP_NUMA;
+    } else if (fl->pci && k > 0) {
+        /* no NUMA topology: nova's PCI filter and claim, without cells */
+        if (pci_fill(F, hi, f, k, &n) < 0)
+            return -1;
+        if (n < k)
+            stop = STOP_PCI;
     }
     if (inv)
         plan_inventory_take(inv, amounts, n);

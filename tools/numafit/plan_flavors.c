@@ -236,11 +236,6 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
                          where, name);
             f->planned = false;
         }
-        if (f->pci)
-            plan_warning(pl,
-                         "%s: flavor %s asks for PCI devices without a NUMA topology: the plan "
-                         "does not count its devices",
-                         where, name);
         numafit_request_free(f->req);
         f->req = NULL;
     }

@@ -117,6 +117,7 @@ enum plan_stop {
     STOP_TRAIT = NUMAFIT_RC_COUNT, /* the SMT trait (HW_CPU_HYPERTHREADING) */
     STOP_NUMA,                     /* the NUMA fit */
     STOP_CAPPED,                   /* --max-instances */
+    STOP_PCI,                      /* the PCI devices (pci_passthrough:alias) */
     STOP__MAX
 };
 

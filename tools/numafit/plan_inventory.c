@@ -31,6 +31,8 @@ const char *plan_stop_name(int stop) {
             return "NUMA";
         case STOP_CAPPED:
             return "max_instances";
+        case STOP_PCI:
+            return "PCI_DEVICES";
         default: {
             const char *n = numafit_resource_class_to_string(stop);
             return n ? n : "other";
