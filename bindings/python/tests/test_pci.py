@@ -258,6 +258,31 @@ class PciDevicesTest(unittest.TestCase):
             self.assertEqual(sorted(counts()), sorted(start))
             with self.assertRaises(numafit.errors.NumafitError):
                 t.release(c)  # not claimed any more
+            # fit and claim in one step: the CPUs on the host, the VFs here
+            req = numafit.Request.from_flavor(2, 2048, {"hw:cpu_policy": "dedicated"})
+            with numafit.PciRequests.from_flavor(
+                    {"extra_specs": {"pci_passthrough:alias": "vf:4"}}, None, conf, "zed") as vf4:
+                r, c = t.fit_and_claim(host, req, vf4)
+                self.assertEqual(r.placement.host_cells, [1])
+                self.assertEqual(len(c["devices"]), 4)
+                r2, c2 = t.fit_and_claim(host, req, vf4)  # no VFs left
+                self.assertIsNone(c2)
+                self.assertEqual(r2.code_name, "NOFIT_PCI")
+                self.assertIsNone(r2.placement)
+                host.release(r.placement)
+                t.release(c)
+            # the scheduler's view says yes (a VF and the PF: 2 pools), the
+            # node's claim no (the VF takes its PF out): nothing is kept
+            with numafit.PciRequests.from_flavor(
+                    {"extra_specs": {"pci_passthrough:alias": "vf:1,pf:1"}}, None, conf,
+                    "zed") as both:
+                before = host.to_json()
+                r3, c3 = t.fit_and_claim(host, req, both)
+                self.assertIsNone(c3)
+                self.assertEqual(r3.code_name, "NOFIT_PCI")
+                self.assertEqual(host.to_json(), before)
+                self.assertEqual(sorted(counts()), sorted(start))
+            req.close()
         host.close()
 
 
