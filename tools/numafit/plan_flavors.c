@@ -23,9 +23,99 @@
 /* ------------------------------------------------------------------ flavors */
 
 static const char *const flavor_keys[] = {
-    "name", "vcpus",       "memory_mb",        "root_gb",          "ephemeral_gb",
-    "swap", "extra_specs", "image_properties", "boot_from_volume", "weight",
-    NULL};
+    "name",  "vcpus",       "memory_mb",        "root_gb",          "ephemeral_gb",
+    "swap",  "extra_specs", "image_properties", "boot_from_volume", "weight",
+    "ports", NULL};
+
+#define PLAN_MAX_PORTS 32
+
+/* The flavor's or image's PCI NUMA affinity policy (enum
+ * numafit_pci_numa_policy), for its ports (checked by
+ * numafit_pci_requests_from_flavor before this is asked). */
+static int pci_policy(const json_t *fl) {
+    static const char *const names[] = {"required", "legacy", "preferred", "socket"};
+    const char *v = json_string_value(
+        json_object_get(json_object_get(fl, "extra_specs"), "hw:pci_numa_affinity_policy"));
+    if (!v)
+        v = json_string_value(json_object_get(json_object_get(fl, "image_properties"),
+                                              "hw_pci_numa_affinity_policy"));
+    for (int i = 0; v && i < 4; i++)
+        if (!strcmp(v, names[i]))
+            return NUMAFIT_PCI_POLICY_REQUIRED + i;
+    return NUMAFIT_PCI_POLICY_UNSET;
+}
+
+/* "ports": [{"vnic_type", "physical_network", "trusted",
+ * "numa_affinity_policy"}]: the neutron ports an instance of the flavor
+ * gets, each asking for a device as nova asks for it. 0, or PLAN_EXIT_*. */
+static int add_ports(struct plan *pl, const json_t *fl, numafit_pci_requests_t *reqs,
+                     const char *where) {
+    const json_t *ports = json_object_get(fl, "ports"), *port;
+    size_t i;
+    if (!ports)
+        return 0;
+    if (!json_is_array(ports) || json_array_size(ports) > PLAN_MAX_PORTS) {
+        plan_error(pl,
+                   "%s: \"ports\" must be a list of at most %d ports {\"vnic_type\", "
+                   "\"physical_network\", \"trusted\", \"numa_affinity_policy\"}",
+                   where, PLAN_MAX_PORTS);
+        return PLAN_EXIT_INPUT;
+    }
+    json_array_foreach(ports, i, port) {
+        const char *key, *vnic, *net = NULL, *pol = NULL;
+        json_t *v;
+        int trusted = -1, rc;
+        numafit_error_t e;
+        if (!json_is_object(port)) {
+            plan_error(pl, "%s: ports/%zu: a port is an object", where, i);
+            return PLAN_EXIT_INPUT;
+        }
+        json_object_foreach((json_t *)port, key, v) {
+            if (!strcmp(key, "vnic_type") || !strcmp(key, "numa_affinity_policy")) {
+                if (!json_is_string(v))
+                    goto bad;
+            } else if (!strcmp(key, "physical_network")) {
+                if (!json_is_string(v) && !json_is_null(v))
+                    goto bad;
+            } else if (!strcmp(key, "trusted")) {
+                if (!json_is_boolean(v))
+                    goto bad;
+            } else {
+                plan_error(pl,
+                           "%s: ports/%zu: unknown key \"%s\" (vnic_type, physical_network, "
+                           "trusted, numa_affinity_policy)",
+                           where, i, key);
+                return PLAN_EXIT_INPUT;
+            }
+            continue;
+        bad:
+            plan_error(pl, "%s: ports/%zu/%s: %s", where, i, key,
+                       !strcmp(key, "trusted")            ? "true or false"
+                       : !strcmp(key, "physical_network") ? "a string, or null (tunnelled)"
+                                                          : "a string");
+            return PLAN_EXIT_INPUT;
+        }
+        vnic = json_string_value(json_object_get(port, "vnic_type"));
+        if (!vnic) {
+            plan_error(pl, "%s: ports/%zu: \"vnic_type\" is required (direct, macvtap, ...)", where,
+                       i);
+            return PLAN_EXIT_INPUT;
+        }
+        net = json_string_value(json_object_get(port, "physical_network"));
+        pol = json_string_value(json_object_get(port, "numa_affinity_policy"));
+        if (json_object_get(port, "trusted"))
+            trusted = json_is_true(json_object_get(port, "trusted"));
+        memset(&e, 0, sizeof(e));
+        rc = numafit_pci_requests_add_port(reqs, vnic, net, trusted, NULL, pol, pci_policy(fl), &e);
+        if (rc < 0) {
+            char prefix[PATH_MAX + 64];
+            snprintf(prefix, sizeof(prefix), "%s: ports/%zu", where, i);
+            plan_lib_error(pl, prefix, rc, &e);
+            return plan_lib_status(rc);
+        }
+    }
+    return 0;
+}
 
 /* Check and add one flavor object. where: "FILE: flavor N (line L)". */
 static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned long line,
@@ -52,7 +142,7 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
             plan_error(pl,
                        "%s: unknown key \"%s\" (a flavor has name, vcpus, memory_mb, "
                        "root_gb, ephemeral_gb, swap, extra_specs, image_properties, "
-                       "boot_from_volume, weight)",
+                       "boot_from_volume, weight, ports)",
                        where, key);
             return PLAN_EXIT_INPUT;
         }
@@ -181,6 +271,17 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
             json_decref(lib);
             json_decref(image);
             return plan_lib_status(rp);
+        }
+        if ((rp = add_ports(pl, fl, f->pci, where)) != 0) {
+            numafit_pci_requests_free(f->pci);
+            f->pci = NULL;
+            numafit_request_free(f->req);
+            f->req = NULL;
+            free(ftxt);
+            free(itxt);
+            json_decref(lib);
+            json_decref(image);
+            return rp;
         }
         for (int k = 0, nr = numafit_pci_requests_get_count(f->pci); k < nr; k++) {
             int64_t cnt = 0;
