@@ -25,7 +25,8 @@
  * parsed with jansson (JSON_REJECT_DUPLICATES, as the loader): when one is
  * refused the loader must fail too; when all are objects, the same lines
  * written as one JSON list (read by jansson alone) must load to the same
- * fleet: the same result, host names, host JSON and allocation ratios.
+ * fleet: the same result, host names, host JSON, allocation ratios and
+ * PCI pools (the pci_stats column).
  */
 #include "config.h"
 
@@ -140,7 +141,8 @@ static void same_fleet(const struct plan *a, const struct plan *b, const char *t
                ha->db_disk_gb == hb->db_disk_gb && ha->db_disk_ratio == hb->db_disk_ratio &&
                ha->db_vcpus_used == hb->db_vcpus_used &&
                ha->db_memory_used_mb == hb->db_memory_used_mb &&
-               ha->db_disk_used_gb == hb->db_disk_used_gb;
+               ha->db_disk_used_gb == hb->db_disk_used_gb && !ha->pools == !hb->pools &&
+               (!ha->pools || numafit_pci_pools_equal(ha->pools, hb->pools) == 1);
         ja = fuzz_host_json(ha->h);
         jb = fuzz_host_json(hb->h);
         if (same && strcmp(ja, jb) != 0) {
