@@ -39,7 +39,8 @@ static int take_devices(numafit_host_t *host, numafit_pci_pools_t *pools,
     int rc;
     for (uint32_t i = 0; i < n; i++)
         ids[i] = p->cells[i].host_id;
-    rc = numafit_pci_apply(pools, host, o->pci_reqs, ids, n, reterr);
+    rc = numafit_pci_apply_flags(pools, host, o->pci_reqs, ids, n,
+                                 o->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_PCI_ZED : 0, reterr);
     if (rc < 0) {
         /* the claim was just made: giving it back cannot fail */
         numafit_error_t e;

@@ -1033,7 +1033,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     if (x->pci_check) {
         x->pci_prep = x->pci_fn ? NULL : (uint8_t *)x->pci_scratch + pci_walk_size(x);
         if (x->pci_prep)
-            numafit__pci_prepare(x->pools, x->reqs, x->pci_prep);
+            numafit__pci_prepare(x->pools, x->reqs, !x->zed, x->pci_prep);
         for (uint32_t p = 0; p < x->n; p++)
             x->pci_cell[p] = x->pci_any[x->order[p]];
     }
@@ -1227,7 +1227,8 @@ static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, numafit_err
                                "the PCI requests are not satisfied");
         return rc > 0;
     }
-    return numafit__pci_support(x->pools, x->h, x->reqs, ids, n, x->pci_scratch, x->pci_prep, err);
+    return numafit__pci_support(x->pools, x->h, x->reqs, ids, n, x->pci_scratch, x->pci_prep,
+                                !x->zed, err);
 }
 
 /* The choices the PCI check can tell apart: which cells with devices are

@@ -838,7 +838,8 @@ uint8_t numafit__pci_key_id(const char *key) {
     static const char *const names[] = {
         NULL,      "vendor_id",     "product_id",     "numa_node",
         "count",   "dev_type",      "remote_managed", "physical_network",
-        "trusted", "parent_ifname", "address"};
+        "trusted", "parent_ifname", "address",        "resource_class",
+        "traits",  "rp_uuids",      "rp_uuid",        "live_migratable"};
     for (uint8_t i = 1; i < sizeof(names) / sizeof(names[0]); i++)
         if (key[0] == names[i][0] && !strcmp(key, names[i]))
             return i;
@@ -915,12 +916,17 @@ static bool eq_nocase(const char *a, const char *b) {
     return *a == *b;
 }
 
-/* nova's pci_device_prop_match for one spec. */
-static bool spec_matches(const struct pci_pool *p, const struct pci_spec *s) {
+/* nova's pci_device_prop_match for one spec; the latest rules leave out
+ * the keys placement matches (resource_class, traits, rp_uuids). */
+static bool spec_matches(const struct pci_pool *p, const struct pci_spec *s, bool latest) {
     for (uint32_t i = 0; i < s->n; i++) {
         const char *pv = NULL;
         uint32_t h = 0;
-        int kind = pool_field(p, field_of(s->kv[i].id), s->kv[i].key, s->kv[i].id, &pv, &h);
+        int kind;
+        if (latest && (s->kv[i].id == PCI_KEY_RESOURCE_CLASS || s->kv[i].id == PCI_KEY_TRAITS ||
+                       s->kv[i].id == PCI_KEY_RP_UUIDS))
+            continue;
+        kind = pool_field(p, field_of(s->kv[i].id), s->kv[i].key, s->kv[i].id, &pv, &h);
         if (!s->kv[i].value ? kind != PV_NONE
                             : kind != PV_STR || h != s->kv[i].vh || !eq_nocase(pv, s->kv[i].value))
             return false;
@@ -957,12 +963,13 @@ struct walk {
     uint32_t *list, *tmp; /* pool indices */
     const uint8_t *prep;  /* [r * pools + i]: PREP_* bits, or NULL */
     uint8_t *row;         /* without prep: one request's PREP_* bits */
+    bool latest;          /* upstream nova's rules (else Zed's) */
 };
 
 /* What a request makes of a pool, worked out once for many walks
  * (numafit__pci_prepare): it matches; the PF step drops it; the vdpa or
  * remote-managed step drops it. */
-enum { PREP_MATCH = 1, PREP_PF = 2, PREP_OTHER = 4 };
+enum { PREP_MATCH = 1, PREP_PF = 2, PREP_OTHER = 4, PREP_LM = 8 };
 
 static int64_t sum(const struct walk *w, const uint32_t *l, uint32_t n) {
     int64_t s = 0;
@@ -1092,9 +1099,10 @@ static uint8_t pool_kind(const struct pci_pool *P) {
 }
 
 /* The PREP_* bits of request r for each pool into out[pools->n]. */
-static void prep_request(const numafit_pci_pools_t *pools, const struct pci_request *r,
+static void prep_request(const numafit_pci_pools_t *pools, const struct pci_request *r, bool latest,
                          uint8_t *out) {
     uint8_t want = 0;
+    int lm = 0; /* latest: every spec asks live_migratable "true" (1) or "false" (2) */
     for (uint32_t s = 0; s < r->nspecs; s++)
         want |= kind_of(spec_get(&r->specs[s], PCI_KEY_DEV_TYPE),
                         spec_get(&r->specs[s], PCI_KEY_REMOTE_MANAGED));
@@ -1103,8 +1111,18 @@ static void prep_request(const numafit_pci_pools_t *pools, const struct pci_requ
     for (uint32_t s = 0; s < r->nspecs; s++) {
         const struct pci_spec *sp = &r->specs[s];
         for (uint32_t i = 0; i < pools->n; i++)
-            if (!(out[i] & PREP_MATCH) && spec_matches(&pools->p[i], sp))
+            if (!(out[i] & PREP_MATCH) && spec_matches(&pools->p[i], sp, latest))
                 out[i] |= PREP_MATCH;
+    }
+    if (latest && r->nspecs) {
+        /* nova's _filter_pools_for_live_migratable_devices (exact strings) */
+        bool all_t = true, all_f = true;
+        for (uint32_t s = 0; s < r->nspecs; s++) {
+            const char *v = spec_get(&r->specs[s], PCI_KEY_LIVE_MIGRATABLE);
+            all_t = all_t && v && !strcmp(v, "true");
+            all_f = all_f && v && !strcmp(v, "false");
+        }
+        lm = all_t ? 1 : all_f ? 2 : 0;
     }
     for (uint32_t i = 0; i < pools->n; i++) {
         uint8_t drop = (uint8_t)(pools->p[i].kind & ~want);
@@ -1113,8 +1131,112 @@ static void prep_request(const numafit_pci_pools_t *pools, const struct pci_requ
             b |= PREP_PF;
         if (drop & (IS_VDPA | IS_RM))
             b |= PREP_OTHER;
+        if (lm) {
+            const char *v = pool_tag(&pools->p[i], PCI_KEY_LIVE_MIGRATABLE);
+            if (!v || strcmp(v, lm == 1 ? "true" : "false") != 0)
+                b |= PREP_LM;
+        }
         out[i] = b;
     }
+}
+
+/* ------------------------------------------------------------ placement (latest) */
+
+#define RP_MAX (NUMAFIT_PCI_STRING_MAX / 2 + 1) /* providers one spec value can name */
+
+size_t numafit__pci_rp_list(const struct pci_request *r, const char **rp, size_t *rplen,
+                            size_t cap) {
+    const char *v, *p;
+    size_t n = 0;
+    /* _get_rp_uuids_for_request: a port's request (no alias) has none */
+    if (!r->alias_name || !r->nspecs || !(v = spec_get(&r->specs[0], PCI_KEY_RP_UUIDS)) || !*v)
+        return 0;
+    for (p = v; n < cap;) {
+        const char *e = strchr(p, ',');
+        rp[n] = p;
+        rplen[n++] = e ? (size_t)(e - p) : strlen(p);
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return n;
+}
+
+/* How many times the allocation names provider (s, n). */
+static int64_t rp_count(const char *const *rp, const size_t *rplen, size_t nrp, const char *s,
+                        size_t n) {
+    int64_t k = 0;
+    for (size_t i = 0; i < nrp; i++)
+        k += rplen[i] == n && !memcmp(rp[i], s, n);
+    return k;
+}
+
+/* _filter_pools_based_on_placement_allocation: pool P (left devices)
+ * has a provider the allocation names, with room for what it took there. */
+static bool placement_ok(const struct walk *w, const struct pci_pool *P, int64_t left,
+                         const char *const *rp, const size_t *rplen, size_t nrp) {
+    const char *u = pool_tag(P, PCI_KEY_RP_UUID);
+    int64_t k;
+    (void)w;
+    if (!u)
+        return false;
+    k = rp_count(rp, rplen, nrp, u, strlen(u));
+    return k > 0 && left >= k;
+}
+
+/* _apply_request with a placement allocation: every pool with a provider
+ * (rp_uuid, even null) must be the only one of it; each pool kept gives
+ * what placement took from its provider (the first pool of a provider
+ * only), and leaves when emptied. */
+static bool take_allocation(struct walk *w, const uint32_t *l, uint32_t n, const char *const *rp,
+                            const size_t *rplen, size_t nrp, size_t ri, numafit_error_t *err) {
+    for (uint32_t i = 0; i < w->pools->n; i++) {
+        const struct pci_pool *A = &w->pools->p[i];
+        const char *ua = pool_tag(A, PCI_KEY_RP_UUID);
+        bool has_a = false;
+        if (!w->alive[i])
+            continue;
+        for (uint32_t t = 0; t < A->ntags; t++)
+            has_a = has_a || A->tags[t].id == PCI_KEY_RP_UUID;
+        if (!has_a)
+            continue;
+        for (uint32_t j = i + 1; j < w->pools->n; j++) {
+            const struct pci_pool *B = &w->pools->p[j];
+            const char *ub = pool_tag(B, PCI_KEY_RP_UUID);
+            bool has_b = false;
+            if (!w->alive[j])
+                continue;
+            for (uint32_t t = 0; t < B->ntags; t++)
+                has_b = has_b || B->tags[t].id == PCI_KEY_RP_UUID;
+            if (has_b && (ua && ub ? !strcmp(ua, ub) : !ua && !ub)) {
+                if (err) {
+                    numafit__error_set(err, NUMAFIT_E_NOFIT, -1, NULL, NULL,
+                                       "PCI request %zu: the pools split a resource provider "
+                                       "(%.64s) nova cannot take from",
+                                       ri, ua ? ua : "null");
+                    snprintf(err->where, sizeof(err->where), "pci_requests/%zu", ri);
+                }
+                return false;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = l[i];
+        const char *u = pool_tag(&w->pools->p[p], PCI_KEY_RP_UUID);
+        int64_t k = u ? rp_count(rp, rplen, nrp, u, strlen(u)) : 0;
+        /* the provider's count once (nova pops it from its counter) */
+        for (uint32_t j = 0; j < i && k; j++) {
+            const char *v = pool_tag(&w->pools->p[l[j]], PCI_KEY_RP_UUID);
+            if (v && !strcmp(v, u))
+                k = 0;
+        }
+        w->left[p] -= k;
+        if (w->left[p] <= 0) {
+            w->left[p] = 0;
+            w->alive[p] = false;
+        }
+    }
+    return true;
 }
 
 /* nova's _filter_pools: the pools request r (index ri) takes from, in
@@ -1127,7 +1249,7 @@ static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, u
     const uint8_t *b = w->prep ? w->prep + ri * w->pools->n : w->row;
 
     if (!w->prep)
-        prep_request(w->pools, r, w->row);
+        prep_request(w->pools, r, w->latest, w->row);
     for (uint32_t i = 0; i < w->pools->n; i++)
         if (w->alive[i] && (b[i] & PREP_MATCH))
             l[n++] = i;
@@ -1151,9 +1273,24 @@ static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, u
         }
     }
     FILTER(l, n, !(b[l[i_]] & PREP_OTHER));
-    /* nova counts again here whether or not this step dropped a pool: the
-     * vdpa step before it has no count of its own */
-    if (sum(w, l, n) < c) {
+    if (w->latest) {
+        /* upstream nova: the pools of the request's placement allocation
+         * (each with room for what placement took from it), then the
+         * live-migratable step; one count at the end */
+        const char *rp[RP_MAX];
+        size_t rplen[RP_MAX], nrp = numafit__pci_rp_list(r, rp, rplen, RP_MAX);
+        if (nrp)
+            FILTER(l, n, placement_ok(w, P, w->left[l[i_]], rp, rplen, nrp));
+        FILTER(l, n, !(b[l[i_]] & PREP_LM));
+        if (sum(w, l, n) < c) {
+            why = nrp ? "of them are in the placement allocation, or live-migratable as asked"
+                      : "of them are neither vdpa nor remote-managed devices (no spec asks for "
+                        "those), or live-migratable as asked";
+            goto fail;
+        }
+    } else if (sum(w, l, n) < c) {
+        /* nova counts again here whether or not this step dropped a pool: the
+         * vdpa step before it has no count of its own */
         why = "of them are neither vdpa nor remote-managed devices (no spec asks for those)";
         goto fail;
     }
@@ -1185,6 +1322,12 @@ static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit
     int64_t c = r->count;
     if (!filter_req(w, r, ri, &n, err))
         return false;
+    if (w->latest) {
+        const char *rp[RP_MAX];
+        size_t rplen[RP_MAX], nrp = numafit__pci_rp_list(r, rp, rplen, RP_MAX);
+        if (nrp)
+            return take_allocation(w, l, n, rp, rplen, nrp, ri, err);
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = l[i];
         if (w->left[p] > c) {
@@ -1199,6 +1342,15 @@ static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit
             break;
     }
     return true;
+}
+
+static int check_flags(unsigned flags, numafit_error_t *err) {
+    if (flags & ~(unsigned)NUMAFIT_PCI_ZED) {
+        numafit__error_clear(err);
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "unknown flag bits");
+        return -EINVAL;
+    }
+    return 0;
 }
 
 static int check_args(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
@@ -1222,9 +1374,9 @@ size_t numafit__pci_scratch_size(const numafit_pci_pools_t *pools) {
 /* The PREP_* bits of every request for every pool, for many walks on the
  * same pools and requests (pools->n * reqs->n bytes). */
 void numafit__pci_prepare(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
-                          uint8_t *prep) {
+                          bool latest, uint8_t *prep) {
     for (uint32_t r = 0; r < reqs->n; r++)
-        prep_request(pools, &reqs->r[r], prep + (size_t)r * pools->n);
+        prep_request(pools, &reqs->r[r], latest, prep + (size_t)r * pools->n);
 }
 
 /* Run the requests on a fresh state in scratch; 1 / 0. */
@@ -1249,8 +1401,9 @@ static int walk_run(struct walk *w, const numafit_pci_requests_t *reqs, void *sc
 
 int numafit__pci_filter_one(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                             const struct pci_request *r, size_t ri, const int64_t *cell_ids,
-                            size_t ncells, uint32_t *list, uint32_t *n, numafit_error_t *err) {
-    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, NULL, NULL};
+                            size_t ncells, bool latest, uint32_t *list, uint32_t *n,
+                            numafit_error_t *err) {
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, NULL, NULL, latest};
     size_t np = pools->n ? pools->n : 1;
     char *b = numafit__malloc(numafit__pci_scratch_size(pools));
     int rc;
@@ -1274,8 +1427,8 @@ int numafit__pci_filter_one(const numafit_pci_pools_t *pools, const numafit_host
 
 int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                          const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
-                         void *scratch, const uint8_t *prep, numafit_error_t *err) {
-    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, prep, NULL};
+                         void *scratch, const uint8_t *prep, bool latest, numafit_error_t *err) {
+    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, prep, NULL, latest};
     return walk_run(&w, reqs, scratch, err);
 }
 
@@ -1308,7 +1461,7 @@ bool numafit__pci_possible(const numafit_pci_pools_t *pools, const numafit_pci_r
         bool any = false;
         int64_t n = 0;
         for (uint32_t i = 0; i < pools->n; i++)
-            if ((b[i] & (PREP_MATCH | PREP_PF | PREP_OTHER)) == PREP_MATCH) {
+            if ((b[i] & (PREP_MATCH | PREP_PF | PREP_OTHER | PREP_LM)) == PREP_MATCH) {
                 any = true;
                 n += pools->p[i].count;
             }
@@ -1343,8 +1496,29 @@ static void walk_free(struct walk *w) {
 NUMAFIT_EXPORT int numafit_pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                                        const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
                                        size_t ncells, numafit_error_t *err) {
-    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, NULL, NULL};
-    int r = check_args(pools, reqs, cell_ids, ncells, err);
+    return numafit_pci_support_flags(pools, host, reqs, cell_ids, ncells, 0, err);
+}
+
+NUMAFIT_EXPORT int numafit_pci_support_flags(const numafit_pci_pools_t *pools,
+                                             const numafit_host_t *host,
+                                             const numafit_pci_requests_t *reqs,
+                                             const int64_t *cell_ids, size_t ncells, unsigned flags,
+                                             numafit_error_t *err) {
+    struct walk w = {pools,
+                     host,
+                     cell_ids,
+                     ncells,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     !(flags & NUMAFIT_PCI_ZED)};
+    int r = check_flags(flags, err);
+    if (r < 0)
+        return r;
+    r = check_args(pools, reqs, cell_ids, ncells, err);
     if (r < 0)
         return r;
     r = walk_all(&w, reqs, err);
@@ -1355,9 +1529,29 @@ NUMAFIT_EXPORT int numafit_pci_support(const numafit_pci_pools_t *pools, const n
 NUMAFIT_EXPORT int numafit_pci_apply(numafit_pci_pools_t *pools, const numafit_host_t *host,
                                      const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
                                      size_t ncells, numafit_error_t *err) {
-    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, NULL, NULL};
+    return numafit_pci_apply_flags(pools, host, reqs, cell_ids, ncells, 0, err);
+}
+
+NUMAFIT_EXPORT int numafit_pci_apply_flags(numafit_pci_pools_t *pools, const numafit_host_t *host,
+                                           const numafit_pci_requests_t *reqs,
+                                           const int64_t *cell_ids, size_t ncells, unsigned flags,
+                                           numafit_error_t *err) {
+    struct walk w = {pools,
+                     host,
+                     cell_ids,
+                     ncells,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     !(flags & NUMAFIT_PCI_ZED)};
     uint32_t k = 0;
-    int r = check_args(pools, reqs, cell_ids, ncells, err);
+    int r = check_flags(flags, err);
+    if (r < 0)
+        return r;
+    r = check_args(pools, reqs, cell_ids, ncells, err);
     if (r < 0)
         return r;
     r = walk_all(&w, reqs, err);

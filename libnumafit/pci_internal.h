@@ -32,6 +32,11 @@ enum {
     PCI_KEY_TRUSTED,
     PCI_KEY_PARENT_IFNAME,
     PCI_KEY_ADDRESS,
+    PCI_KEY_RESOURCE_CLASS,
+    PCI_KEY_TRAITS,
+    PCI_KEY_RP_UUIDS,
+    PCI_KEY_RP_UUID,
+    PCI_KEY_LIVE_MIGRATABLE,
 };
 uint8_t numafit__pci_key_id(const char *key);
 /* A hash of the value with ASCII letters folded to lower case (0 for
@@ -160,7 +165,14 @@ int numafit__pci_pools_from_devices(const numafit_pci_devices_t *devs, const cha
  * are too few (err says why, where "pci_requests/ri"), -ENOMEM. */
 int numafit__pci_filter_one(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                             const struct pci_request *r, size_t ri, const int64_t *cell_ids,
-                            size_t ncells, uint32_t *list, uint32_t *n, numafit_error_t *err);
+                            size_t ncells, bool latest, uint32_t *list, uint32_t *n,
+                            numafit_error_t *err);
+/* The placement allocation of request r (latest rules: its first spec's
+ * rp_uuids, comma-separated; none for a neutron port's request, which has
+ * no alias_name): up to cap providers (a provider once per device) into
+ * rp[] / rplen[]; returns how many. */
+size_t numafit__pci_rp_list(const struct pci_request *r, const char **rp, size_t *rplen,
+                            size_t cap);
 /* Check a synthetic host spec's `pci:` token (n bytes, "pci:" included):
  * 0 or -EINVAL (err says why). pci_synth.c. */
 int numafit__pci_synth_check(const char *tok, size_t n, numafit_error_t *err);
@@ -181,9 +193,10 @@ void numafit__pci_request_clear(struct pci_request *r);
 size_t numafit__pci_scratch_size(const numafit_pci_pools_t *pools);
 int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                          const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
-                         void *scratch, const uint8_t *prep, struct numafit_error *err);
+                         void *scratch, const uint8_t *prep, bool latest,
+                         struct numafit_error *err);
 void numafit__pci_prepare(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
-                          uint8_t *prep);
+                          bool latest, uint8_t *prep);
 void numafit__pci_cell_counts(const numafit_pci_pools_t *pools, const numafit_host_t *h,
                               int64_t *counts, uint8_t *any);
 bool numafit__pci_socket_policy(const numafit_pci_requests_t *reqs);

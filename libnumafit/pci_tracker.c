@@ -38,6 +38,7 @@ struct numafit_pci_tracker {
     numafit_pci_pools_t *tmpl;   /* the pools as built, by tmpl (their keys) */
     numafit_pci_pools_t *pools;  /* the free devices' pools, with their devices */
     uint32_t *by_addr;           /* the devices in address order (nova's device tree) */
+    bool latest;                 /* upstream nova's rules (else Zed's) */
 };
 
 static uint8_t dev_type_of(const char *t) {
@@ -78,6 +79,16 @@ static int pool_push(struct pci_pool *P, uint32_t i) {
     }
     P->devs[P->ndevs++] = i;
     return 0;
+}
+
+#define RP_LIST_MAX (NUMAFIT_PCI_STRING_MAX / 2 + 1)
+
+/* A pool's rp_uuid tag ("" when it has none). */
+static const char *pool_rp(const struct pci_pool *P) {
+    for (uint32_t i = 0; i < P->ntags; i++)
+        if (P->tags[i].id == PCI_KEY_RP_UUID)
+            return P->tags[i].value ? P->tags[i].value : "";
+    return "";
 }
 
 static long find_pool(const numafit_pci_pools_t *pools, uint32_t tmpl) {
@@ -135,6 +146,7 @@ NUMAFIT_EXPORT int numafit_pci_tracker_new(const numafit_pci_devices_t *devs, co
     if ((r = numafit_pci_devices_to_json(devs, 0, &txt, err)) < 0 ||
         (r = numafit_pci_devices_new_from_json(txt, strlen(txt), 0, &t->devs, err)) < 0)
         goto fail;
+    t->latest = !(flags & NUMAFIT_PCI_ZED);
     t->d = numafit__calloc(devs->n ? devs->n : 1, sizeof(*t->d));
     if (!t->d || (r = numafit_pci_pools_dup(t->pools, &t->tmpl)) < 0) {
         r = nomem(err);
@@ -334,13 +346,15 @@ NUMAFIT_EXPORT int numafit_pci_tracker_claim(numafit_pci_tracker_t *t, const num
         const struct pci_request *q = &reqs->r[ri];
         uint32_t n = 0;
         int64_t count = q->count;
+        const char *rp[RP_LIST_MAX];
+        size_t rplen[RP_LIST_MAX], nrp = 0;
         free(list);
         free(tm);
         list = numafit__malloc((w->n ? w->n : 1) * sizeof(*list));
         tm = numafit__malloc((w->n ? w->n : 1) * sizeof(*tm));
         if (!list || !tm)
             goto nomem;
-        r = numafit__pci_filter_one(w, host, q, ri, cell_ids, ncells, list, &n, err);
+        r = numafit__pci_filter_one(w, host, q, ri, cell_ids, ncells, t->latest, list, &n, err);
         if (r < 0)
             goto nomem;
         if (r == 0) {
@@ -350,13 +364,43 @@ NUMAFIT_EXPORT int numafit_pci_tracker_claim(numafit_pci_tracker_t *t, const num
         /* the pools by their identity: a dependent may take one out */
         for (uint32_t k = 0; k < n; k++)
             tm[k] = w->p[list[k]].tmpl;
-        for (uint32_t k = 0; k < n && count > 0; k++) {
+        if (t->latest)
+            nrp = numafit__pci_rp_list(q, rp, rplen, RP_LIST_MAX);
+        if (nrp) {
+            /* a placement allocation: one pool per provider among those kept */
+            for (uint32_t a = 0; a < n; a++)
+                for (uint32_t b = a + 1; b < n; b++)
+                    if (!strcmp(pool_rp(&w->p[list[a]]), pool_rp(&w->p[list[b]]))) {
+                        numafit__error_set(err, NUMAFIT_E_NOFIT, -1, NULL, NULL,
+                                           "PCI request %u: the pools split a resource provider",
+                                           ri);
+                        snprintf(err->where, sizeof(err->where), "pci_requests/%u", ri);
+                        r = -ENOSPC;
+                        goto out;
+                    }
+        }
+        for (uint32_t k = 0; k < n && (nrp || count > 0); k++) {
             long pk = find_pool(w, tm[k]);
             int64_t num;
             if (pk < 0)
                 continue;
-            num = w->p[pk].count < count ? w->p[pk].count : count;
-            count -= num;
+            if (nrp) {
+                /* what placement took from the pool's provider, once */
+                const char *u = pool_rp(&w->p[pk]);
+                num = 0;
+                for (size_t a = 0; a < nrp; a++)
+                    num += rplen[a] == strlen(u) && !memcmp(rp[a], u, rplen[a]);
+                for (uint32_t j = 0; j < k && num; j++) {
+                    long pj = find_pool(w, tm[j]);
+                    if (pj >= 0 && !strcmp(pool_rp(&w->p[pj]), u))
+                        num = 0;
+                }
+                if (num > w->p[pk].count)
+                    num = w->p[pk].count;
+            } else {
+                num = w->p[pk].count < count ? w->p[pk].count : count;
+                count -= num;
+            }
             w->p[pk].count -= num;
             for (int64_t m = 0; m < num; m++) {
                 struct pci_pool *P;

@@ -817,6 +817,102 @@ START_TEST(test_tracker) {
 }
 END_TEST
 
+/* support of reqs on pools (flat JSON) with the profile's flags, no cells */
+static int support_on(const char *pools_json, const char *req_json, unsigned flags) {
+    numafit_pci_pools_t *p = NULL;
+    numafit_pci_requests_t *r = reqs(req_json);
+    numafit_error_t e;
+    int rc;
+    ck_assert_int_eq(numafit_pci_pools_new_from_json(pools_json, strlen(pools_json), 0, &p, &e), 0);
+    rc = numafit_pci_support_flags(p, NULL, r, NULL, 0, flags, &e);
+    ck_assert_int_ge(rc, 0);
+    numafit_pci_pools_free(p);
+    numafit_pci_requests_free(r);
+    return rc;
+}
+
+/* upstream nova's rules (the default) against Zed's: the keys placement
+ * matches, live_migratable, a placement allocation (rp_uuids) */
+START_TEST(test_latest_rules) {
+    const char *vf = "[{\"vendor_id\": \"8086\", \"product_id\": \"154c\", \"numa_node\": 0,"
+                     " \"count\": 2, \"dev_type\": \"type-VF\"}]";
+    const char *lm = "[{\"vendor_id\": \"8086\", \"product_id\": \"154c\", \"numa_node\": 0,"
+                     " \"count\": 2, \"live_migratable\": \"True\"}]";
+    const char *rp = "[{\"vendor_id\": \"8086\", \"product_id\": \"154c\", \"numa_node\": 0,"
+                     " \"count\": 2, \"rp_uuid\": \"A\"},"
+                     " {\"vendor_id\": \"8086\", \"product_id\": \"154c\", \"numa_node\": 1,"
+                     " \"count\": 1, \"rp_uuid\": \"B\"}]";
+    const char *split = "[{\"vendor_id\": \"8086\", \"product_id\": \"154c\", \"numa_node\": 0,"
+                        " \"count\": 2, \"rp_uuid\": \"A\"},"
+                        " {\"vendor_id\": \"8086\", \"product_id\": \"154c\", \"numa_node\": 1,"
+                        " \"count\": 1, \"rp_uuid\": \"A\"}]";
+    numafit_pci_pools_t *p = NULL;
+    numafit_pci_requests_t *r;
+    numafit_error_t e;
+    int64_t c;
+
+    /* resource_class and traits are placement's: left out of the match */
+    ck_assert_int_eq(
+        support_on(vf,
+                   "[{\"count\": 1, \"alias_name\": \"a\", \"spec\": [{\"vendor_id\": "
+                   "\"8086\", \"resource_class\": \"CUSTOM_VF\", \"traits\": \"X\"}]}]",
+                   0),
+        1);
+    ck_assert_int_eq(support_on(vf,
+                                "[{\"count\": 1, \"alias_name\": \"a\", \"spec\": [{\"vendor_id\": "
+                                "\"8086\", \"resource_class\": \"CUSTOM_VF\"}]}]",
+                                NUMAFIT_PCI_ZED),
+                     0);
+    /* live_migratable "true": the tag matches without case, the filter
+     * wants exactly "true" */
+    ck_assert_int_eq(
+        support_on(lm, "[{\"count\": 1, \"spec\": [{\"live_migratable\": \"true\"}]}]", 0), 0);
+    ck_assert_int_eq(support_on(lm, "[{\"count\": 1, \"spec\": [{\"live_migratable\": \"true\"}]}]",
+                                NUMAFIT_PCI_ZED),
+                     1);
+    /* a placement allocation: only its providers, as much as it took there */
+    ck_assert_int_eq(support_on(rp,
+                                "[{\"count\": 3, \"alias_name\": \"a\", \"spec\": [{\"vendor_id\": "
+                                "\"8086\", \"rp_uuids\": \"A,B,A\"}]}]",
+                                0),
+                     1);
+    ck_assert_int_eq(support_on(rp,
+                                "[{\"count\": 3, \"alias_name\": \"a\", \"spec\": [{\"vendor_id\": "
+                                "\"8086\", \"rp_uuids\": \"B,B,A\"}]}]",
+                                0),
+                     0); /* B has one device */
+    ck_assert_int_eq(support_on(rp,
+                                "[{\"count\": 1, \"alias_name\": \"a\", \"spec\": [{\"vendor_id\": "
+                                "\"8086\", \"rp_uuids\": \"C\"}]}]",
+                                0),
+                     0);
+    /* a port's request (no alias) has no allocation: any pool */
+    ck_assert_int_eq(
+        support_on(rp,
+                   "[{\"count\": 1, \"requester_id\": \"p\", \"spec\": [{\"vendor_id\": "
+                   "\"8086\", \"rp_uuids\": \"C\"}]}]",
+                   0),
+        1);
+    /* two pools of one provider: nova cannot follow the allocation */
+    ck_assert_int_eq(support_on(split,
+                                "[{\"count\": 1, \"alias_name\": \"a\", \"spec\": [{\"vendor_id\": "
+                                "\"8086\", \"rp_uuids\": \"A\"}]}]",
+                                0),
+                     0);
+    /* apply follows the allocation: A gives 1 (of 2), B its only one */
+    ck_assert_int_eq(numafit_pci_pools_new_from_json(rp, strlen(rp), 0, &p, &e), 0);
+    r = reqs("[{\"count\": 2, \"alias_name\": \"a\", \"spec\": [{\"vendor_id\": \"8086\", "
+             "\"rp_uuids\": \"B,A\"}]}]");
+    ck_assert_int_eq(numafit_pci_apply_flags(p, NULL, r, NULL, 0, 0, &e), 0);
+    ck_assert_int_eq(numafit_pci_pools_get_count(p), 1);
+    ck_assert_int_eq(numafit_pci_pools_get(p, 0, NULL, NULL, NULL, NULL, &c), 0);
+    ck_assert_int_eq(c, 1);
+    ck_assert_int_eq(numafit_pci_apply_flags(p, NULL, r, NULL, 0, 4, &e), -EINVAL);
+    numafit_pci_requests_free(r);
+    numafit_pci_pools_free(p);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("pci");
     TCase *tc = tcase_create("api");
@@ -832,6 +928,7 @@ int main(void) {
     tcase_add_test(tc, test_device_spec_conf);
     tcase_add_test(tc, test_pools_from_spec);
     tcase_add_test(tc, test_tracker);
+    tcase_add_test(tc, test_latest_rules);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

@@ -181,11 +181,11 @@ def main():
                 topo, stats=objects.PciDevicePoolList.obj_from_primitive(P.to_dict()))
             if flat(back) != before:
                 problems.append("pools written: nova reads %s" % flat(back))
-            o_ok, why = P.support(R, ids, h)
+            o_ok, why = P.support(R, ids, h, profile="zed")
             if o_ok != n_ok:
                 problems.append("support: nova %s, numafit %s (%s)" % (n_ok, o_ok, why))
             elif o_ok:
-                P.apply(R, ids, h)
+                P.apply(R, ids, h, profile="zed")
                 if P.pools() != n_after:
                     problems.append("after apply: nova %s, numafit %s" % (n_after, P.pools()))
         key = "supported" if n_ok else "refused"

@@ -315,6 +315,7 @@ numafit_pci_pools_new_from_spec(const char *spec, const numafit_host_t *host, un
  *   beyond the cells)
  * \param cell_ids the host cells the guest was placed on (their ids), or
  *   NULL with ncells 0: no NUMA policy applies (a guest without NUMA topology)
+ * The rules are upstream nova's (numafit_pci_support_flags() for Zed's).
  * \return 1 (satisfied), 0 (not: err->code NUMAFIT_E_NOFIT, err->where
  * "pci_requests/I" of the first request that fails, err->text why),
  * -EINVAL, -ENOMEM.
@@ -322,6 +323,29 @@ numafit_pci_pools_new_from_spec(const char *spec, const numafit_host_t *host, un
 NUMAFIT_EXPORT int numafit_pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                                        const numafit_pci_requests_t *reqs, const int64_t *cell_ids,
                                        size_t ncells, numafit_error_t *reterr);
+/**
+ * \brief numafit_pci_support() with the rules of a profile: flags 0 for
+ * upstream nova's (the default: a spec's resource_class, traits and
+ * rp_uuids are left to placement; a request of the flavor whose first spec
+ * names rp_uuids, its placement allocation, takes only from the pools of
+ * those providers (the rp_uuid tag), as many devices from each as placement
+ * took there, and fails when two pools share a provider; when every spec
+ * asks live_migratable "true" or "false", only pools so tagged), or
+ * NUMAFIT_PCI_ZED for Debian 12's nova 26.2.2 (none of these).
+ * \return as numafit_pci_support(), -EINVAL for unknown flags.
+ */
+NUMAFIT_EXPORT int numafit_pci_support_flags(const numafit_pci_pools_t *pools,
+                                             const numafit_host_t *host,
+                                             const numafit_pci_requests_t *reqs,
+                                             const int64_t *cell_ids, size_t ncells, unsigned flags,
+                                             numafit_error_t *reterr);
+/** \brief numafit_pci_apply() with the rules of a profile (as
+ * numafit_pci_support_flags()). */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_apply_flags(numafit_pci_pools_t *pools, const numafit_host_t *host,
+                        const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
+                        unsigned flags, numafit_error_t *reterr);
+
 /**
  * \brief Take the devices numafit_pci_support() says the requests take,
  * all or nothing (pools that reach 0 devices are removed, as nova's

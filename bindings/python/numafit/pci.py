@@ -117,25 +117,29 @@ class PciPools(_ffi.Owned):
 
     __hash__ = None
 
-    def support(self, requests, cells=None, host=None):
+    def support(self, requests, cells=None, host=None, profile="latest"):
         """(True, None) when the pools satisfy requests (a PciRequests) on
         the host cells with these ids (None: no NUMA policy), else (False,
-        (where, why)). host (a numafit.Host) gives the cells' sockets."""
+        (where, why)). host (a numafit.Host) gives the cells' sockets;
+        profile the rules (numafit_pci_support_flags: "zed" for Debian 12's
+        nova)."""
         arr, n = _cells(cells)
         err = _ffi.Error()
+        flags = PCI_ZED if profile_number(profile) == 1 else 0
         with _ffi.hold(self, requests, host) as (p, r, hh):
-            rc = _ffi.pci_support(p, hh, r, arr, n, byref(err))
+            rc = _ffi.pci_support_flags(p, hh, r, arr, n, flags, byref(err))
         if rc == 1:
             return True, None
         d = err.as_dict()
         return False, (d["where"], d["text"])
 
-    def apply(self, requests, cells=None, host=None):
+    def apply(self, requests, cells=None, host=None, profile="latest"):
         """Take the devices, all or nothing; numafit.errors.NoSpace when the
         pools do not satisfy the requests (nothing changed)."""
         arr, n = _cells(cells)
+        flags = PCI_ZED if profile_number(profile) == 1 else 0
         with _ffi.hold(self, requests, host, write=self) as (p, r, hh):
-            _ffi.pci_apply(p, hh, r, arr, n, byref(_ffi.Error()))
+            _ffi.pci_apply_flags(p, hh, r, arr, n, flags, byref(_ffi.Error()))
 
 
 class PciDevices(_ffi.Owned):
