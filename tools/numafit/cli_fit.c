@@ -500,7 +500,9 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
             cli_error_clear(&e);
             rc = numafit_pci_pools_dup(pools, &left);
             if (rc == 0)
-                rc = numafit_pci_apply(left, host, reqs, ids, (size_t)n, &e);
+                rc = numafit_pci_apply_flags(
+                    left, host, reqs, ids, (size_t)n,
+                    c->fit.profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_PCI_ZED : 0, &e);
             if (rc < 0) {
                 err = lib_error("pci", rc, &e);
                 goto done;

@@ -50,6 +50,11 @@ double plan_host_cpu_ratio(const struct plan *pl, size_t host) {
     return r > 0 ? r : 1.0;
 }
 
+/* The PCI rules of the plan's nova release. */
+static unsigned pci_flags(const struct plan *pl) {
+    return pl->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_PCI_ZED : 0;
+}
+
 static const numafit_options_t *host_opt(const struct plan *pl, size_t host, int strategy) {
     return pl->limits[pl->hosts[host].limits].opt[strategy];
 }
@@ -202,7 +207,8 @@ static int place(struct fill *F, size_t hi, unsigned f, bool keep, numafit_place
     if (!fl->req && fl->pci) {
         /* no NUMA topology: nova's PCI filter and claim, without cells */
         if (!F->pools || !F->pools[hi] ||
-            numafit_pci_apply(F->pools[hi], F->fleet[hi], fl->pci, NULL, 0, NULL) < 0)
+            numafit_pci_apply_flags(F->pools[hi], F->fleet[hi], fl->pci, NULL, 0, pci_flags(pl),
+                                    NULL) < 0)
             return 0;
     }
     if (fl->req) {
@@ -219,7 +225,8 @@ static int place(struct fill *F, size_t hi, unsigned f, bool keep, numafit_place
             for (int i = 0; i < nc; i++)
                 ids[i] = numafit_placement_get_host_cell(p, (unsigned)i);
             memset(&e, 0, sizeof(e));
-            if (numafit_pci_apply(F->pools[hi], F->fleet[hi], fl->pci, ids, (size_t)nc, &e) < 0) {
+            if (numafit_pci_apply_flags(F->pools[hi], F->fleet[hi], fl->pci, ids, (size_t)nc,
+                                        pci_flags(pl), &e) < 0) {
                 char prefix[512];
                 snprintf(prefix, sizeof(prefix), "devices of %s on host %s", fl->name,
                          plan_host_name(pl, hi));
@@ -440,7 +447,8 @@ static int alone_devices(struct fill *F, numafit_host_t *h, size_t hi, unsigned 
             ids[i] = numafit_placement_get_host_cell(p, (unsigned)i);
         numafit_placement_free(p);
         /* the fill took them from its own copy: take them from ours */
-        if (copy && numafit_pci_apply(copy, h, fl->pci, ids, (size_t)nc, NULL) < 0) {
+        if (copy && numafit_pci_apply_flags(copy, h, fl->pci, ids, (size_t)nc, pci_flags(F->pl),
+                                            NULL) < 0) {
             plan_error(F->pl, "devices of %s on host %s: the claim's devices are gone", fl->name,
                        plan_host_name(F->pl, hi));
             rc = -1;
@@ -467,8 +475,9 @@ static int pci_fill(struct fill *F, size_t hi, unsigned f, uint64_t max, uint64_
         plan_error(F->pl, "out of memory");
         return -1;
     }
-    while (n < max && numafit_pci_apply(copy, F->fleet ? F->fleet[hi] : F->pl->hosts[hi].h,
-                                        F->pl->flavors[f].pci, NULL, 0, NULL) == 0)
+    while (n < max &&
+           numafit_pci_apply_flags(copy, F->fleet ? F->fleet[hi] : F->pl->hosts[hi].h,
+                                   F->pl->flavors[f].pci, NULL, 0, pci_flags(F->pl), NULL) == 0)
         n++;
     numafit_pci_pools_free(copy);
     *ret_n = n;
