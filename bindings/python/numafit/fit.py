@@ -74,14 +74,16 @@ def _check_pci(pools, requests):
     return pools, requests
 
 
-def _claim_pci(h, p, pools, requests):
+def _claim_pci(h, p, pools, requests, zed=False):
     """Take the devices of the claimed placement p from the pools (pools,
-    requests: handles, held), or release p again and raise."""
+    requests: handles, held; zed: Zed's rules), or release p again and
+    raise."""
     cells = [_ffi.placement_get_host_cell(p, i)
              for i in range(_ffi.placement_get_cell_count(p))]
     arr = (c_int64 * len(cells))(*cells)
     try:
-        _ffi.pci_apply(pools, h, requests, arr, len(cells), byref(_ffi.Error()))
+        _ffi.pci_apply_flags(pools, h, requests, arr, len(cells), 1 if zed else 0,
+                             byref(_ffi.Error()))
     except BaseException:
         _ffi.host_release(h, p, 0, byref(_ffi.Error()))
         raise
@@ -119,7 +121,7 @@ def _try_fit(host, request, limits, profile, strategy, budget, claim=False, pci_
                 if claim:
                     _ffi.host_claim(h, p, 0, byref(_ffi.Error()))
                     if ph and qh and _ffi.pci_requests_get_count(qh) > 0:
-                        _claim_pci(h, p, ph, qh)
+                        _claim_pci(h, p, ph, qh, profile_number(profile) == 1)
     finally:
         if own:
             opt.close()
