@@ -1068,9 +1068,49 @@ START_TEST(test_hostdev_define) {
     ck_assert(strstr(back, "function='0x1'") < strstr(back, "slot='0x02' function='0x0'"));
     ck_assert_int_eq(virDomainUndefine(dom), 0);
     virDomainFree(dom);
-    virConnectClose(conn);
     free(back);
     numafit_free(hx);
+    hx = NULL;
+    {
+        /* neutron ports' devices, with what the caller knows of the ports:
+         * a direct port (an <interface type="hostdev"> with its MAC and
+         * VLAN), a direct-physical one (a <hostdev>), a macvtap one (left
+         * out), a direct one without a MAC (refused) */
+        static const char ports[] =
+            "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
+            "\"direct\", \"mac\": \"fa:16:3e:00:00:01\", \"vlan\": 100},"
+            " {\"address\": \"0000:81:00.0\", \"requester_id\": \"p2\", \"vnic_type\": "
+            "\"direct-physical\"},"
+            " {\"address\": \"0000:81:02.1\", \"requester_id\": \"p3\", \"vnic_type\": "
+            "\"macvtap\"}]";
+        static const char nomac[] =
+            "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
+            "\"direct\"}]";
+        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 2);
+        snprintf(xml, sizeof(xml),
+                 "<domain type='test'><name>numafit-ports</name><memory>1048576</memory>"
+                 "<vcpu>2</vcpu><os><type>hvm</type></os><devices>\n%s</devices></domain>\n",
+                 hx);
+        validate_schema("ports", xml);
+        dom = virDomainDefineXML(conn, xml);
+        ck_assert_msg(dom != NULL, "libvirt refuses the ports: %s\n%s", virGetLastErrorMessage(),
+                      xml);
+        back = virDomainGetXMLDesc(dom, 0);
+        ck_assert_ptr_nonnull(back);
+        ck_assert_ptr_nonnull(strstr(back, "<interface type='hostdev' managed='yes'>"));
+        ck_assert_ptr_nonnull(strstr(back, "<mac address='fa:16:3e:00:00:01'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "<tag id='100'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "bus='0x81' slot='0x00' function='0x0'"));
+        ck_assert_ptr_null(strstr(back, "function='0x1'"));
+        ck_assert_int_eq(virDomainUndefine(dom), 0);
+        virDomainFree(dom);
+        free(back);
+        numafit_free(hx);
+        hx = NULL;
+        ck_assert_int_eq(numafit_domain_hostdev_xml(nomac, strlen(nomac), 0, &hx, &e), -EINVAL);
+        ck_assert_str_eq(e.where, "devices/0/mac");
+    }
+    virConnectClose(conn);
     numafit_free(claim);
     numafit_host_free(h);
     numafit_pci_requests_free(r);

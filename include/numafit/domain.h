@@ -175,12 +175,17 @@ numafit_domain_interface_bandwidth_xml(const char *flavor_json, size_t flavor_le
  * for the PCI devices of an instance's flavor aliases: one per device,
  * `mode="subsystem" type="pci" managed="yes"`, its address as the source
  * (each field in hexadecimal with 0x), in the claim's order. Devices of a
- * neutron port (a non-null requester_id) are left out: nova's VIF driver
- * writes those as \<interface> elements with the port's MAC address.
+ * neutron port (a non-null requester_id) are written as nova's VIF driver
+ * writes them when the caller adds the port's "vnic_type" to the device
+ * object: `direct` as \<interface type="hostdev" managed="yes"> with the
+ * port's "mac" (required) and "vlan" (an integer, 0 or null: none),
+ * `direct-physical` as a \<hostdev>; other ports (and ports without a
+ * vnic_type) are left out.
  * \param claim_json what numafit_pci_tracker_claim() wrote, or a list of
  *   such device objects (each with "address")
  * \return the number of elements written (>= 0) and *ret_xml ("" for
- * none); -EINVAL (err->where "devices/I/address"), -EBADMSG, -ERANGE,
+ * none); -EINVAL (err->where "devices/I/address", "devices/I/mac",
+ * "devices/I/vlan"), -EBADMSG, -ERANGE,
  * -ENOMEM. \ownership owned (numafit_free)
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domain_hostdev_xml(const char *claim_json, size_t len,
