@@ -666,3 +666,137 @@ nomem:
     numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
     return -ENOMEM;
 }
+
+/* The providers of request r in nova's provider mapping (its groups are
+ * REQUEST_ID-N, each fulfilled from one provider: the first of its list),
+ * comma-separated into a new string ("" for none); NULL when out of memory. */
+static char *mapping_rps(const json_t *map, const char *request_id) {
+    const char *group;
+    json_t *list;
+    size_t n = 1, used = 0, idlen = strlen(request_id);
+    char *out;
+    json_object_foreach((json_t *)map, group, list) {
+        if (!strncmp(group, request_id, idlen))
+            n += strlen(json_string_value(json_array_get(list, 0))) + 1;
+    }
+    out = numafit__malloc(n);
+    if (!out)
+        return NULL;
+    out[0] = '\0';
+    json_object_foreach((json_t *)map, group, list) {
+        const char *rp = json_string_value(json_array_get(list, 0));
+        if (strncmp(group, request_id, idlen) != 0)
+            continue;
+        used += (size_t)snprintf(out + used, n - used, "%s%s", used ? "," : "", rp);
+    }
+    return out;
+}
+
+NUMAFIT_EXPORT int numafit_pci_requests_set_provider_mapping(numafit_pci_requests_t *reqs,
+                                                             const char *mapping_json, size_t len,
+                                                             numafit_error_t *err) {
+    json_t *map;
+    json_error_t je;
+    const char *group;
+    json_t *list;
+    char **rps = NULL;
+    int r = 0;
+
+    numafit__error_clear(err);
+    if (!reqs || !mapping_json) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           "requests and a mapping are required");
+        return -EINVAL;
+    }
+    if (len > NUMAFIT_INPUT_MAX) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, NULL, NULL,
+                           "the mapping is larger than %u bytes", NUMAFIT_INPUT_MAX);
+        return -ERANGE;
+    }
+    map = json_loadb(mapping_json, len, JSON_REJECT_DUPLICATES, &je);
+    if (!map) {
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "provider mapping: %s", je.text);
+        return -EBADMSG;
+    }
+    if (!json_is_object(map)) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "", NULL,
+                           "a provider mapping is an object {GROUP: [RP_UUID, ...]}");
+        r = -EINVAL;
+        goto out;
+    }
+    json_object_foreach(map, group, list) {
+        const char *rp = json_string_value(json_array_get(list, 0));
+        if (!json_is_array(list) || !rp || !*rp || strchr(rp, ',') ||
+            strlen(rp) > NUMAFIT_PCI_STRING_MAX) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, NULL, NULL,
+                               "a group's providers are a list whose first element is a "
+                               "resource provider's uuid");
+            snprintf(err->where, sizeof(err->where), "/%.60s", group);
+            r = -EINVAL;
+            goto out;
+        }
+    }
+    /* nova: an empty mapping leaves each request's own rp_uuids */
+    if (json_object_size(map) == 0)
+        goto out;
+    /* all or nothing: the new values first */
+    rps = numafit__calloc(reqs->n ? reqs->n : 1, sizeof(*rps));
+    if (!rps)
+        goto nomem;
+    for (uint32_t i = 0; i < reqs->n; i++) {
+        const struct pci_request *q = &reqs->r[i];
+        if (!q->alias_name || !q->nspecs)
+            continue; /* a port's request: placement has none for it */
+        if (!q->request_id) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, NULL, NULL,
+                               "a request without request_id cannot be found in a provider "
+                               "mapping (nova fails with a TypeError)");
+            snprintf(err->where, sizeof(err->where), "pci_requests/%u", i);
+            r = -EINVAL;
+            goto out;
+        }
+        if (!(rps[i] = mapping_rps(map, q->request_id)))
+            goto nomem;
+        if (strlen(rps[i]) > NUMAFIT_PCI_STRING_MAX) {
+            numafit__error_set(err, NUMAFIT_E_RANGE, -1, NULL, NULL,
+                               "the providers of request %u exceed %d bytes", i,
+                               NUMAFIT_PCI_STRING_MAX);
+            r = -ERANGE;
+            goto out;
+        }
+    }
+    for (uint32_t i = 0; i < reqs->n; i++) {
+        struct pci_spec *s;
+        uint32_t k;
+        if (!rps[i])
+            continue;
+        s = &reqs->r[i].specs[0];
+        for (k = 0; k < s->n && s->kv[k].id != PCI_KEY_RP_UUIDS; k++)
+            ;
+        if (k < s->n) {
+            /* replace (or drop, for no providers) */
+            free(s->kv[k].key);
+            free(s->kv[k].value);
+            memmove(&s->kv[k], &s->kv[k + 1], (s->n - k - 1) * sizeof(*s->kv));
+            s->n--;
+        }
+        if (rps[i][0]) {
+            struct pci_tag *kv = numafit__realloc(s->kv, (s->n + 1) * sizeof(*kv));
+            if (!kv)
+                goto nomem; /* the requests before it keep their new rp_uuids */
+            s->kv = kv;
+            if (spec_put(s, "rp_uuids", rps[i]) < 0)
+                goto nomem;
+        }
+    }
+    goto out;
+nomem:
+    numafit__error_set(err, NUMAFIT_E_NOMEM, -1, NULL, NULL, "out of memory");
+    r = -ENOMEM;
+out:
+    for (uint32_t i = 0; rps && i < reqs->n; i++)
+        free(rps[i]);
+    free(rps);
+    json_decref(map);
+    return r;
+}

@@ -910,6 +910,33 @@ START_TEST(test_latest_rules) {
     ck_assert_int_eq(numafit_pci_apply_flags(p, NULL, r, NULL, 0, 4, &e), -EINVAL);
     numafit_pci_requests_free(r);
     numafit_pci_pools_free(p);
+
+    /* the scheduler's provider mapping: groups REQUEST_ID-N, the first
+     * provider of each; the alias request gets rp_uuids "A,B" (its own
+     * "C" replaced), the port's request none */
+    {
+        const char *map = "{\"r1-0\": [\"A\"], \"r1-1\": [\"B\", \"X\"], \"other-0\": [\"C\"]}";
+        char *txt = NULL;
+        p = NULL;
+        ck_assert_int_eq(numafit_pci_pools_new_from_json(rp, strlen(rp), 0, &p, &e), 0);
+        r = reqs("[{\"count\": 2, \"alias_name\": \"a\", \"request_id\": \"r1\", \"spec\": "
+                 "[{\"vendor_id\": \"8086\", \"rp_uuids\": \"C\"}]},"
+                 " {\"count\": 1, \"requester_id\": \"port\", \"request_id\": \"r1\", \"spec\": "
+                 "[{\"vendor_id\": \"8086\"}]}]");
+        ck_assert_int_eq(numafit_pci_support_flags(p, NULL, r, NULL, 0, 0, &e), 0);
+        ck_assert_int_eq(numafit_pci_requests_set_provider_mapping(r, "{}", 2, &e), 0);
+        ck_assert_int_eq(numafit_pci_requests_set_provider_mapping(r, map, strlen(map), &e), 0);
+        ck_assert_int_eq(numafit_pci_requests_to_json(r, 0, &txt, &e), 0);
+        ck_assert_ptr_nonnull(strstr(txt, "\"rp_uuids\":\"A,B\""));
+        ck_assert_ptr_null(strstr(txt, "\"C\""));
+        numafit_free(txt);
+        ck_assert_int_eq(numafit_pci_support_flags(p, NULL, r, NULL, 0, 0, &e), 1);
+        ck_assert_int_eq(numafit_pci_requests_set_provider_mapping(r, "{\"r1-0\": []}", 12, &e),
+                         -EINVAL);
+        ck_assert_int_eq(numafit_pci_requests_set_provider_mapping(r, "[1]", 3, &e), -EINVAL);
+        numafit_pci_requests_free(r);
+        numafit_pci_pools_free(p);
+    }
 }
 END_TEST
 

@@ -177,6 +177,24 @@ NUMAFIT_EXPORT int numafit_pci_requests_add_port(numafit_pci_requests_t *reqs,
                                                  numafit_error_t *reterr);
 
 /**
+ * \brief Record the scheduler's provider mapping in the requests, as nova
+ * reads it (PciDeviceStats._get_rp_uuids_for_request with a mapping): the
+ * mapping is {GROUP: [RP_UUID, ...]}, the request groups placement
+ * fulfilled, named REQUEST_ID-N, each from the first provider of its list;
+ * each flavor alias request (one with an alias_name) gets, as its first
+ * spec's rp_uuids, the providers of the groups whose name starts with its
+ * request_id (comma-separated; none: no rp_uuids), which the latest rules
+ * follow (numafit_pci_support_flags()). Port requests are left alone, and
+ * so is every request when the mapping is empty ({}: nova then reads the
+ * specs' own rp_uuids).
+ * \return 0; -EINVAL (not such a mapping, an alias request without
+ * request_id: err->where), -EBADMSG, -ERANGE, -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_pci_requests_set_provider_mapping(numafit_pci_requests_t *reqs,
+                                                             const char *mapping_json, size_t len,
+                                                             numafit_error_t *reterr);
+
+/**
  * A host's PCI devices (opaque), as nova's virt driver reports them to the
  * resource tracker (the pci_passthrough_devices JSON: one dict per
  * device with address, vendor_id, product_id, dev_type, numa_node,

@@ -320,6 +320,7 @@ _fn("pci_tracker_claim", [PciTrackerP, HostP, PciRequestsP, _I64P, sz, StrP, Err
 _fn("pci_tracker_release", [PciTrackerP, cp, sz, ErrorP], c_int, _E)
 _fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 _fn("pci_apply", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
+_fn("pci_requests_set_provider_mapping", [PciRequestsP, cp, sz, ErrorP], c_int, _E)
 _fn("pci_support_flags", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, u, ErrorP], c_int, _E)
 _fn("pci_apply_flags", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, u, ErrorP], c_int, _E)
 

@@ -353,6 +353,14 @@ class PciRequests(_ffi.Owned):
             return _ffi.pci_requests_add_port(h, enc(vnic_type), enc(physnet), t, enc(port_id),
                                               enc(port_policy), pol, byref(_ffi.Error())) == 1
 
+    def set_provider_mapping(self, mapping):
+        """Record the scheduler's provider mapping ({group: [rp_uuid,
+        ...]}, nova's provider_mapping) as each alias request's rp_uuids,
+        as upstream nova reads it (numafit_pci_requests_set_provider_mapping)."""
+        b, n = _ffi.cbuf(_text(mapping), "provider mapping")
+        with _ffi.hold(self, write=self) as (h,):
+            _ffi.pci_requests_set_provider_mapping(h, b, n, byref(_ffi.Error()))
+
     @classmethod
     def from_flavor(cls, flavor, image=None, nova_conf=None, profile="latest"):
         """The requests nova makes of a flavor's pci_passthrough:alias with

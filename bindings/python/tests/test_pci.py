@@ -86,6 +86,27 @@ class PciTest(unittest.TestCase):
             self.assertTrue(self.pools.support(reqs, [0], self.host)[0])
 
 
+class ProviderMappingTest(unittest.TestCase):
+    def test_mapping_follows_placement(self):
+        pools = [{"vendor_id": "8086", "product_id": "154c", "numa_node": 0, "count": 2,
+                  "rp_uuid": "A"},
+                 {"vendor_id": "8086", "product_id": "154c", "numa_node": 1, "count": 1,
+                  "rp_uuid": "B"}]
+        req = [{"count": 2, "alias_name": "a", "request_id": "r1",
+                "spec": [{"vendor_id": "8086"}]}]
+        with numafit.PciPools.from_json(pools) as p, numafit.PciRequests.from_json(req) as r:
+            self.assertTrue(p.support(r)[0])  # no allocation: any pool
+            r.set_provider_mapping({"r1-0": ["B"], "r1-1": ["B"]})
+            self.assertFalse(p.support(r)[0])  # B has one device
+            # Zed knows no placement: rp_uuids is a key like any other, no pool has it
+            self.assertFalse(p.support(r, profile="zed")[0])
+            r.set_provider_mapping({"r1-0": ["A"], "r1-1": ["B"]})
+            p.apply(r)
+            self.assertEqual([x["count"] for x in p.pools()], [1])
+            with self.assertRaises(numafit.errors.NumafitError):
+                r.set_provider_mapping({"r1-0": []})
+
+
 class PciFitTest(unittest.TestCase):
     """numafit.try_fit / fit_and_claim with pci_pools and pci_requests."""
 
