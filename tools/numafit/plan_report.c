@@ -362,6 +362,8 @@ json_t *plan_to_json(const struct plan *pl) {
         json_object_set_new(e, "second_query",
                             (fl->rbits & NUMAFIT_RESOURCES_FALLBACK) ? amounts_json(fl->legacy)
                                                                      : json_null());
+        if (pl->pci)
+            json_object_set_new(e, "pci_devices", json_integer((json_int_t)fl->pci_devices));
         json_array_append_new(flavors, e);
     }
     json_object_set_new(o, "flavors", flavors);
@@ -406,7 +408,9 @@ static void flavor_policy(const struct plan_flavor *fl, char *out, size_t cap) {
             n += (size_t)snprintf(out + n, cap - n, " %s", ps);
     }
     if (fl->cells > 1 && n < cap)
-        snprintf(out + n, cap - n, " x%d", fl->cells);
+        n += (size_t)snprintf(out + n, cap - n, " x%d", fl->cells);
+    if (fl->pci_devices > 0 && n < cap)
+        snprintf(out + n, cap - n, " +%lld PCI", (long long)fl->pci_devices);
 }
 
 static void fmt_u(uint64_t v, char *out, size_t cap) {
