@@ -18,6 +18,10 @@
 
 #include <jansson.h>
 
+#include <numafit/fit.h>
+#include <numafit/options.h>
+#include <numafit/placement.h>
+
 #include "jsonio.h"
 #include "pci_internal.h"
 #include "private.h"
@@ -557,4 +561,67 @@ out:
     free(idx);
     json_decref(doc);
     return r;
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_fit_and_claim(numafit_pci_tracker_t *t, numafit_host_t *host,
+                                                     const numafit_request_t *req,
+                                                     const numafit_pci_requests_t *reqs,
+                                                     const numafit_options_t *opt,
+                                                     numafit_placement_t **ret_placement,
+                                                     char **ret_claim_json, numafit_error_t *err) {
+    numafit_options_t *own = NULL;
+    numafit_placement_t *p = NULL;
+    int64_t ids[NUMAFIT_MAX_CELLS];
+    int rc, n;
+
+    numafit__error_clear(err);
+    if (!t || !host || !req || !reqs || !ret_placement || !ret_claim_json) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           "a tracker, a host, a request, PCI requests and both results are "
+                           "required");
+        return -EINVAL;
+    }
+    *ret_placement = NULL;
+    *ret_claim_json = NULL;
+    /* the fit sees the node's free devices as the scheduler would */
+    if (opt)
+        rc = numafit_options_dup(opt, &own);
+    else
+        rc = numafit_options_new(&own);
+    if (rc < 0) {
+        if (rc == -ENOMEM)
+            nomem(err);
+        return rc;
+    }
+    numafit_options_set_pci_check(own, NULL, NULL);
+    numafit_options_set_pci(own, t->pools, reqs);
+    rc = numafit_fit(host, req, own, 0, &p, err);
+    numafit_options_free(own);
+    if (rc <= 0)
+        return rc;
+    if ((rc = numafit_host_claim(host, p, 0, err)) < 0) {
+        numafit_placement_free(p);
+        return rc;
+    }
+    n = numafit_placement_get_cell_count(p);
+    for (int i = 0; i < n; i++)
+        ids[i] = numafit_placement_get_host_cell(p, (unsigned)i);
+    rc = numafit_pci_tracker_claim(t, host, reqs, ids, n > 0 ? (size_t)n : 0, ret_claim_json, err);
+    if (rc < 0) {
+        /* nova's compute side refuses what its scheduler accepted (a VF and
+         * its own PF): the host claim goes back */
+        numafit_error_t e;
+        int undo = numafit_host_release(host, p, 0, &e); /* just claimed: cannot fail */
+        numafit_placement_free(p);
+        if (undo < 0)
+            return undo;
+        if (rc == -ENOSPC) {
+            if (err)
+                err->code = NUMAFIT_E_NOFIT_PCI;
+            return 0;
+        }
+        return rc;
+    }
+    *ret_placement = p;
+    return 1;
 }

@@ -807,6 +807,39 @@ START_TEST(test_tracker) {
     ck_assert_int_eq(tracker_count(t, 0), 1);
     ck_assert_int_eq(tracker_count(t, 1), 2);
     numafit_free(c1);
+    c1 = NULL;
+    {
+        /* fit and claim in one step: the CPUs here, the devices there; a
+         * VF with its own PF is refused by the claim and the host keeps
+         * nothing */
+        const char *fl = "{\"vcpus\": 2, \"memory_mb\": 1024, \"extra_specs\": "
+                         "{\"hw:cpu_policy\": \"dedicated\"}}";
+        numafit_request_t *req = NULL;
+        numafit_placement_t *p = NULL;
+        char *before = NULL, *after = NULL;
+        ck_assert_int_eq(numafit_request_new(fl, strlen(fl), NULL, 0, 0, &req, &e), 1);
+        ck_assert_int_eq(numafit_host_to_json(h, 0, &before, &e), 0);
+        ck_assert_int_eq(numafit_pci_tracker_fit_and_claim(t, h, req, both, NULL, &p, &c1, &e), 0);
+        ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_PCI);
+        ck_assert_ptr_null(p);
+        ck_assert_ptr_null(c1);
+        ck_assert_int_eq(numafit_host_to_json(h, 0, &after, &e), 0);
+        ck_assert_str_eq(before, after);
+        numafit_free(after);
+        ck_assert_int_eq(tracker_count(t, 0), 1);
+        ck_assert_int_eq(numafit_pci_tracker_fit_and_claim(t, h, req, vf, NULL, &p, &c1, &e), 1);
+        ck_assert_int_eq(numafit_placement_get_host_cell(p, 0), 1); /* the VFs' cell */
+        ck_assert_ptr_nonnull(strstr(c1, "0000:81:02.1"));
+        ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+        ck_assert_int_eq(numafit_pci_tracker_release(t, c1, strlen(c1), &e), 0);
+        ck_assert_int_eq(numafit_host_to_json(h, 0, &after, &e), 0);
+        ck_assert_str_eq(before, after);
+        numafit_free(after);
+        numafit_free(before);
+        numafit_free(c1);
+        numafit_placement_free(p);
+        numafit_request_free(req);
+    }
     ck_assert_int_eq(numafit_pci_tracker_new(d, conf, strlen(conf), 8, &t, &e), -EINVAL);
     numafit_pci_requests_free(vf);
     numafit_pci_requests_free(pf);

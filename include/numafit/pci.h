@@ -10,6 +10,9 @@
 
 #include <numafit/common.h>
 #include <numafit/host.h>
+#include <numafit/options.h>
+#include <numafit/placement.h>
+#include <numafit/request.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -430,6 +433,26 @@ numafit_pci_tracker_claim(numafit_pci_tracker_t *t, const numafit_host_t *host,
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_tracker_release(numafit_pci_tracker_t *t,
                                                                  const char *claim_json, size_t len,
                                                                  numafit_error_t *reterr);
+
+/**
+ * \brief Fit req on host with the tracker's free devices (its pools, as the
+ * scheduler sees them) and claim both: the placement on the host
+ * (numafit_host_claim()) and particular devices on the tracker
+ * (numafit_pci_tracker_claim() on the placement's cells). All or nothing:
+ * when nova's compute side refuses devices its scheduler accepted (a VF
+ * and its own PF in one instance), the host claim is given back.
+ * \param opt the fit's options, or NULL for the defaults (its PCI pools and
+ *   check are replaced by the tracker's pools for this fit)
+ * \return 1 with *ret_placement (claimed) and *ret_claim_json (as
+ * numafit_pci_tracker_claim() writes it); 0 when it does not fit (err says
+ * why: NUMAFIT_E_NOFIT_PCI for the devices); -EINVAL, -ENOMEM, -E2BIG (the
+ * fit's budget). \ownership owned (both results)
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_pci_tracker_fit_and_claim(numafit_pci_tracker_t *t, numafit_host_t *host,
+                                  const numafit_request_t *req, const numafit_pci_requests_t *reqs,
+                                  const numafit_options_t *opt, numafit_placement_t **ret_placement,
+                                  char **ret_claim_json, numafit_error_t *reterr);
 
 #ifdef __cplusplus
 }

@@ -318,6 +318,8 @@ _fn("pci_tracker_free", [PciTrackerP], None)
 _fn("pci_tracker_get_pools", [PciTrackerP, POINTER(PciPoolsP)], c_int, _N)
 _fn("pci_tracker_claim", [PciTrackerP, HostP, PciRequestsP, _I64P, sz, StrP, ErrorP], c_int, _E)
 _fn("pci_tracker_release", [PciTrackerP, cp, sz, ErrorP], c_int, _E)
+_fn("pci_tracker_fit_and_claim", [PciTrackerP, HostP, RequestP, PciRequestsP, OptionsP,
+                                  POINTER(PlacementP), StrP, ErrorP], c_int, _E)
 _fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 _fn("pci_apply", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
 _fn("pci_requests_set_provider_mapping", [PciRequestsP, cp, sz, ErrorP], c_int, _E)

@@ -1,12 +1,11 @@
 """numafit.PciPools and numafit.PciRequests: a host's PCI device pools and
 an instance's PCI requests, and nova's scheduler rules for them
 (doc/pci.md)."""
-import errno
 import json
 import os
-from ctypes import byref, c_char_p, c_int, c_int64, c_size_t
+from ctypes import byref, c_char_p, c_int, c_int64, c_size_t, c_void_p
 
-from . import _ffi, errors
+from . import _ffi
 from .request import profile_number
 
 PCI_ZED = 1
@@ -210,14 +209,6 @@ class PciDevices(_ffi.Owned):
                     None if pa.value is None else pa.value.decode())
 
 
-def _nofit_pci():
-    """The library's code of NUMAFIT_E_NOFIT_PCI."""
-    for i in range(256):
-        if _ffi.error_code_name(i) == b"NOFIT_PCI":
-            return i
-    return -1
-
-
 class PciTracker(_ffi.Owned):
     """A compute node's PCI devices one by one (nova's PciDevTracker): the
     pools of the free devices, claims of particular devices and releases."""
@@ -257,13 +248,13 @@ class PciTracker(_ffi.Owned):
                       strategy="spread", budget=None):
         """Fit request on host with this node's free devices (its pools, as
         the scheduler sees them) and claim both in one locked step: the
-        CPUs and memory on host (numafit_host_claim) and particular devices
-        here (numafit_pci_tracker_claim on the placement's cells).  All or
-        nothing: when the devices cannot be claimed (nova's compute side
-        refuses what its scheduler accepted, e.g. a VF and its own PF),
-        the host claim is given back.  Returns (numafit.FitResult, claim
-        dict or None): the result's placement is claimed when the claim is
-        not None; its code_name says why not (NOFIT_PCI for the devices)."""
+        CPUs and memory on host and particular devices here
+        (numafit_pci_tracker_fit_and_claim).  All or nothing: when the
+        devices cannot be claimed (nova's compute side refuses what its
+        scheduler accepted, e.g. a VF and its own PF), the host claim is
+        given back.  Returns (numafit.FitResult, claim dict or None): the
+        result's placement is claimed when the claim is not None; its
+        code_name says why not (NOFIT_PCI for the devices)."""
         from .fit import FitResult, _check_args, _options, _result
         from .placement import Placement
         _check_args(host, request)
@@ -272,33 +263,14 @@ class PciTracker(_ffi.Owned):
                             % type(pci_requests).__name__)
         opt, own = _options(limits, profile, strategy, budget, (self, pci_requests))
         try:
-            p, err = _ffi.PlacementP(), _ffi.Error()
+            p, out, err = _ffi.PlacementP(), c_void_p(), _ffi.Error()
             with _ffi.hold(host, request, opt, self, pci_requests,
                            write=(host, self)) as (h, r, o, t, q):
-                snap = _ffi.PciPoolsP()
-                _ffi.pci_tracker_get_pools(t, byref(snap))
-                try:
-                    _ffi.options_set_pci(o, snap, q)
-                    rc = _ffi.fit(h, r, o, 0, byref(p), byref(err))
-                    _ffi.options_set_pci(o, None, None)
-                finally:
-                    _ffi.pci_pools_free(snap)
-                if rc != 1:
-                    return _result(rc, None, err), None
-                placement = Placement(p)
-                _ffi.host_claim(h, p, 0, byref(_ffi.Error()))
-                cells = [_ffi.placement_get_host_cell(p, i)
-                         for i in range(_ffi.placement_get_cell_count(p))]
-                arr = (c_int64 * max(1, len(cells)))(*cells)
-                try:
-                    text = _ffi.call_str(_ffi.pci_tracker_claim, t, h, q, arr, len(cells))
-                except BaseException as e:
-                    _ffi.host_release(h, p, 0, byref(_ffi.Error()))
-                    placement.close()
-                    if isinstance(e, errors.NumafitError) and e.errno == errno.ENOSPC:
-                        return FitResult(None, _nofit_pci(), "NOFIT_PCI", -1, str(e)), None
-                    raise
-                return FitResult(placement, 0, "OK", -1, ""), json.loads(text)
+                rc = _ffi.pci_tracker_fit_and_claim(t, h, r, q, o, byref(p), byref(out),
+                                                    byref(err))
+            if rc != 1:
+                return _result(rc, None, err), None
+            return FitResult(Placement(p), 0, "OK", -1, ""), json.loads(_ffi.take_string(out))
         finally:
             if own:
                 opt.close()
