@@ -1495,11 +1495,23 @@ static int run(struct fitctx *x, numafit_error_t *err) {
             (void)pci_ok(x, first, x->k, &x->pci_why);
         }
         if (!x->over_budget) {
-            numafit__error_set(err, NUMAFIT_E_NOFIT_PCI, x->h->cells[x->order[first[0]]].id,
-                               x->pci_why.where, NULL,
-                               "%s on the host cells nova chooses first, and no other choice of "
-                               "host cells has the devices",
-                               x->pci_why.text);
+            static const char tail[] = " on the host cells nova chooses first, and no other "
+                                       "choice of host cells has the devices";
+            if (err) {
+                /* pieced together by hand: worded on every refusal */
+                size_t n = strlen(x->pci_why.text), m = sizeof(tail);
+                numafit__error_clear(err);
+                err->code = NUMAFIT_E_NOFIT_PCI;
+                err->cell = x->h->cells[x->order[first[0]]].id;
+                memcpy(err->where, x->pci_why.where, sizeof(err->where));
+                if (n > sizeof(err->text) - 1)
+                    n = sizeof(err->text) - 1;
+                memcpy(err->text, x->pci_why.text, n);
+                if (n + m > sizeof(err->text))
+                    m = sizeof(err->text) - n;
+                memcpy(err->text + n, tail, m);
+                err->text[sizeof(err->text) - 1] = '\0';
+            }
             return 0;
         }
     }

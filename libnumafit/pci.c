@@ -1239,6 +1239,62 @@ static bool take_allocation(struct walk *w, const uint32_t *l, uint32_t n, const
     return true;
 }
 
+/* ------------------------------------------------------------ refusal text */
+
+/* Append s (at most max bytes) to buf (cap) at at; the new end. Written by
+ * hand: a refusal's text is worded on every fit that fails for devices. */
+static size_t put_str(char *buf, size_t cap, size_t at, const char *s, size_t max) {
+    for (size_t i = 0; s[i] && i < max && at + 1 < cap; i++)
+        buf[at++] = s[i];
+    buf[at] = '\0';
+    return at;
+}
+
+static size_t put_int(char *buf, size_t cap, size_t at, int64_t v) {
+    char tmp[24];
+    int n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[n++] = '-';
+    while (n && at + 1 < cap)
+        buf[at++] = tmp[--n];
+    buf[at] = '\0';
+    return at;
+}
+
+/* "PCI request RI (alias A) asks for C devices: only N WHY" in err, where
+ * "pci_requests/RI". */
+static void why_text(numafit_error_t *err, const struct pci_request *r, size_t ri, int64_t found,
+                     const char *why) {
+    char *t = err->text;
+    size_t cap = sizeof(err->text), k;
+    numafit__error_clear(err);
+    err->code = NUMAFIT_E_NOFIT;
+    k = put_str(t, cap, 0, "PCI request ", SIZE_MAX);
+    k = put_int(t, cap, k, (int64_t)ri);
+    if (r->alias_name) {
+        k = put_str(t, cap, k, " (alias ", SIZE_MAX);
+        k = put_str(t, cap, k, r->alias_name, 100);
+        k = put_str(t, cap, k, ")", SIZE_MAX);
+    } else if (r->requester_id) {
+        k = put_str(t, cap, k, " (port ", SIZE_MAX);
+        k = put_str(t, cap, k, r->requester_id, 100);
+        k = put_str(t, cap, k, ")", SIZE_MAX);
+    }
+    k = put_str(t, cap, k, " asks for ", SIZE_MAX);
+    k = put_int(t, cap, k, r->count);
+    k = put_str(t, cap, k, r->count == 1 ? " device: only " : " devices: only ", SIZE_MAX);
+    k = put_int(t, cap, k, found);
+    k = put_str(t, cap, k, " ", SIZE_MAX);
+    put_str(t, cap, k, why, SIZE_MAX);
+    k = put_str(err->where, sizeof(err->where), 0, "pci_requests/", SIZE_MAX);
+    put_int(err->where, sizeof(err->where), k, (int64_t)ri);
+}
+
 /* nova's _filter_pools: the pools request r (index ri) takes from, in
  * order, into w->list (*ret_n); false with why in err when too few. */
 static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, uint32_t *ret_n,
@@ -1301,19 +1357,8 @@ static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, u
     *ret_n = n;
     return true;
 fail:
-    if (err) {
-        const struct pci_request *q = r;
-        char who[160] = "";
-        if (q->alias_name)
-            snprintf(who, sizeof(who), " (alias %.100s)", q->alias_name);
-        else if (q->requester_id)
-            snprintf(who, sizeof(who), " (port %.100s)", q->requester_id);
-        numafit__error_set(err, NUMAFIT_E_NOFIT, -1, NULL, NULL,
-                           "PCI request %zu%s asks for %" PRId64 " device%s: only %" PRId64 " %s",
-                           ri, who, r->count, r->count == 1 ? "" : "s",
-                           n ? sum(w, l, n) : (int64_t)0, why);
-        snprintf(err->where, sizeof(err->where), "pci_requests/%zu", ri);
-    }
+    if (err)
+        why_text(err, r, ri, n ? sum(w, l, n) : (int64_t)0, why);
     return false;
 }
 
