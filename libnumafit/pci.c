@@ -435,6 +435,8 @@ static int read_pool_elem(struct numafit__jpath *p, json_t *v, void *e) {
     return read_pool(p, v, e);
 }
 
+_Static_assert(NUMAFIT_PCI_TAGS_MAX + 8 < 255, "a pool's tag_at[] holds 1 + a tag index in a byte");
+
 static unsigned pool_keys(const struct pci_pool *p) {
     return 3u + (p->numa_state != NUMA_ABSENT) + p->ntags;
 }
@@ -449,11 +451,15 @@ int numafit__pci_sort_pools(numafit_pci_pools_t *pools) {
     uint32_t k = 0;
     for (uint32_t i = 0; i < pools->n; i++) {
         struct pci_pool *P = &pools->p[i];
-        P->kind = pool_kind(P);
         P->vendor_h = numafit__pci_value_hash(P->vendor_id);
         P->product_h = numafit__pci_value_hash(P->product_id);
-        for (uint32_t t = 0; t < P->ntags; t++)
+        memset(P->tag_at, 0, sizeof(P->tag_at));
+        for (uint32_t t = 0; t < P->ntags; t++) {
             P->tags[t].vh = numafit__pci_value_hash(P->tags[t].value);
+            if (P->tags[t].id && P->tags[t].id < PCI_KEY_N && !P->tag_at[P->tags[t].id])
+                P->tag_at[P->tags[t].id] = (uint8_t)(t + 1);
+        }
+        P->kind = pool_kind(P);
     }
     if (pools->n < 2)
         return 0;
@@ -893,6 +899,14 @@ static int pool_field(const struct pci_pool *p, int field, const char *key, uint
         default:
             break;
     }
+    if (id) {
+        const struct pci_tag *t = p->tag_at[id] ? &p->tags[p->tag_at[id] - 1] : NULL;
+        if (!t)
+            return PV_NONE;
+        *s = t->value;
+        *h = t->vh;
+        return *s ? PV_STR : PV_NONE;
+    }
     for (uint32_t i = 0; i < p->ntags; i++)
         if (same_key_id(p->tags[i].key, p->tags[i].id, key, id)) {
             *s = p->tags[i].value;
@@ -904,8 +918,15 @@ static int pool_field(const struct pci_pool *p, int field, const char *key, uint
 
 /* Python's a.lower() == b.lower() for ASCII (other bytes compared as they are). */
 static bool eq_nocase(const char *a, const char *b) {
-    for (; *a && *b; a++, b++) {
+    for (;; a++, b++) {
         unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x == y) { /* the usual case: the same bytes */
+            if (!x)
+                return true;
+            continue;
+        }
+        if (!x || !y)
+            return false;
         if (x >= 'A' && x <= 'Z')
             x = (unsigned char)(x - 'A' + 'a');
         if (y >= 'A' && y <= 'Z')
@@ -913,7 +934,6 @@ static bool eq_nocase(const char *a, const char *b) {
         if (x != y)
             return false;
     }
-    return *a == *b;
 }
 
 /* nova's pci_device_prop_match for one spec; the latest rules leave out
@@ -943,10 +963,7 @@ static const char *spec_get(const struct pci_spec *s, uint8_t id) {
 }
 
 static const char *pool_tag(const struct pci_pool *p, uint8_t id) {
-    for (uint32_t i = 0; i < p->ntags; i++)
-        if (p->tags[i].id == id)
-            return p->tags[i].value;
-    return NULL;
+    return p->tag_at[id] ? p->tags[p->tag_at[id] - 1].value : NULL;
 }
 
 /* ------------------------------------------------------------ the walk */
@@ -995,41 +1012,32 @@ static bool on_cells(const struct walk *w, const struct pci_pool *p, bool with_n
  * NUMAFIT_CELL_ID_MAX + 1); false when there is no host or a host cell has
  * no socket: nova then finds nothing. */
 static bool socket_cells(const struct walk *w, int64_t *ids, size_t *ret_n) {
-    int n = w->host ? numafit_host_get_cell_count(w->host) : 0;
-    uint64_t sock[NUMAFIT_CELL_ID_MAX + 1];
-    int64_t cid[NUMAFIT_CELL_ID_MAX + 1];
-    uint8_t in[NUMAFIT_CELL_ID_MAX + 1];
-    size_t k = 0;
-    if (!w->host || n < 0 || n > NUMAFIT_CELL_ID_MAX + 1)
+    const struct numafit__cell *cells = w->host ? w->host->cells : NULL;
+    uint32_t n = w->host ? w->host->ncells : 0;
+    int32_t list[NUMAFIT_CELL_ID_MAX + 1];
+    size_t k = 0, nl = 0;
+    if (!w->host || n > NUMAFIT_CELL_ID_MAX + 1)
         return false;
-    for (int c = 0; c < n; c++) {
-        if (numafit_host_get_cell_stat(w->host, (unsigned)c, NUMAFIT_CELL_SOCKET, 0, &sock[c]) < 0)
+    for (uint32_t c = 0; c < n; c++)
+        if (cells[c].socket < 0)
             return false;
-        cid[c] = numafit_host_get_cell_id(w->host, (unsigned)c);
-        in[c] = 0;
+    /* the distinct sockets (few) of the host cells of the guest's cells,
+     * then every cell in those */
+    for (uint32_t c = 0; c < n; c++) {
+        bool in = false, known = false;
+        for (size_t i = 0; i < w->ncells && !in; i++)
+            in = w->cells[i] == cells[c].id;
+        for (size_t i = 0; i < nl && !known && in; i++)
+            known = list[i] == cells[c].socket;
+        if (in && !known)
+            list[nl++] = cells[c].socket;
     }
-    /* the host cells of the guest's cells, then every cell of their sockets */
-    for (int c = 0; c < n; c++)
-        for (size_t i = 0; i < w->ncells && !in[c]; i++)
-            in[c] = w->cells[i] == cid[c];
-    {
-        /* their distinct sockets (few), then the cells in those */
-        uint64_t list[NUMAFIT_CELL_ID_MAX + 1];
-        size_t nl = 0;
-        for (int c = 0; c < n; c++) {
-            bool known = false;
-            for (size_t i = 0; i < nl && !known; i++)
-                known = list[i] == sock[c];
-            if (in[c] && !known)
-                list[nl++] = sock[c];
-        }
-        for (int c = 0; c < n; c++)
-            for (size_t i = 0; i < nl; i++)
-                if (list[i] == sock[c]) {
-                    ids[k++] = cid[c];
-                    break;
-                }
-    }
+    for (uint32_t c = 0; c < n; c++)
+        for (size_t i = 0; i < nl; i++)
+            if (list[i] == cells[c].socket) {
+                ids[k++] = cells[c].id;
+                break;
+            }
     *ret_n = k;
     return true;
 }

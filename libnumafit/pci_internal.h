@@ -37,6 +37,7 @@ enum {
     PCI_KEY_RP_UUIDS,
     PCI_KEY_RP_UUID,
     PCI_KEY_LIVE_MIGRATABLE,
+    PCI_KEY_N /* the number of ids */
 };
 uint8_t numafit__pci_key_id(const char *key);
 /* A hash of the value with ASCII letters folded to lower case (0 for
@@ -56,6 +57,9 @@ struct pci_pool {
      * value hashes of vendor_id and product_id (and of each tag) */
     uint8_t kind;
     uint32_t vendor_h, product_h;
+    /* 1 + the index in tags of the tag of each key id (0: none; tags are
+     * at most NUMAFIT_PCI_TAGS_MAX, fewer than 255) */
+    uint8_t tag_at[PCI_KEY_N];
     /* a compute node's pools (pci_tracker.c): which pool of the builder
      * this is, and its free devices (indices), in the order they came */
     uint32_t tmpl;
