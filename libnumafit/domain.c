@@ -20,6 +20,8 @@
 
 #include <numafit/domain.h>
 
+#include "pci_internal.h"
+
 #include "flavor.h"
 #include "private.h"
 
@@ -1175,6 +1177,28 @@ static int device_xml(const char *flavor_json, size_t flavor_len, unsigned flags
 out:
     numafit__free(w.b);
     json_decref(flavor);
+    return rc;
+}
+
+/* The <bandwidth> of a port's interface (numafit_domain_hostdev_xml()):
+ * the flavor's quota:vif_* at depth; "" when it sets none. */
+int numafit__domain_vif_bandwidth(const json_t *flavor, unsigned flags, int depth, char **ret_xml,
+                                  numafit_error_t *err) {
+    const json_t *specs = NULL;
+    struct xw w;
+    int rc;
+    memset(&w, 0, sizeof(w));
+    if ((rc = numafit__flavor_specs(flavor, NUMAFIT__FLAVOR_DOMAIN, &specs, err)) < 0 ||
+        (rc = render_bandwidth(specs, flags, &w, depth, err)) < 0) {
+        numafit__free(w.b);
+        return rc;
+    }
+    xw_put(&w, "");
+    if (w.oom) {
+        numafit__free(w.b);
+        return nomem(err);
+    }
+    *ret_xml = w.b;
     return rc;
 }
 

@@ -136,6 +136,11 @@ int numafit__pci_devices_finish(struct pci_device *devs, const uint64_t *keys, u
  * then 2, 2 and 1; either case) into v: false when not of that form. The
  * one address reader of the device JSON, sysfs and device_spec. */
 bool numafit__pci_addr_fields(const char *s, size_t len, uint32_t v[4]);
+/* domain.c: the <bandwidth> of a port's interface from the flavor's
+ * quota:vif_* at depth (2 spaces each), "" for none; the number of
+ * attributes, or <0 with err filled. */
+int numafit__domain_vif_bandwidth(const json_t *flavor, unsigned flags, int depth, char **ret_xml,
+                                  numafit_error_t *err);
 /* A copy of s, NULL for NULL; *fail set when memory ran out. */
 char *numafit__pci_dup_or_null(const char *s, bool *fail);
 

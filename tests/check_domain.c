@@ -1072,21 +1072,32 @@ START_TEST(test_hostdev_define) {
     numafit_free(hx);
     hx = NULL;
     {
-        /* neutron ports' devices, with what the caller knows of the ports:
-         * a direct port (an <interface type="hostdev"> with its MAC and
-         * VLAN), a direct-physical one (a <hostdev>), a macvtap one (left
-         * out), a direct one without a MAC (refused) */
+        /* neutron ports' devices, with what the caller knows of the ports
+         * and the instance: a direct port (an <interface type="hostdev">
+         * with its MAC, VLAN and the flavor's bandwidth), a direct-physical
+         * one (a <hostdev>), a macvtap one (an <interface type="direct"> on
+         * the VF's network interface, virtio with 4 queues), a vdpa one
+         * (left out); a direct one without a MAC and a macvtap one without
+         * its interface name (refused) */
         static const char ports[] =
-            "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
-            "\"direct\", \"mac\": \"fa:16:3e:00:00:01\", \"vlan\": 100},"
+            "{\"flavor\": {\"vcpus\": 4, \"extra_specs\": {\"quota:vif_inbound_average\": "
+            "\"1000\", \"hw:vif_multiqueue_enabled\": \"true\"}},"
+            " \"devices\": [{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", "
+            "\"vnic_type\": \"direct\", \"mac\": \"fa:16:3e:00:00:01\", \"vlan\": 100},"
             " {\"address\": \"0000:81:00.0\", \"requester_id\": \"p2\", \"vnic_type\": "
             "\"direct-physical\"},"
-            " {\"address\": \"0000:81:02.1\", \"requester_id\": \"p3\", \"vnic_type\": "
-            "\"macvtap\"}]";
+            " {\"address\": \"0000:81:02.2\", \"requester_id\": \"p3\", \"vnic_type\": "
+            "\"macvtap\", \"mac\": \"fa:16:3e:00:00:03\", \"vlan\": \"0\", "
+            "\"ifname\": \"enp129s2f2\"},"
+            " {\"address\": \"0000:81:02.1\", \"requester_id\": \"p4\", \"vnic_type\": "
+            "\"vdpa\"}]}";
         static const char nomac[] =
             "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
             "\"direct\"}]";
-        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 2);
+        static const char noifname[] =
+            "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
+            "\"macvtap\", \"mac\": \"fa:16:3e:00:00:01\", \"ifname\": \"a/b\"}]";
+        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 3);
         snprintf(xml, sizeof(xml),
                  "<domain type='test'><name>numafit-ports</name><memory>1048576</memory>"
                  "<vcpu>2</vcpu><os><type>hvm</type></os><devices>\n%s</devices></domain>\n",
@@ -1102,6 +1113,12 @@ START_TEST(test_hostdev_define) {
         ck_assert_ptr_nonnull(strstr(back, "<tag id='100'/>"));
         ck_assert_ptr_nonnull(strstr(back, "bus='0x81' slot='0x00' function='0x0'"));
         ck_assert_ptr_null(strstr(back, "function='0x1'"));
+        ck_assert_ptr_nonnull(strstr(back, "<interface type='direct'>"));
+        ck_assert_ptr_nonnull(strstr(back, "<source dev='enp129s2f2' mode='passthrough'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "<model type='virtio'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "queues='4'"));
+        ck_assert_ptr_nonnull(strstr(back, "<tag id='0'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "<inbound average='1000'/>"));
         ck_assert_int_eq(virDomainUndefine(dom), 0);
         virDomainFree(dom);
         free(back);
@@ -1109,6 +1126,9 @@ START_TEST(test_hostdev_define) {
         hx = NULL;
         ck_assert_int_eq(numafit_domain_hostdev_xml(nomac, strlen(nomac), 0, &hx, &e), -EINVAL);
         ck_assert_str_eq(e.where, "devices/0/mac");
+        ck_assert_int_eq(numafit_domain_hostdev_xml(noifname, strlen(noifname), 0, &hx, &e),
+                         -EINVAL);
+        ck_assert_str_eq(e.where, "devices/0/ifname");
     }
     virConnectClose(conn);
     numafit_free(claim);

@@ -178,15 +178,23 @@ numafit_domain_interface_bandwidth_xml(const char *flavor_json, size_t flavor_le
  * neutron port (a non-null requester_id) are written as nova's VIF driver
  * writes them when the caller adds the port's "vnic_type" to the device
  * object: `direct` as \<interface type="hostdev" managed="yes"> with the
- * port's "mac" (required) and "vlan" (an integer, 0 or null: none),
- * `direct-physical` as a \<hostdev>; other ports (and ports without a
- * vnic_type) are left out.
- * \param claim_json what numafit_pci_tracker_claim() wrote, or a list of
- *   such device objects (each with "address")
+ * port's "mac" (required) and "vlan" (an integer, 0 or null: none; or
+ * neutron's decimal string, written when not empty), `macvtap` as
+ * \<interface type="direct"> with "mac", "vlan" and "ifname" (required:
+ * the VF's network interface), `direct-physical` as a \<hostdev>; other
+ * ports (and ports without a vnic_type) are left out. The claim object may
+ * add what nova knows of the instance and the node: "flavor" (vcpus,
+ * extra_specs: quota:vif_* as each port interface's \<bandwidth>,
+ * hw:vif_multiqueue_enabled), "image" (properties: hw_vif_model,
+ * hw_vif_multiqueue_enabled), "virt_type" ("kvm" or "qemu"),
+ * "rx_queue_size" and "max_queues" ([libvirt]); doc/pci.md.
+ * \param claim_json what numafit_pci_tracker_claim() wrote (with those
+ *   keys added), or a list of such device objects (each with "address")
  * \return the number of elements written (>= 0) and *ret_xml ("" for
  * none); -EINVAL (err->where "devices/I/address", "devices/I/mac",
- * "devices/I/vlan"), -EBADMSG, -ERANGE,
- * -ENOMEM. \ownership owned (numafit_free)
+ * "devices/I/vlan", "devices/I/ifname", a claim key; err->exception
+ * ValueError, UnsupportedHardware or FlavorImageConflict where nova
+ * raises), -EBADMSG, -ERANGE, -ENOMEM. \ownership owned (numafit_free)
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domain_hostdev_xml(const char *claim_json, size_t len,
                                                                 unsigned flags, char **ret_xml,
