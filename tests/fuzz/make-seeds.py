@@ -15,6 +15,8 @@
   plan_load   examples/fleet and tests/plan/data dumps, instances, flavors
   render      tests/data/plan/*.json
   batch       the input lines of tests/cases
+  hostdev     claims with alias devices and direct, macvtap and
+              direct-physical ports, flavors, images and [libvirt] settings
   host_records  tests/data/hosts/*.json (the versioned ones) as integer
               records, 16-bit values where they fit, else 64-bit
 
@@ -231,6 +233,28 @@ def main():
 
     for name, c in cases():
         put("batch", name, "\n".join(c.get("input", [])) + "\n")
+
+    port = {"address": "0000:81:02.0", "requester_id": "p1", "vnic_type": "direct",
+            "mac": "fa:16:3e:00:00:01", "vlan": 100}
+    macvtap = {"address": "0000:81:02.2", "requester_id": "p3", "vnic_type": "macvtap",
+               "mac": "fa:16:3e:00:00:03", "vlan": "0", "ifname": "enp129s2f2"}
+    phys = {"address": "0000:81:00.0", "requester_id": "p2", "vnic_type": "direct-physical"}
+    alias = {"address": "0000:3b:00.0", "vendor_id": "10de", "product_id": "1eb8",
+             "request": 0, "alias_name": "t4", "requester_id": None}
+    flavor = {"vcpus": 4, "extra_specs": {"quota:vif_inbound_average": "1000",
+                                          "quota:vif_outbound_peak": "20",
+                                          "hw:vif_multiqueue_enabled": "true"}}
+    put("hostdev", "list", json.dumps([alias, port, phys]))
+    put("hostdev", "claim", json.dumps({"devices": [alias, port, macvtap, phys],
+                                        "unavailable": ["0000:81:00.1"]}))
+    put("hostdev", "claim-instance", json.dumps({
+        "devices": [macvtap, port], "flavor": flavor,
+        "image": {"properties": {"hw_vif_model": "VirtualE1000",
+                                 "hw_vif_multiqueue_enabled": True}},
+        "virt_type": "kvm", "rx_queue_size": 512, "max_queues": 2}))
+    put("hostdev", "claim-qemu", json.dumps({
+        "devices": [macvtap], "flavor": flavor, "image": {"properties": {}},
+        "virt_type": "qemu", "rx_queue_size": 1024}))
 
 
 if __name__ == "__main__":
