@@ -829,15 +829,20 @@ NUMAFIT_EXPORT int numafit_pci_requests_to_json(const numafit_pci_requests_t *re
  * (numa_node, count: never equal to a spec's string). */
 enum { PV_NONE, PV_STR, PV_INT };
 
-uint32_t numafit__pci_value_hash(const char *value) {
-    uint32_t h = 2166136261u; /* FNV-1a */
+uint64_t numafit__pci_value_hash(const char *value) {
+    uint64_t h = 1469598103934665603ull, w = 0; /* FNV-1a, and the short form */
+    unsigned n = 0;
     if (!value)
         return 0;
-    for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+    for (const unsigned char *c = (const unsigned char *)value; *c; c++, n++) {
         unsigned char x = *c >= 'A' && *c <= 'Z' ? (unsigned char)(*c - 'A' + 'a') : *c;
-        h = (h ^ x) * 16777619u;
+        h = (h ^ x) * 1099511628211ull;
+        if (n < 7)
+            w |= (uint64_t)x << (8 * n);
     }
-    return h;
+    if (n <= 7)
+        return PCI_VALUE_EXACT | (uint64_t)n << 56 | w;
+    return h & ~PCI_VALUE_EXACT;
 }
 
 uint8_t numafit__pci_key_id(const char *key) {
@@ -882,7 +887,7 @@ static int field_of(uint8_t id) {
  * or null), PV_STR (*s), PV_INT (numa_node, count: never equal to a
  * spec's string). */
 static int pool_field(const struct pci_pool *p, int field, const char *key, uint8_t id,
-                      const char **s, uint32_t *h) {
+                      const char **s, uint64_t *h) {
     switch (field) {
         case F_VENDOR:
             *s = p->vendor_id;
@@ -941,14 +946,15 @@ static bool eq_nocase(const char *a, const char *b) {
 static bool spec_matches(const struct pci_pool *p, const struct pci_spec *s, bool latest) {
     for (uint32_t i = 0; i < s->n; i++) {
         const char *pv = NULL;
-        uint32_t h = 0;
+        uint64_t h = 0;
         int kind;
         if (latest && (s->kv[i].id == PCI_KEY_RESOURCE_CLASS || s->kv[i].id == PCI_KEY_TRAITS ||
                        s->kv[i].id == PCI_KEY_RP_UUIDS))
             continue;
         kind = pool_field(p, field_of(s->kv[i].id), s->kv[i].key, s->kv[i].id, &pv, &h);
         if (!s->kv[i].value ? kind != PV_NONE
-                            : kind != PV_STR || h != s->kv[i].vh || !eq_nocase(pv, s->kv[i].value))
+                            : kind != PV_STR || h != s->kv[i].vh ||
+                                  (!(h & PCI_VALUE_EXACT) && !eq_nocase(pv, s->kv[i].value)))
             return false;
     }
     return true;

@@ -15,7 +15,7 @@ struct pci_tag {
     char *key;
     char *value; /* NULL: null */
     uint8_t id;  /* numafit__pci_key_id(key), 0: another key */
-    uint32_t vh; /* numafit__pci_value_hash(value) */
+    uint64_t vh; /* numafit__pci_value_hash(value) */
 };
 
 /* The keys the rules and the pools' fields name, as small numbers (so that
@@ -40,9 +40,13 @@ enum {
     PCI_KEY_N /* the number of ids */
 };
 uint8_t numafit__pci_key_id(const char *key);
-/* A hash of the value with ASCII letters folded to lower case (0 for
- * NULL): values that compare equal without case have the same hash. */
-uint32_t numafit__pci_value_hash(const char *value);
+/* A key of the value with ASCII letters folded to lower case (0 for
+ * NULL): values that compare equal without case have the same key. A value
+ * of at most 7 bytes is its key exactly (PCI_VALUE_EXACT set, its length
+ * and folded bytes), so two such keys are equal only for equal values; a
+ * longer value's key is a hash without that bit. */
+#define PCI_VALUE_EXACT (1ull << 63)
+uint64_t numafit__pci_value_hash(const char *value);
 
 enum { NUMA_ABSENT, NUMA_NULL, NUMA_SET };
 
@@ -56,7 +60,7 @@ struct pci_pool {
     /* set by numafit__pci_sort_pools: IS_PF | IS_VDPA | IS_RM (pci.c), the
      * value hashes of vendor_id and product_id (and of each tag) */
     uint8_t kind;
-    uint32_t vendor_h, product_h;
+    uint64_t vendor_h, product_h;
     /* 1 + the index in tags of the tag of each key id (0: none; tags are
      * at most NUMAFIT_PCI_TAGS_MAX, fewer than 255) */
     uint8_t tag_at[PCI_KEY_N];

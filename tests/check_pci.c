@@ -205,6 +205,50 @@ START_TEST(test_exclusions) {
 }
 END_TEST
 
+/* Spec values against pool values, without case (ASCII): values of up to
+ * seven bytes compare by their exact key, longer ones by hash and text. */
+START_TEST(test_value_keys) {
+    static const char flat[] =
+        "[{\"vendor_id\": \"8086\", \"product_id\": \"154C\", \"numa_node\": 0,"
+        " \"count\": 1, \"physical_network\": \"PhysNet1\", \"parent_ifname\": \"ens1f0np0\","
+        " \"x\": \"abcdefg\", \"y\": \"\u00c4\", \"z\": \"\"}]";
+    static const struct {
+        const char *spec;
+        int fits;
+    } cases[] = {
+        {"\"product_id\": \"154c\"", 1},
+        {"\"product_id\": \"154C\"", 1},
+        {"\"product_id\": \"154\"", 0},
+        {"\"product_id\": \"154cc\"", 0},
+        {"\"physical_network\": \"physnet1\"", 1}, /* 8 bytes */
+        {"\"physical_network\": \"physnet2\"", 0},
+        {"\"parent_ifname\": \"ENS1F0NP0\"", 1},
+        {"\"parent_ifname\": \"ens1f0np1\"", 0},
+        {"\"x\": \"ABCDEFG\"", 1}, /* 7 bytes: the exact key */
+        {"\"x\": \"abcdefh\"", 0},
+        {"\"x\": \"abcdef\"", 0},
+        {"\"x\": \"abcdefgh\"", 0},
+        {"\"y\": \"\u00c4\"", 1},
+        {"\"y\": \"\u00e4\"", 0}, /* outside ASCII: bytes as they are */
+        {"\"z\": \"\"", 1},
+        {"\"z\": \" \"", 0},
+        {"\"z\": null", 0},
+    };
+    numafit_pci_pools_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_pci_pools_new_from_json(flat, strlen(flat), 0, &p, &e), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char json[256];
+        numafit_pci_requests_t *r;
+        snprintf(json, sizeof(json), "[{\"count\": 1, \"spec\": [{%s}]}]", cases[i].spec);
+        r = reqs(json);
+        ck_assert_msg(numafit_pci_support(p, NULL, r, NULL, 0, &e) == cases[i].fits, "%s", json);
+        numafit_pci_requests_free(r);
+    }
+    numafit_pci_pools_free(p);
+}
+END_TEST
+
 START_TEST(test_apply) {
     numafit_pci_pools_t *p = pools(), *before = NULL;
     numafit_pci_requests_t *ok = reqs(VF(5, "\"legacy\"")),
@@ -980,6 +1024,7 @@ int main(void) {
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_policies);
     tcase_add_test(tc, test_exclusions);
+    tcase_add_test(tc, test_value_keys);
     tcase_add_test(tc, test_apply);
     tcase_add_test(tc, test_from_flavor);
     tcase_add_test(tc, test_ports);
