@@ -1112,14 +1112,42 @@ static uint8_t pool_kind(const struct pci_pool *P) {
     return kind_of(pool_tag(P, PCI_KEY_DEV_TYPE), pool_tag(P, PCI_KEY_REMOTE_MANAGED));
 }
 
+/* The exact key (numafit__pci_value_hash) of a lower-case value of n <= 7
+ * bytes, from its bytes. */
+#define KEY7(n, a, b, c, d, e, f, g)                                                               \
+    (PCI_VALUE_EXACT | (uint64_t)(n) << 56 | (uint64_t)(a) | (uint64_t)(b) << 8 |                  \
+     (uint64_t)(c) << 16 | (uint64_t)(d) << 24 | (uint64_t)(e) << 32 | (uint64_t)(f) << 40 |       \
+     (uint64_t)(g) << 48)
+
+/* kind_of() of a spec: its dev_type and remote_managed, the strings
+ * compared only when their keys say they may be equal. */
+static uint8_t spec_kind(const struct pci_spec *sp) {
+    static const uint64_t type_pf = KEY7(7, 't', 'y', 'p', 'e', '-', 'p', 'f');
+    static const uint64_t vdpa = KEY7(4, 'v', 'd', 'p', 'a', 0, 0, 0);
+    uint8_t k = 0;
+    for (uint32_t i = 0; i < sp->n; i++) {
+        const struct pci_tag *t = &sp->kv[i];
+        if (!t->value)
+            continue;
+        if (t->id == PCI_KEY_DEV_TYPE) {
+            if (t->vh == type_pf && !strcmp(t->value, "type-PF"))
+                k |= IS_PF;
+            else if (t->vh == vdpa && !strcmp(t->value, "vdpa"))
+                k |= IS_VDPA;
+        } else if (t->id == PCI_KEY_REMOTE_MANAGED && numafit__py_bool(t->value)) {
+            k |= IS_RM;
+        }
+    }
+    return k;
+}
+
 /* The PREP_* bits of request r for each pool into out[pools->n]. */
 static void prep_request(const numafit_pci_pools_t *pools, const struct pci_request *r, bool latest,
                          uint8_t *out) {
     uint8_t want = 0;
     int lm = 0; /* latest: every spec asks live_migratable "true" (1) or "false" (2) */
     for (uint32_t s = 0; s < r->nspecs; s++)
-        want |= kind_of(spec_get(&r->specs[s], PCI_KEY_DEV_TYPE),
-                        spec_get(&r->specs[s], PCI_KEY_REMOTE_MANAGED));
+        want |= spec_kind(&r->specs[s]);
     memset(out, 0, pools->n);
     /* spec by spec, pool by pool */
     for (uint32_t s = 0; s < r->nspecs; s++) {
