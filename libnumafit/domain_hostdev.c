@@ -325,28 +325,28 @@ static int vif_macvtap(struct vif *f, numafit_error_t *err) {
 }
 
 /* A port's VLAN (vif details "vlan"): an integer (0 to 4095) or the
- * decimal string neutron writes; written as nova does when it is true in
- * Python (a non-zero integer, a non-empty string, "0" too). *ret -1 for
- * none. */
-static int read_vlan(const json_t *vl, size_t i, long long *ret, numafit_error_t *err) {
-    long long x = -1;
-    *ret = -1;
+ * decimal string neutron writes (at most 4 digits, 4095 at most); written
+ * as nova writes it (str() of it) when it is true in Python: a non-zero
+ * integer, a non-empty string ("0" too). out[0] is '\0' for none. */
+static int read_vlan(const json_t *vl, size_t i, char out[8], numafit_error_t *err) {
+    out[0] = '\0';
     if (!vl || json_is_null(vl))
         return 0;
     if (json_is_integer(vl)) {
-        x = (long long)json_integer_value(vl);
+        json_int_t x = json_integer_value(vl);
         if (x >= 0 && x <= 4095) {
-            *ret = x ? x : -1;
+            if (x)
+                snprintf(out, 8, "%d", (int)x);
             return 0;
         }
     } else if (json_is_string(vl)) {
         const char *s = json_string_value(vl);
         size_t n = strlen(s);
-        x = 0;
-        for (size_t k = 0; k < n && x <= 4095; k++)
+        long x = 0;
+        for (size_t k = 0; k < n && k < 5; k++)
             x = isdigit((unsigned char)s[k]) ? x * 10 + (s[k] - '0') : 99999;
-        if (n && n <= 4 && x <= 4095) {
-            *ret = x;
+        if (n <= 4 && x <= 4095) {
+            memcpy(out, s, n + 1);
             return 0;
         }
     }
@@ -415,7 +415,7 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
             const char *mac = json_string_value(json_object_get(v, "mac"));
             bool direct = vnic && !strcmp(vnic, "direct"),
                  macvtap = vnic && !strcmp(vnic, "macvtap");
-            long long vlan;
+            char vlan[8];
             if (!vnic || (!direct && !macvtap && strcmp(vnic, "direct-physical") != 0))
                 continue;
             if (direct || macvtap) {
@@ -428,7 +428,7 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                                               "(xx:xx:xx:xx:xx:xx)");
                     goto out;
                 }
-                if ((r = read_vlan(json_object_get(v, "vlan"), i, &vlan, err)) < 0)
+                if ((r = read_vlan(json_object_get(v, "vlan"), i, vlan, err)) < 0)
                     goto out;
                 if (macvtap) {
                     ifname = json_string_value(json_object_get(v, "ifname"));
@@ -465,8 +465,8 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                     put_esc(&o, ifname);
                     put(&o, "\" mode=\"passthrough\"/>\n");
                 }
-                if (vlan >= 0)
-                    put(&o, "  <vlan>\n    <tag id=\"%lld\"/>\n  </vlan>\n", vlan);
+                if (vlan[0])
+                    put(&o, "  <vlan>\n    <tag id=\"%s\"/>\n  </vlan>\n", vlan);
                 put(&o, "%s</interface>\n", f.bw);
                 written++;
                 continue;

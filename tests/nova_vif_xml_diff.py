@@ -47,7 +47,7 @@ MODELS = [None, "virtio", "VIRTIO", "e1000", "e1000e", "VirtualE1000", "virtualv
           "rtl8139", "lan9118", "netfront", "sriov", "vmxnet3", "spapr-vlan", "bogus"]
 MQ_FLAVOR = [None, "true", "false", "yes", "0", "on", "maybe"]
 MQ_IMAGE = [None, True, False, "yes", "off"]
-VLANS = [None, "0", "100", "4095", 0, 7, 4094]
+VLANS = [None, "0", "100", "4095", "", "0042", 0, 7, 4094]
 QUOTAS = ["quota:vif_inbound_average", "quota:vif_inbound_peak", "quota:vif_inbound_burst",
           "quota:vif_outbound_average", "quota:vif_outbound_peak", "quota:vif_outbound_burst"]
 
