@@ -15,8 +15,10 @@
   plan_load   examples/fleet and tests/plan/data dumps, instances, flavors
   render      tests/data/plan/*.json
   batch       the input lines of tests/cases
-  hostdev     claims with alias devices and direct, macvtap and
-              direct-physical ports, flavors, images and [libvirt] settings
+  hostdev     claims with alias devices and direct, macvtap,
+              direct-physical, vdpa and remote-managed ports (bound by the
+              SR-IOV agent or Open vSwitch), flavors, images and [libvirt]
+              settings
   host_records  tests/data/hosts/*.json (the versioned ones) as integer
               records, 16-bit values where they fit, else 64-bit
 
@@ -252,6 +254,12 @@ def main():
         "image": {"properties": {"hw_vif_model": "VirtualE1000",
                                  "hw_vif_multiqueue_enabled": True}},
         "virt_type": "kvm", "rx_queue_size": 512, "max_queues": 2}))
+    vdpa = {"address": "0000:81:02.4", "requester_id": "p4", "vnic_type": "vdpa",
+            "mac": "fa:16:3e:00:00:04", "dev_path": "/dev/vhost-vdpa-0", "vif_type": "ovs"}
+    remote = {"address": "0000:81:02.5", "requester_id": "p5", "vnic_type": "remote-managed",
+              "mac": "fa:16:3e:00:00:05"}
+    offload = dict(port, vif_type="ovs", requester_id="p6")
+    put("hostdev", "claim-ovs", json.dumps({"devices": [vdpa, remote, offload, port]}))
     put("hostdev", "claim-qemu", json.dumps({
         "devices": [macvtap], "flavor": flavor, "image": {"properties": {}},
         "virt_type": "qemu", "rx_queue_size": 1024}))
