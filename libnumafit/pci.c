@@ -1593,23 +1593,25 @@ bool numafit__pci_possible(const numafit_pci_pools_t *pools, const numafit_pci_r
 }
 
 /* First whether every host cell has a socket (1) or not (0); then per
- * request, a row of ncells + 2: the devices of the pools on each host
- * cell (by index), then those of the pools of no known node, then all the
- * request could ever take. Only the pools the request matches and that
+ * request a row of 2 * ncells + 2: the devices of the pools on each host
+ * cell (by index), those of the pools of no known node, all the request
+ * could ever take, and per host cell those on every cell of its socket
+ * (when every cell has one). Only the pools the request matches and that
  * its exclusions keep (PF, vdpa, remote-managed, live-migratable) count:
  * whatever the walk gives a request is a part of those. */
 size_t numafit__pci_caps_words(const numafit_pci_requests_t *reqs, const numafit_host_t *h) {
-    return 1 + (size_t)reqs->n * (h->ncells + 2);
+    return 1 + (size_t)reqs->n * (2 * (size_t)h->ncells + 2);
 }
 
 void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
                        const uint8_t *prep, const numafit_host_t *h, int64_t *cap) {
     uint32_t nc = h->ncells;
+    size_t len = 2 * (size_t)nc + 2;
+    bool sockets = true;
     memset(cap, 0, numafit__pci_caps_words(reqs, h) * sizeof(*cap));
-    cap[0] = 1;
     for (uint32_t c = 0; c < nc; c++)
-        if (h->cells[c].socket < 0)
-            cap[0] = 0;
+        sockets &= h->cells[c].socket >= 0;
+    cap[0] = sockets;
     cap++;
     for (uint32_t i = 0; i < pools->n; i++) {
         const struct pci_pool *P = &pools->p[i];
@@ -1621,7 +1623,7 @@ void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_reque
                 at = nc + 2; /* only in the total */
         }
         for (uint32_t r = 0; r < reqs->n; r++) {
-            int64_t *row = cap + (size_t)r * (nc + 2);
+            int64_t *row = cap + r * len;
             if ((prep[(size_t)r * pools->n + i] & (PREP_MATCH | PREP_PF | PREP_OTHER | PREP_LM)) !=
                 PREP_MATCH)
                 continue;
@@ -1629,6 +1631,15 @@ void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_reque
                 row[at] += P->count;
             row[nc + 1] += P->count;
         }
+    }
+    for (uint32_t r = 0; r < reqs->n && sockets; r++) {
+        int64_t *row = cap + r * len;
+        if (reqs->r[r].policy != NUMAFIT_PCI_POLICY_SOCKET)
+            continue;
+        for (uint32_t c = 0; c < nc; c++)
+            for (uint32_t d = 0; d < nc; d++)
+                if (h->cells[d].socket == h->cells[c].socket)
+                    row[nc + 2 + c] += row[d];
     }
 }
 
@@ -1639,13 +1650,14 @@ void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_reque
 bool numafit__pci_bound(const numafit_pci_requests_t *reqs, const numafit_host_t *h,
                         const int64_t *cap, const uint32_t *cells, uint32_t n) {
     uint32_t nc = h->ncells;
+    size_t len = 2 * (size_t)nc + 2;
     bool sockets = cap[0] != 0;
     if (!n)
         return true; /* the walk filters nothing without cells */
     cap++;
     for (uint32_t r = 0; r < reqs->n; r++) {
         const struct pci_request *R = &reqs->r[r];
-        const int64_t *row = cap + (size_t)r * (nc + 2);
+        const int64_t *row = cap + r * len;
         int policy = R->policy ? R->policy : NUMAFIT_PCI_POLICY_LEGACY;
         int64_t s = 0;
         for (uint32_t i = 0; i < n; i++)
@@ -1656,15 +1668,15 @@ bool numafit__pci_bound(const numafit_pci_requests_t *reqs, const numafit_host_t
             s += row[nc];
         else if (policy == NUMAFIT_PCI_POLICY_PREFERRED)
             s = row[nc + 1];
-        else if (policy == NUMAFIT_PCI_POLICY_SOCKET) {
-            for (uint32_t c = 0, done = 0; c < nc && sockets; c++) {
-                bool in = false;
-                for (uint32_t i = 0; i < n && !in; i++)
-                    in = h->cells[cells[i]].socket == h->cells[c].socket;
-                if (in && !done++)
-                    s = 0;
-                if (in)
-                    s += row[c];
+        else if (policy == NUMAFIT_PCI_POLICY_SOCKET && sockets) {
+            /* each socket of the chosen cells once */
+            s = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                bool seen = false;
+                for (uint32_t j = 0; j < i && !seen; j++)
+                    seen = h->cells[cells[j]].socket == h->cells[cells[i]].socket;
+                if (!seen)
+                    s += row[nc + 2 + cells[i]];
             }
         }
         if (s < R->count)
