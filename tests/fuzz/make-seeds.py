@@ -15,6 +15,8 @@
   plan_load   examples/fleet and tests/plan/data dumps, instances, flavors
   render      tests/data/plan/*.json
   batch       the input lines of tests/cases
+  extra_specs the flavors' extra specs of tests/cases, and single keys and
+              values (KEY NUL VALUE)
   hostdev     claims with alias devices and direct, macvtap,
               direct-physical, vdpa and remote-managed ports (bound by the
               SR-IOV agent or Open vSwitch), flavors, images and [libvirt]
@@ -235,6 +237,23 @@ def main():
 
     for name, c in cases():
         put("batch", name, "\n".join(c.get("input", [])) + "\n")
+
+    seen = set()
+    for name, c in cases():
+        for line in c.get("input", []):
+            doc = loads(line)
+            fl = doc.get("flavor") if isinstance(doc, dict) else None
+            specs = fl.get("extra_specs") if isinstance(fl, dict) else None
+            key = json.dumps(specs, sort_keys=True)
+            if specs and key not in seen:
+                seen.add(key)
+                put("extra_specs", name, json.dumps({"extra_specs": specs}))
+    for i, (k, v) in enumerate([("hw:numa_cpus.0", "^0-1,3"), ("hw:mem_page_size", "1GiB"),
+                                ("pci_passthrough:alias", "a:1, b c:2"),
+                                ("hw:numa_nodes", " \u0661_0 "), ("trait1:CUSTOM_X", "required"),
+                                ("capabilities:cpu_info:features", "x"),
+                                ("hw:pmem", "ns_0,ns_1,"), ("quota:read_bytes_sec", "1")]):
+        put("extra_specs", "key-%d" % i, k.encode() + b"\0" + v.encode())
 
     port = {"address": "0000:81:02.0", "requester_id": "p1", "vnic_type": "direct",
             "mac": "fa:16:3e:00:00:01", "vlan": 100}
