@@ -26,6 +26,7 @@
 #include <numafit/discover.h>
 #include <numafit/doctor.h>
 #include <numafit/domain.h>
+#include <numafit/extra_specs.h>
 #include <numafit/fit.h>
 #include <numafit/host.h>
 #include <numafit/inventory.h>

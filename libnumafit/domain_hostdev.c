@@ -14,7 +14,14 @@
  *    the image or virtio, the vhost driver with the multiqueue queues and
  *    [libvirt] rx_queue_size, the VLAN, the <bandwidth>);
  *  - `direct-physical`: a <hostdev> (get_config_hostdev_physical);
- * other ports (vdpa, virtio-forwarder, remote-managed) are left out.
+ *  - ports Open vSwitch binds (vif_type ovs), written through os-vif as a
+ *    VIFHostDevice, with the MAC only of the base config: `vdpa` as
+ *    <interface type="vdpa"> on the VF's vhost-vdpa device (the caller's
+ *    dev_path: nova asks libvirt for the vdpa node device of the VF),
+ *    `remote-managed` and a hardware-offloaded `direct` port as
+ *    <interface type="hostdev" managed="yes"> without VLAN or bandwidth;
+ * virtio-forwarder ports (vhost-user sockets of the port's binding) are
+ * left out.
  */
 #include "config.h"
 
@@ -119,6 +126,18 @@ static bool ifname_ok(const char *s) {
         return false;
     for (; *s; s++)
         if (*s == '/' || *s == ':' || isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/* A character device path as the claim may give it for a vdpa port: an
+ * absolute path of at most 255 bytes without control bytes. */
+static bool dev_path_ok(const char *s) {
+    size_t n = strlen(s);
+    if (n < 2 || n > 255 || s[0] != '/')
+        return false;
+    for (; *s; s++)
+        if (iscntrl((unsigned char)*s))
             return false;
     return true;
 }
@@ -362,6 +381,32 @@ static int device_error(numafit_error_t *err, size_t i, const char *field, const
     return -EINVAL;
 }
 
+/* A port's "vif_type", the binding neutron gave it (absent or null: the
+ * usual one of its vnic type): "hw_veb" (the SR-IOV agent: direct,
+ * macvtap), "hostdev_physical" (direct-physical), "ovs" (Open vSwitch:
+ * vdpa, remote-managed, and a direct port of hardware offload, which nova
+ * writes through os-vif without VLAN or bandwidth). *ovs: the last. */
+static int read_vif_type(const json_t *dev, size_t i, const char *vnic, bool *ovs,
+                         numafit_error_t *err) {
+    const json_t *t = json_object_get(dev, "vif_type");
+    const char *s = json_string_value(t);
+    bool veb = !strcmp(vnic, "direct") || !strcmp(vnic, "macvtap"),
+         phys = !strcmp(vnic, "direct-physical");
+    *ovs = !veb && !phys;
+    if (!t || json_is_null(t))
+        return 0;
+    if (s && !strcmp(s, "ovs") && (*ovs || !strcmp(vnic, "direct"))) {
+        *ovs = true;
+        return 0;
+    }
+    if (s && ((veb && !strcmp(s, "hw_veb")) || (phys && !strcmp(s, "hostdev_physical"))))
+        return 0;
+    return device_error(err, i, "vif_type",
+                        "a port's vif_type must match its vnic_type: hw_veb (direct, macvtap), "
+                        "ovs (direct, vdpa, remote-managed) or hostdev_physical "
+                        "(direct-physical)");
+}
+
 NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len, unsigned flags,
                                               char **ret_xml, numafit_error_t *err) {
     json_t *doc, *list, *v;
@@ -414,10 +459,56 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
             const char *vnic = json_string_value(json_object_get(v, "vnic_type"));
             const char *mac = json_string_value(json_object_get(v, "mac"));
             bool direct = vnic && !strcmp(vnic, "direct"),
-                 macvtap = vnic && !strcmp(vnic, "macvtap");
+                 macvtap = vnic && !strcmp(vnic, "macvtap"), vdpa = vnic && !strcmp(vnic, "vdpa"),
+                 remote = vnic && !strcmp(vnic, "remote-managed");
             char vlan[8];
-            if (!vnic || (!direct && !macvtap && strcmp(vnic, "direct-physical") != 0))
+            bool ovs;
+            if (!vnic ||
+                (!direct && !macvtap && !vdpa && !remote && strcmp(vnic, "direct-physical") != 0))
                 continue;
+            if ((r = read_vif_type(v, i, vnic, &ovs, err)) < 0)
+                goto out;
+            if (vdpa || remote || (direct && ovs)) {
+                /* os-vif's VIFHostDevice (nova's _get_config_os_vif): the
+                 * MAC only of the base config, no VLAN, no bandwidth */
+                const char *path = NULL;
+                if (!mac || !mac_ok(mac)) {
+                    r = device_error(err, i, "mac",
+                                     vdpa     ? "a vdpa port's device needs its MAC address "
+                                                "(xx:xx:xx:xx:xx:xx)"
+                                     : remote ? "a remote-managed port's device needs its MAC "
+                                                "address (xx:xx:xx:xx:xx:xx)"
+                                              : "a direct port's device needs its MAC address "
+                                                "(xx:xx:xx:xx:xx:xx)");
+                    goto out;
+                }
+                if (vdpa) {
+                    path = json_string_value(json_object_get(v, "dev_path"));
+                    if (!path || !dev_path_ok(path)) {
+                        r = device_error(err, i, "dev_path",
+                                         "a vdpa port's device needs the vhost-vdpa character "
+                                         "device of the VF (an absolute path of at most 255 "
+                                         "bytes, such as /dev/vhost-vdpa-0)");
+                        goto out;
+                    }
+                    put(&o, "<interface type=\"vdpa\">\n  <mac address=\"%s\"/>\n  <source dev=\"",
+                        mac);
+                    put_esc(&o, path);
+                    put(&o, "\"/>\n</interface>\n");
+                } else {
+                    put(&o,
+                        "<interface type=\"hostdev\" managed=\"yes\">\n"
+                        "  <mac address=\"%s\"/>\n"
+                        "  <source>\n"
+                        "    <address type=\"pci\" domain=\"0x%04x\" bus=\"0x%02x\" "
+                        "slot=\"0x%02x\" function=\"0x%x\"/>\n"
+                        "  </source>\n"
+                        "</interface>\n",
+                        mac, fl[0], fl[1], fl[2], fl[3]);
+                }
+                written++;
+                continue;
+            }
             if (direct || macvtap) {
                 const char *ifname = NULL;
                 if (!mac || !mac_ok(mac)) {

@@ -17,7 +17,9 @@
  *    socket policy, which sockets): when nova's first placement fails it,
  *    each such choice that passes is searched as a coverage constraint, and
  *    the first placement in nova's order among them is the answer
- *    (pci_search).
+ *    (pci_search); a choice of cells on which some request could not find
+ *    its count even alone (numafit__pci_bound) is refused without a walk
+ *    or a cell check, and the refusal words the first walk's failure.
  *
  * Within a physical core (a sibling set) the lowest-numbered free threads are
  * used first; nova picks them by Python set order, which is no specification.
@@ -102,6 +104,7 @@ struct fitctx {
     uint64_t *net_base;          /* per host position: the network groups alone */
     void *pci_scratch;           /* numafit__pci_scratch_size() bytes */
     uint8_t *pci_prep;           /* numafit__pci_prepare()'s table, in pci_scratch */
+    int64_t *pci_cap;            /* numafit__pci_caps() once nova's first choice failed, or NULL */
     numafit_pci_check_fn pci_fn; /* the caller's check, NULL: the library's */
     void *pci_ctx;
     int pci_rc;              /* the caller's check failed with this (< 0) */
@@ -114,6 +117,7 @@ struct fitctx {
  * enough (every fit of an ordinary host), else from one heap block: no
  * allocation happens inside the search. */
 #define FIT_STACK_WORDS 1024
+#define PCI_CAP_STACK   256 /* words of the PCI bounds kept on the stack */
 
 static bool pinned_policy(int p) {
     return p == NUMAFIT_CPU_POLICY_DEDICATED || p == NUMAFIT_CPU_POLICY_MIXED;
@@ -979,6 +983,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     x->last_valid = false;
     x->pools = o ? o->pci_pools : NULL;
     x->reqs = o ? o->pci_reqs : NULL;
+    x->pci_cap = NULL;
     x->pci_sort = x->pools != NULL;
     x->pci_requested = x->reqs && x->reqs->n > 0;
     x->pci_check = x->pools && x->pci_requested;
@@ -1209,12 +1214,20 @@ static int build_mincover(struct fitctx *x) {
 /* ------------------------------------------------------------------ PCI */
 
 /* nova's support_requests on the host cells at positions pos[0..n-1]:
- * 1 / 0 (why in err when not NULL). */
-static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, numafit_error_t *err) {
+ * 1 / 0 (why in err when not NULL; kept unworded in fail when not NULL,
+ * with the library's rules). */
+static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, struct numafit__pci_fail *fail,
+                  numafit_error_t *err) {
     int64_t ids[NUMAFIT_MAX_CELLS];
-    for (uint32_t i = 0; i < n; i++)
-        ids[i] = x->h->cells[x->order[pos[i]]].id;
+    uint32_t idx[NUMAFIT_MAX_CELLS];
+    for (uint32_t i = 0; i < n; i++) {
+        idx[i] = x->order[pos[i]];
+        ids[i] = x->h->cells[idx[i]].id;
+    }
     x->steps += 1 + x->pools->n;
+    /* what no walk could meet is refused without one (worded: walked) */
+    if (x->pci_cap && !err && !numafit__pci_bound(x->reqs, x->h, x->pci_cap, idx, n))
+        return 0;
     if (x->pci_fn) {
         int rc = x->pci_fn(x->pci_ctx, ids, n);
         if (rc < 0) {
@@ -1228,7 +1241,7 @@ static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, numafit_err
         return rc > 0;
     }
     return numafit__pci_support(x->pools, x->h, x->reqs, ids, n, x->pci_scratch, x->pci_prep,
-                                !x->zed, err);
+                                !x->zed, fail, err);
 }
 
 /* The choices the PCI check can tell apart: which cells with devices are
@@ -1323,7 +1336,7 @@ static void pci_try(struct fitctx *x, struct pcisel *s, uint64_t sockmask, uint6
     if (!nrep)
         return;
     /* the requests on a set of this kind (each such set answers alike) */
-    if (pci_ok(x, rep, nrep, NULL) != 1)
+    if (pci_ok(x, rep, nrep, NULL, NULL) != 1)
         return;
     x->net = groups > 0;
     x->net_all = groups == 64 ? ~0ull : (1ull << groups) - 1;
@@ -1384,12 +1397,14 @@ static int pci_search_one(struct fitctx *x, const struct pcisel *s) {
     memset(memo, -1, sizeof(memo));
     for (uint32_t p = 0; p < x->n; p++) {
         int ok, si = 0;
+        if (x->pci_cap && !numafit__pci_bound(x->reqs, x->h, x->pci_cap, &x->order[p], 1))
+            continue; /* no cell check where the devices cannot be */
         if (!pair_ok(x, p, 0) || (x->net && (x->net_mask[p] & x->net_all) != x->net_all))
             continue;
         if (!x->pci_cell[p] && s->sockets)
             si = sock_index(s, x->h->cells[x->order[p]].socket) + 1;
         if (x->pci_cell[p] || memo[si] < 0) {
-            ok = pci_ok(x, &p, 1, NULL);
+            ok = pci_ok(x, &p, 1, NULL, NULL);
             if (!x->pci_cell[p])
                 memo[si] = (int8_t)ok;
         } else {
@@ -1484,15 +1499,34 @@ static int run(struct fitctx *x, numafit_error_t *err) {
         /* nova checks the devices on each placement in which every guest
          * cell fits, after the cells and before the network */
         uint32_t first[NUMAFIT_MAX_CELLS];
-        if (pci_ok(x, x->assign, x->k, NULL) == 1)
+        int64_t cap_stack[PCI_CAP_STACK];
+        struct numafit__pci_fail fail = {0, 0, NULL, NULL};
+        bool found;
+        if (pci_ok(x, x->assign, x->k, &fail, NULL) == 1)
             return 1;
         memcpy(first, x->assign, x->k * sizeof(*first));
-        if (pci_search(x) == 1)
+        if (!x->pci_fn) {
+            /* the search asks many choices of cells: bound them first
+             * (laid out only now: the fits that need no search pay nothing) */
+            size_t words = numafit__pci_caps_words(x->reqs, x->h);
+            x->pci_cap =
+                words <= PCI_CAP_STACK ? cap_stack : numafit__malloc(words * sizeof(int64_t));
+            if (x->pci_cap)
+                numafit__pci_caps(x->pools, x->reqs, x->pci_prep, x->h, x->pci_cap);
+        }
+        found = pci_search(x) == 1;
+        if (x->pci_cap != cap_stack)
+            numafit__free(x->pci_cap);
+        x->pci_cap = NULL;
+        if (found)
             return 1;
         if (!x->over_budget) {
             /* why nova's first choice fails, worded only now */
             numafit__error_clear(&x->pci_why);
-            (void)pci_ok(x, first, x->k, &x->pci_why);
+            if (x->pci_fn)
+                (void)pci_ok(x, first, x->k, NULL, &x->pci_why);
+            else
+                numafit__pci_fail_word(x->reqs, &fail, &x->pci_why);
         }
         if (!x->over_budget) {
             static const char tail[] = " on the host cells nova chooses first, and no other "

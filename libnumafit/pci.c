@@ -983,10 +983,11 @@ struct walk {
     size_t ncells;
     int64_t *left;
     bool *alive;
-    uint32_t *list, *tmp; /* pool indices */
-    const uint8_t *prep;  /* [r * pools + i]: PREP_* bits, or NULL */
-    uint8_t *row;         /* without prep: one request's PREP_* bits */
-    bool latest;          /* upstream nova's rules (else Zed's) */
+    uint32_t *list, *tmp;           /* pool indices */
+    const uint8_t *prep;            /* [r * pools + i]: PREP_* bits, or NULL */
+    uint8_t *row;                   /* without prep: one request's PREP_* bits */
+    bool latest;                    /* upstream nova's rules (else Zed's) */
+    struct numafit__pci_fail *fail; /* why it failed, or NULL */
 };
 
 /* What a request makes of a pool, worked out once for many walks
@@ -1182,6 +1183,15 @@ static void prep_request(const numafit_pci_pools_t *pools, const struct pci_requ
     }
 }
 
+/* The refusal of two pools that split a provider, in err. */
+static void split_text(numafit_error_t *err, const struct numafit__pci_fail *f) {
+    numafit__error_set(err, NUMAFIT_E_NOFIT, -1, NULL, NULL,
+                       "PCI request %zu: the pools split a resource provider "
+                       "(%.64s) nova cannot take from",
+                       f->ri, f->split);
+    snprintf(err->where, sizeof(err->where), "pci_requests/%zu", f->ri);
+}
+
 /* ------------------------------------------------------------ placement (latest) */
 
 #define RP_MAX (NUMAFIT_PCI_STRING_MAX / 2 + 1) /* providers one spec value can name */
@@ -1251,13 +1261,11 @@ static bool take_allocation(struct walk *w, const uint32_t *l, uint32_t n, const
             for (uint32_t t = 0; t < B->ntags; t++)
                 has_b = has_b || B->tags[t].id == PCI_KEY_RP_UUID;
             if (has_b && (ua && ub ? !strcmp(ua, ub) : !ua && !ub)) {
-                if (err) {
-                    numafit__error_set(err, NUMAFIT_E_NOFIT, -1, NULL, NULL,
-                                       "PCI request %zu: the pools split a resource provider "
-                                       "(%.64s) nova cannot take from",
-                                       ri, ua ? ua : "null");
-                    snprintf(err->where, sizeof(err->where), "pci_requests/%zu", ri);
-                }
+                struct numafit__pci_fail f = {ri, 0, NULL, ua ? ua : "null"};
+                if (w->fail)
+                    *w->fail = f;
+                if (err)
+                    split_text(err, &f);
                 return false;
             }
         }
@@ -1285,12 +1293,20 @@ static bool take_allocation(struct walk *w, const uint32_t *l, uint32_t n, const
 
 /* Append s (at most max bytes) to buf (cap) at at; the new end. Written by
  * hand: a refusal's text is worded on every fit that fails for devices. */
-static size_t put_str(char *buf, size_t cap, size_t at, const char *s, size_t max) {
-    for (size_t i = 0; s[i] && i < max && at + 1 < cap; i++)
-        buf[at++] = s[i];
+static size_t put_mem(char *buf, size_t cap, size_t at, const char *s, size_t n) {
+    if (n > cap - 1 - at)
+        n = cap - 1 - at;
+    memcpy(buf + at, s, n);
+    at += n;
     buf[at] = '\0';
     return at;
 }
+
+static size_t put_str(char *buf, size_t cap, size_t at, const char *s, size_t max) {
+    return put_mem(buf, cap, at, s, strnlen(s, max));
+}
+
+#define PUT_LIT(buf, cap, at, lit) put_mem(buf, cap, at, lit, sizeof(lit) - 1)
 
 static size_t put_int(char *buf, size_t cap, size_t at, int64_t v) {
     char tmp[24];
@@ -1316,24 +1332,25 @@ static void why_text(numafit_error_t *err, const struct pci_request *r, size_t r
     size_t cap = sizeof(err->text), k;
     numafit__error_clear(err);
     err->code = NUMAFIT_E_NOFIT;
-    k = put_str(t, cap, 0, "PCI request ", SIZE_MAX);
+    k = PUT_LIT(t, cap, 0, "PCI request ");
     k = put_int(t, cap, k, (int64_t)ri);
     if (r->alias_name) {
-        k = put_str(t, cap, k, " (alias ", SIZE_MAX);
+        k = PUT_LIT(t, cap, k, " (alias ");
         k = put_str(t, cap, k, r->alias_name, 100);
-        k = put_str(t, cap, k, ")", SIZE_MAX);
+        k = PUT_LIT(t, cap, k, ")");
     } else if (r->requester_id) {
-        k = put_str(t, cap, k, " (port ", SIZE_MAX);
+        k = PUT_LIT(t, cap, k, " (port ");
         k = put_str(t, cap, k, r->requester_id, 100);
-        k = put_str(t, cap, k, ")", SIZE_MAX);
+        k = PUT_LIT(t, cap, k, ")");
     }
-    k = put_str(t, cap, k, " asks for ", SIZE_MAX);
+    k = PUT_LIT(t, cap, k, " asks for ");
     k = put_int(t, cap, k, r->count);
-    k = put_str(t, cap, k, r->count == 1 ? " device: only " : " devices: only ", SIZE_MAX);
+    k = r->count == 1 ? PUT_LIT(t, cap, k, " device: only ")
+                      : PUT_LIT(t, cap, k, " devices: only ");
     k = put_int(t, cap, k, found);
-    k = put_str(t, cap, k, " ", SIZE_MAX);
-    put_str(t, cap, k, why, SIZE_MAX);
-    k = put_str(err->where, sizeof(err->where), 0, "pci_requests/", SIZE_MAX);
+    k = PUT_LIT(t, cap, k, " ");
+    put_mem(t, cap, k, why, strlen(why));
+    k = PUT_LIT(err->where, sizeof(err->where), 0, "pci_requests/");
     put_int(err->where, sizeof(err->where), k, (int64_t)ri);
 }
 
@@ -1399,9 +1416,23 @@ static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, u
     *ret_n = n;
     return true;
 fail:
+    if (w->fail) {
+        w->fail->ri = ri;
+        w->fail->found = n ? sum(w, l, n) : 0;
+        w->fail->why = why;
+        w->fail->split = NULL;
+    }
     if (err)
         why_text(err, r, ri, n ? sum(w, l, n) : (int64_t)0, why);
     return false;
+}
+
+void numafit__pci_fail_word(const numafit_pci_requests_t *reqs, const struct numafit__pci_fail *f,
+                            numafit_error_t *err) {
+    if (f->split)
+        split_text(err, f);
+    else
+        why_text(err, &reqs->r[f->ri], f->ri, f->found, f->why);
 }
 
 static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit_error_t *err) {
@@ -1490,7 +1521,8 @@ int numafit__pci_filter_one(const numafit_pci_pools_t *pools, const numafit_host
                             const struct pci_request *r, size_t ri, const int64_t *cell_ids,
                             size_t ncells, bool latest, uint32_t *list, uint32_t *n,
                             numafit_error_t *err) {
-    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, NULL, NULL, latest};
+    struct walk w = {pools, host, cell_ids, ncells, NULL,   NULL,
+                     NULL,  NULL, NULL,     NULL,   latest, NULL};
     size_t np = pools->n ? pools->n : 1;
     char *b = numafit__malloc(numafit__pci_scratch_size(pools));
     int rc;
@@ -1514,8 +1546,10 @@ int numafit__pci_filter_one(const numafit_pci_pools_t *pools, const numafit_host
 
 int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                          const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
-                         void *scratch, const uint8_t *prep, bool latest, numafit_error_t *err) {
-    struct walk w = {pools, host, cell_ids, ncells, NULL, NULL, NULL, NULL, prep, NULL, latest};
+                         void *scratch, const uint8_t *prep, bool latest,
+                         struct numafit__pci_fail *fail, numafit_error_t *err) {
+    struct walk w = {pools, host, cell_ids, ncells, NULL,   NULL,
+                     NULL,  NULL, prep,     NULL,   latest, fail};
     return walk_run(&w, reqs, scratch, err);
 }
 
@@ -1553,6 +1587,99 @@ bool numafit__pci_possible(const numafit_pci_pools_t *pools, const numafit_pci_r
                 n += pools->p[i].count;
             }
         if (!any || n < reqs->r[r].count)
+            return false;
+    }
+    return true;
+}
+
+/* First whether every host cell has a socket (1) or not (0); then per
+ * request a row of 2 * ncells + 2: the devices of the pools on each host
+ * cell (by index), those of the pools of no known node, all the request
+ * could ever take, and per host cell those on every cell of its socket
+ * (when every cell has one). Only the pools the request matches and that
+ * its exclusions keep (PF, vdpa, remote-managed, live-migratable) count:
+ * whatever the walk gives a request is a part of those. */
+size_t numafit__pci_caps_words(const numafit_pci_requests_t *reqs, const numafit_host_t *h) {
+    return 1 + (size_t)reqs->n * (2 * (size_t)h->ncells + 2);
+}
+
+void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
+                       const uint8_t *prep, const numafit_host_t *h, int64_t *cap) {
+    uint32_t nc = h->ncells;
+    size_t len = 2 * (size_t)nc + 2;
+    bool sockets = true;
+    memset(cap, 0, numafit__pci_caps_words(reqs, h) * sizeof(*cap));
+    for (uint32_t c = 0; c < nc; c++)
+        sockets &= h->cells[c].socket >= 0;
+    cap[0] = sockets;
+    cap++;
+    for (uint32_t i = 0; i < pools->n; i++) {
+        const struct pci_pool *P = &pools->p[i];
+        uint32_t at = nc; /* no known node, or a node that is no host cell */
+        if (P->numa_state == NUMA_SET) {
+            for (at = 0; at < nc && h->cells[at].id != P->numa_node; at++)
+                ;
+            if (at == nc)
+                at = nc + 2; /* only in the total */
+        }
+        for (uint32_t r = 0; r < reqs->n; r++) {
+            int64_t *row = cap + r * len;
+            if ((prep[(size_t)r * pools->n + i] & (PREP_MATCH | PREP_PF | PREP_OTHER | PREP_LM)) !=
+                PREP_MATCH)
+                continue;
+            if (at <= nc)
+                row[at] += P->count;
+            row[nc + 1] += P->count;
+        }
+    }
+    for (uint32_t r = 0; r < reqs->n && sockets; r++) {
+        int64_t *row = cap + r * len;
+        if (reqs->r[r].policy != NUMAFIT_PCI_POLICY_SOCKET)
+            continue;
+        for (uint32_t c = 0; c < nc; c++)
+            for (uint32_t d = 0; d < nc; d++)
+                if (h->cells[d].socket == h->cells[c].socket)
+                    row[nc + 2 + c] += row[d];
+    }
+}
+
+/* numa_filter's choices bounded: required takes pools on the cells; legacy
+ * those, or those and the pools of no known node; socket those on the
+ * cells, or on every cell of their sockets (when every host cell has a
+ * socket); preferred any pool. */
+bool numafit__pci_bound(const numafit_pci_requests_t *reqs, const numafit_host_t *h,
+                        const int64_t *cap, const uint32_t *cells, uint32_t n) {
+    uint32_t nc = h->ncells;
+    size_t len = 2 * (size_t)nc + 2;
+    bool sockets = cap[0] != 0;
+    if (!n)
+        return true; /* the walk filters nothing without cells */
+    cap++;
+    for (uint32_t r = 0; r < reqs->n; r++) {
+        const struct pci_request *R = &reqs->r[r];
+        const int64_t *row = cap + r * len;
+        int policy = R->policy ? R->policy : NUMAFIT_PCI_POLICY_LEGACY;
+        int64_t s = 0;
+        for (uint32_t i = 0; i < n; i++)
+            s += row[cells[i]];
+        if (s >= R->count)
+            continue;
+        if (policy == NUMAFIT_PCI_POLICY_LEGACY)
+            s += row[nc];
+        else if (policy == NUMAFIT_PCI_POLICY_PREFERRED)
+            s = row[nc + 1];
+        else if (policy == NUMAFIT_PCI_POLICY_SOCKET && sockets) {
+            /* each socket of the chosen cells once */
+            s = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                bool seen = false;
+                for (uint32_t j = 0; j < i && !seen; j++)
+                    seen = h->cells[cells[j]].socket == h->cells[cells[i]].socket;
+                if (!seen)
+                    s += row[nc + 2 + cells[i]];
+            }
+        }
+        if (s < R->count)
             return false;
     }
     return true;
@@ -1601,7 +1728,8 @@ NUMAFIT_EXPORT int numafit_pci_support_flags(const numafit_pci_pools_t *pools,
                      NULL,
                      NULL,
                      NULL,
-                     !(flags & NUMAFIT_PCI_ZED)};
+                     !(flags & NUMAFIT_PCI_ZED),
+                     NULL};
     int r = check_flags(flags, err);
     if (r < 0)
         return r;
@@ -1633,7 +1761,8 @@ NUMAFIT_EXPORT int numafit_pci_apply_flags(numafit_pci_pools_t *pools, const num
                      NULL,
                      NULL,
                      NULL,
-                     !(flags & NUMAFIT_PCI_ZED)};
+                     !(flags & NUMAFIT_PCI_ZED),
+                     NULL};
     uint32_t k = 0;
     int r = check_flags(flags, err);
     if (r < 0)

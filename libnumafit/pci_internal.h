@@ -204,10 +204,20 @@ void numafit__pci_request_clear(struct pci_request *r);
  * 0), whether a request has the socket
  * policy. */
 size_t numafit__pci_scratch_size(const numafit_pci_pools_t *pools);
+/* Why a walk failed, kept without wording it (numafit__pci_support's fail,
+ * worded later by numafit__pci_fail_word()). */
+struct numafit__pci_fail {
+    size_t ri;         /* the request that failed */
+    int64_t found;     /* the devices it found */
+    const char *why;   /* the step that left too few, or NULL: */
+    const char *split; /* the provider two pools split (placement allocation) */
+};
 int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t *host,
                          const numafit_pci_requests_t *reqs, const int64_t *cell_ids, size_t ncells,
                          void *scratch, const uint8_t *prep, bool latest,
-                         struct numafit_error *err);
+                         struct numafit__pci_fail *fail, struct numafit_error *err);
+void numafit__pci_fail_word(const numafit_pci_requests_t *reqs, const struct numafit__pci_fail *f,
+                            struct numafit_error *err);
 void numafit__pci_prepare(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
                           bool latest, uint8_t *prep);
 void numafit__pci_cell_counts(const numafit_pci_pools_t *pools, const numafit_host_t *h,
@@ -215,5 +225,16 @@ void numafit__pci_cell_counts(const numafit_pci_pools_t *pools, const numafit_ho
 bool numafit__pci_socket_policy(const numafit_pci_requests_t *reqs);
 bool numafit__pci_possible(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
                            const uint8_t *prep);
+/* The most devices each request could take on a choice of host cells,
+ * whatever the other requests take: numafit__pci_caps() fills cap
+ * (numafit__pci_caps_words() int64s) from the prepared verdicts;
+ * numafit__pci_bound() is false when some request cannot be met on the
+ * host cells at indices cells[0..n-1] (then the walk fails there too; true
+ * says nothing). */
+size_t numafit__pci_caps_words(const numafit_pci_requests_t *reqs, const numafit_host_t *h);
+void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_requests_t *reqs,
+                       const uint8_t *prep, const numafit_host_t *h, int64_t *cap);
+bool numafit__pci_bound(const numafit_pci_requests_t *reqs, const numafit_host_t *h,
+                        const int64_t *cap, const uint32_t *cells, uint32_t n);
 
 #endif

@@ -1077,8 +1077,11 @@ START_TEST(test_hostdev_define) {
          * with its MAC, VLAN and the flavor's bandwidth), a direct-physical
          * one (a <hostdev>), a macvtap one (an <interface type="direct"> on
          * the VF's network interface, virtio with 4 queues), a vdpa one
-         * (left out); a direct one without a MAC and a macvtap one without
-         * its interface name (refused) */
+         * (an <interface type="vdpa"> on its vhost-vdpa device), a
+         * remote-managed one (an <interface type="hostdev"> without VLAN), a
+         * virtio-forwarder one (left out); a direct one without a MAC, a
+         * macvtap one without its interface name, a vdpa one without its
+         * device and a macvtap one bound by Open vSwitch (refused) */
         static const char ports[] =
             "{\"flavor\": {\"vcpus\": 4, \"extra_specs\": {\"quota:vif_inbound_average\": "
             "\"1000\", \"hw:vif_multiqueue_enabled\": \"true\"}},"
@@ -1090,14 +1093,25 @@ START_TEST(test_hostdev_define) {
             "\"macvtap\", \"mac\": \"fa:16:3e:00:00:03\", \"vlan\": \"0\", "
             "\"ifname\": \"enp129s2f2\"},"
             " {\"address\": \"0000:81:02.1\", \"requester_id\": \"p4\", \"vnic_type\": "
-            "\"vdpa\"}]}";
+            "\"vdpa\", \"mac\": \"fa:16:3e:00:00:04\", \"dev_path\": \"/dev/vhost-vdpa-0\"},"
+            " {\"address\": \"0000:81:02.3\", \"requester_id\": \"p5\", \"vnic_type\": "
+            "\"remote-managed\", \"mac\": \"fa:16:3e:00:00:05\", \"vlan\": 200},"
+            " {\"address\": \"0000:81:02.4\", \"requester_id\": \"p6\", \"vnic_type\": "
+            "\"virtio-forwarder\"}]}";
+        static const char nopath[] =
+            "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
+            "\"vdpa\", \"mac\": \"fa:16:3e:00:00:01\", \"dev_path\": \"vhost-vdpa-0\"}]";
+        static const char ovs_macvtap[] =
+            "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
+            "\"macvtap\", \"vif_type\": \"ovs\", \"mac\": \"fa:16:3e:00:00:01\", "
+            "\"ifname\": \"eth1\"}]";
         static const char nomac[] =
             "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
             "\"direct\"}]";
         static const char noifname[] =
             "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
             "\"macvtap\", \"mac\": \"fa:16:3e:00:00:01\", \"ifname\": \"a/b\"}]";
-        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 3);
+        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 5);
         snprintf(xml, sizeof(xml),
                  "<domain type='test'><name>numafit-ports</name><memory>1048576</memory>"
                  "<vcpu>2</vcpu><os><type>hvm</type></os><devices>\n%s</devices></domain>\n",
@@ -1119,6 +1133,12 @@ START_TEST(test_hostdev_define) {
         ck_assert_ptr_nonnull(strstr(back, "queues='4'"));
         ck_assert_ptr_nonnull(strstr(back, "<tag id='0'/>"));
         ck_assert_ptr_nonnull(strstr(back, "<inbound average='1000'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "<interface type='vdpa'>"));
+        ck_assert_ptr_nonnull(strstr(back, "<source dev='/dev/vhost-vdpa-0'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "<mac address='fa:16:3e:00:00:05'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "function='0x3'"));
+        ck_assert_ptr_null(strstr(back, "<tag id='200'/>")); /* os-vif writes no VLAN */
+        ck_assert_ptr_null(strstr(back, "function='0x4'"));
         ck_assert_int_eq(virDomainUndefine(dom), 0);
         virDomainFree(dom);
         free(back);
@@ -1129,6 +1149,11 @@ START_TEST(test_hostdev_define) {
         ck_assert_int_eq(numafit_domain_hostdev_xml(noifname, strlen(noifname), 0, &hx, &e),
                          -EINVAL);
         ck_assert_str_eq(e.where, "devices/0/ifname");
+        ck_assert_int_eq(numafit_domain_hostdev_xml(nopath, strlen(nopath), 0, &hx, &e), -EINVAL);
+        ck_assert_str_eq(e.where, "devices/0/dev_path");
+        ck_assert_int_eq(numafit_domain_hostdev_xml(ovs_macvtap, strlen(ovs_macvtap), 0, &hx, &e),
+                         -EINVAL);
+        ck_assert_str_eq(e.where, "devices/0/vif_type");
     }
     virConnectClose(conn);
     numafit_free(claim);

@@ -48,6 +48,22 @@ static numafit_pci_requests_t *want(const char *vendor, const char *product, int
     return r;
 }
 
+/* A VF with policy vf and the T4 with policy gpu */
+static numafit_pci_requests_t *vf_and_gpu(const char *vf, const char *gpu) {
+    char buf[512];
+    numafit_pci_requests_t *r = NULL;
+    numafit_error_t e;
+    snprintf(buf, sizeof(buf),
+             "[{\"count\":1,\"spec\":[{\"vendor_id\":\"8086\",\"product_id\":\"154c\"}],"
+             "\"alias_name\":\"vf\",\"numa_policy\":\"%s\"},"
+             "{\"count\":1,\"spec\":[{\"vendor_id\":\"10de\",\"product_id\":\"1eb8\"}],"
+             "\"alias_name\":\"gpu\",\"numa_policy\":\"%s\"}]",
+             vf, gpu);
+    ck_assert_msg(numafit_pci_requests_new_from_json(buf, strlen(buf), 0, &r, &e) == 0, "%s: %s",
+                  e.where, e.text);
+    return r;
+}
+
 static numafit_host_t *host(const char *spec) {
     numafit_host_t *h = NULL;
     numafit_error_t e;
@@ -129,6 +145,57 @@ START_TEST(test_other_cells) {
     ck_assert_msg(strstr(e.text, "alias gpu") && strstr(e.text, "asks for 2 devices"), "%s",
                   e.text);
     ck_assert_str_eq(numafit_error_code_name(e.code), "NOFIT_PCI");
+    {
+        /* the refusal words what the walk on nova's first choice says
+         * (kept from that walk, not walked again) */
+        numafit_error_t w;
+        int64_t c0 = 0;
+        ck_assert_int_eq(numafit_pci_support(p, h, two, &c0, 1, &w), 0);
+        ck_assert_msg(strncmp(e.text, w.text, strlen(w.text)) == 0, "%s / %s", e.text, w.text);
+        ck_assert_str_eq(e.text + strlen(w.text),
+                         " on the host cells nova chooses first, and no other choice of host "
+                         "cells has the devices");
+        ck_assert_str_eq(w.text, "PCI request 0 (alias gpu) asks for 2 devices: only 1 devices "
+                                 "match its specs");
+    }
+    {
+        /* a VF and the T4, both on the guest's cell: each cell has one of
+         * them, so every choice is searched (and bounded) before the
+         * refusal, which still words the walk on nova's first choice */
+        numafit_pci_requests_t *q = vf_and_gpu("required", "required");
+        numafit_error_t w;
+        int64_t c0 = 0;
+        ck_assert_int_eq(fit_cell(h, r, p, q, &e), -1);
+        ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_PCI);
+        ck_assert_int_eq(e.cell, 0);
+        ck_assert_str_eq(e.where, "pci_requests/1");
+        ck_assert_str_eq(e.text, "PCI request 1 (alias gpu) asks for 1 device: only 0 matching "
+                                 "devices are on NUMA nodes its policy allows on the host cells "
+                                 "nova chooses first, and no other choice of host cells has the "
+                                 "devices");
+        ck_assert_int_eq(numafit_pci_support(p, h, q, &c0, 1, &w), 0);
+        ck_assert_msg(strncmp(e.text, w.text, strlen(w.text)) == 0, "%s / %s", e.text, w.text);
+        numafit_pci_requests_free(q);
+        /* socket: each cell is a socket of its own, so no better; legacy
+         * takes no device of another cell either; preferred takes the
+         * T4 of cell 1 for a guest on cell 0 (the VFs' cell, first) */
+        q = vf_and_gpu("socket", "socket");
+        ck_assert_int_eq(fit_cell(h, r, p, q, &e), -1);
+        numafit_pci_requests_free(q);
+        q = vf_and_gpu("legacy", "legacy");
+        ck_assert_int_eq(fit_cell(h, r, p, q, &e), -1);
+        numafit_pci_requests_free(q);
+        q = vf_and_gpu("preferred", "preferred");
+        ck_assert_int_eq(fit_cell(h, r, p, q, &e), 0);
+        numafit_pci_requests_free(q);
+        /* the T4's cell, found by the search, with a VF of the other cell */
+        q = vf_and_gpu("preferred", "required");
+        ck_assert_int_eq(fit_cell(h, r, p, q, &e), 1);
+        numafit_pci_requests_free(q);
+        q = vf_and_gpu("required", "preferred");
+        ck_assert_int_eq(fit_cell(h, r, p, q, &e), 0);
+        numafit_pci_requests_free(q);
+    }
     numafit_pci_requests_free(gpu);
     numafit_pci_requests_free(two);
     numafit_pci_requests_free(legacy);

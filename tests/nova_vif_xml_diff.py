@@ -2,7 +2,8 @@
 against Debian's nova 26.2.2: the element nova's libvirt VIF driver writes
 for a neutron port with a claimed PCI device (LibvirtGenericVIFDriver.
 get_config for vif types hw_veb and hostdev_physical: vnic types direct,
-macvtap and direct-physical) and the <hostdev> of a flavor alias's device
+macvtap and direct-physical; for vif type ovs through os-vif: vdpa,
+remote-managed and hardware-offloaded direct ports) and the <hostdev> of a flavor alias's device
 (LibvirtDriver._get_guest_pci_device), on random claims: virt type kvm or
 qemu, flavors with quota:vif_* and hw:vif_multiqueue_enabled, images with
 hw_vif_model and hw_vif_multiqueue_enabled, [libvirt] rx_queue_size and
@@ -10,7 +11,9 @@ max_queues, VLANs as neutron writes them ("0" for a flat network) or as
 integers. nova reads the VF's interface name from sysfs when it writes a
 macvtap port: a stand-in returns the name the claim gives; and its
 multiqueue cap without [libvirt] max_queues is the running kernel's
-(none from Linux 5 on), which the stand-in fixes to a kernel 5+ host.
+(none from Linux 5 on), which the stand-in fixes to a kernel 5+ host; and it asks libvirt for a
+vdpa port's vhost-vdpa device: a stand-in host returns the claim's
+dev_path.
 
 The XML must be the same element for element (attributes as sets,
 whitespace aside), or both must refuse with the same exception class.
@@ -35,7 +38,9 @@ try:
     from nova.pci import utils as pci_utils
     from nova.virt.libvirt import driver as libvirt_driver
     from nova.virt.libvirt import vif as libvirt_vif
+    import os_vif.objects
     objects.register_all()
+    os_vif.objects.register_all()
 except Exception as e:  # pragma: no cover - environment dependent
     print("nova not importable (%s): skip" % e)
     sys.exit(77)
@@ -75,13 +80,21 @@ def random_case(rng):
     devices = []
     for i in range(rng.randint(1, 3)):
         addr = "0000:%02x:%02x.%x" % (rng.randint(0, 255), rng.randint(0, 31), rng.randint(0, 7))
-        kind = rng.choice(["alias", "direct", "macvtap", "direct-physical"])
+        kind = rng.choice(["alias", "direct", "macvtap", "direct-physical", "vdpa",
+                           "remote-managed"])
         d = {"address": addr}
         if kind != "alias":
-            d.update({"requester_id": "port-%d" % i, "vnic_type": kind,
+            d.update({"requester_id": "a0b1c2d3-0000-4000-8000-%012d" % i, "vnic_type": kind,
                       "mac": "fa:16:3e:%02x:%02x:%02x" % (i, rng.randint(0, 255),
                                                           rng.randint(0, 255)),
-                      "vlan": rng.choice(VLANS), "ifname": "enp%ds0f0v%d" % (i + 3, i)})
+                      "vlan": rng.choice(VLANS), "ifname": "enp%ds0f0v%d" % (i + 3, i),
+                      "dev_path": "/dev/vhost-vdpa-%d" % rng.randint(0, 63)})
+            # the binding: the SR-IOV agent's (hw_veb), or Open vSwitch's
+            # (hardware offload) for a direct port
+            if kind == "direct":
+                vt = rng.choice([None, "hw_veb", "ovs"])
+                if vt:
+                    d["vif_type"] = vt
         devices.append(d)
     return {"devices": devices, "flavor": flavor, "image": {"properties": props},
             "virt_type": rng.choice(["kvm", "qemu"]),
@@ -94,7 +107,10 @@ def nova_side(case):
     CONF.set_override("virt_type", case["virt_type"], "libvirt")
     CONF.set_override("rx_queue_size", case["rx_queue_size"], "libvirt")
     CONF.set_override("max_queues", case["max_queues"], "libvirt")
-    vd = libvirt_vif.LibvirtGenericVIFDriver()
+    paths = {d["address"]: d.get("dev_path") for d in case["devices"]}
+    host = mock.Mock()
+    host.get_vdpa_device_path.side_effect = lambda a: paths[a]
+    vd = libvirt_vif.LibvirtGenericVIFDriver(host)
     drv = libvirt_driver.LibvirtDriver.__new__(libvirt_driver.LibvirtDriver)
     inst = objects.Instance(uuid="11111111-2222-3333-4444-555555555555", display_name="vm")
     out = []
@@ -111,12 +127,21 @@ def nova_side(case):
                 if "vnic_type" not in d:
                     dev = objects.PciDevice(address=d["address"])
                     conf = drv._get_guest_pci_device(dev)
+                elif d["vnic_type"] in ("vdpa", "remote-managed") or d.get("vif_type") == "ovs":
+                    # Open vSwitch's binding: nova goes through os-vif
+                    net = network_model.Network(id="net1", bridge="br-int", subnets=[])
+                    vif = network_model.VIF(
+                        id=d["requester_id"], address=d["mac"], network=net, type="ovs",
+                        vnic_type=d["vnic_type"],
+                        profile={"pci_slot": d["address"], "pci_vendor_info": "15b3:101e"},
+                        details={"port_filter": True, "ovs_hybrid_plug": False})
                 else:
                     vif = network_model.VIF(
                         id=d["requester_id"], address=d["mac"],
                         type="hostdev_physical" if d["vnic_type"] == "direct-physical"
                         else "hw_veb", vnic_type=d["vnic_type"],
                         profile={"pci_slot": d["address"]}, details={"vlan": d["vlan"]})
+                if "vnic_type" in d:
                     conf = vd.get_config(inst, vif, image, flavor, case["virt_type"])
                 out.append(canon(etree.fromstring(conf.to_xml())))
     except Exception as e:

@@ -181,8 +181,16 @@ numafit_domain_interface_bandwidth_xml(const char *flavor_json, size_t flavor_le
  * port's "mac" (required) and "vlan" (an integer, 0 or null: none; or
  * neutron's decimal string, written when not empty), `macvtap` as
  * \<interface type="direct"> with "mac", "vlan" and "ifname" (required:
- * the VF's network interface), `direct-physical` as a \<hostdev>; other
- * ports (and ports without a vnic_type) are left out. The claim object may
+ * the VF's network interface), `direct-physical` as a \<hostdev>; the
+ * ports Open vSwitch binds, as nova writes them through os-vif (the MAC
+ * only, no VLAN or bandwidth): `vdpa` as \<interface type="vdpa"> with
+ * "mac" and "dev_path" (required: the VF's vhost-vdpa character device),
+ * `remote-managed`, and a `direct` port whose "vif_type" is "ovs"
+ * (hardware offload), as \<interface type="hostdev" managed="yes">. A
+ * port's "vif_type" (absent: its vnic type's usual binding) must match:
+ * "hw_veb" (direct, macvtap), "ovs" (direct, vdpa, remote-managed) or
+ * "hostdev_physical" (direct-physical). Other ports (virtio-forwarder)
+ * and ports without a vnic_type are left out. The claim object may
  * add what nova knows of the instance and the node: "flavor" (vcpus,
  * extra_specs: quota:vif_* as each port interface's \<bandwidth>,
  * hw:vif_multiqueue_enabled), "image" (properties: hw_vif_model,
@@ -192,7 +200,8 @@ numafit_domain_interface_bandwidth_xml(const char *flavor_json, size_t flavor_le
  *   keys added), or a list of such device objects (each with "address")
  * \return the number of elements written (>= 0) and *ret_xml ("" for
  * none); -EINVAL (err->where "devices/I/address", "devices/I/mac",
- * "devices/I/vlan", "devices/I/ifname", a claim key; err->exception
+ * "devices/I/vlan", "devices/I/ifname", "devices/I/dev_path",
+ * "devices/I/vif_type", a claim key; err->exception
  * ValueError, UnsupportedHardware or FlavorImageConflict where nova
  * raises), -EBADMSG, -ERANGE, -ENOMEM. \ownership owned (numafit_free)
  */

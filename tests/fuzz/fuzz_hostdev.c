@@ -1,8 +1,8 @@
 /*
  * libFuzzer target: the device elements of a claim
  * (numafit_domain_hostdev_xml): a claim as a caller writes it, the
- * tracker's {"devices": [...]} with the ports' vnic_type, mac, vlan and
- * ifname, and the instance's flavor, image, virt_type, rx_queue_size and
+ * tracker's {"devices": [...]} with the ports' vnic_type, vif_type, mac,
+ * vlan, ifname and dev_path, and the instance's flavor, image, virt_type, rx_queue_size and
  * max_queues; or a plain list of devices.
  *
  * Input: the claim JSON.

@@ -15,8 +15,12 @@
   plan_load   examples/fleet and tests/plan/data dumps, instances, flavors
   render      tests/data/plan/*.json
   batch       the input lines of tests/cases
-  hostdev     claims with alias devices and direct, macvtap and
-              direct-physical ports, flavors, images and [libvirt] settings
+  extra_specs the flavors' extra specs of tests/cases, and single keys and
+              values (KEY NUL VALUE)
+  hostdev     claims with alias devices and direct, macvtap,
+              direct-physical, vdpa and remote-managed ports (bound by the
+              SR-IOV agent or Open vSwitch), flavors, images and [libvirt]
+              settings
   host_records  tests/data/hosts/*.json (the versioned ones) as integer
               records, 16-bit values where they fit, else 64-bit
 
@@ -234,6 +238,23 @@ def main():
     for name, c in cases():
         put("batch", name, "\n".join(c.get("input", [])) + "\n")
 
+    seen = set()
+    for name, c in cases():
+        for line in c.get("input", []):
+            doc = loads(line)
+            fl = doc.get("flavor") if isinstance(doc, dict) else None
+            specs = fl.get("extra_specs") if isinstance(fl, dict) else None
+            key = json.dumps(specs, sort_keys=True)
+            if specs and key not in seen:
+                seen.add(key)
+                put("extra_specs", name, json.dumps({"extra_specs": specs}))
+    for i, (k, v) in enumerate([("hw:numa_cpus.0", "^0-1,3"), ("hw:mem_page_size", "1GiB"),
+                                ("pci_passthrough:alias", "a:1, b c:2"),
+                                ("hw:numa_nodes", " \u0661_0 "), ("trait1:CUSTOM_X", "required"),
+                                ("capabilities:cpu_info:features", "x"),
+                                ("hw:pmem", "ns_0,ns_1,"), ("quota:read_bytes_sec", "1")]):
+        put("extra_specs", "key-%d" % i, k.encode() + b"\0" + v.encode())
+
     port = {"address": "0000:81:02.0", "requester_id": "p1", "vnic_type": "direct",
             "mac": "fa:16:3e:00:00:01", "vlan": 100}
     macvtap = {"address": "0000:81:02.2", "requester_id": "p3", "vnic_type": "macvtap",
@@ -252,6 +273,12 @@ def main():
         "image": {"properties": {"hw_vif_model": "VirtualE1000",
                                  "hw_vif_multiqueue_enabled": True}},
         "virt_type": "kvm", "rx_queue_size": 512, "max_queues": 2}))
+    vdpa = {"address": "0000:81:02.4", "requester_id": "p4", "vnic_type": "vdpa",
+            "mac": "fa:16:3e:00:00:04", "dev_path": "/dev/vhost-vdpa-0", "vif_type": "ovs"}
+    remote = {"address": "0000:81:02.5", "requester_id": "p5", "vnic_type": "remote-managed",
+              "mac": "fa:16:3e:00:00:05"}
+    offload = dict(port, vif_type="ovs", requester_id="p6")
+    put("hostdev", "claim-ovs", json.dumps({"devices": [vdpa, remote, offload, port]}))
     put("hostdev", "claim-qemu", json.dumps({
         "devices": [macvtap], "flavor": flavor, "image": {"properties": {}},
         "virt_type": "qemu", "rx_queue_size": 1024}))

@@ -76,11 +76,23 @@ void cli_error_clear(numafit_error_t *e);
 
 /* The options of the fit common to fit, plan, bench, demo and xml. */
 struct cli_fit_options {
-    int profile;        /* enum numafit_profile: --nova-release */
-    int strategy;       /* enum numafit_strategy: --strategy */
-    unsigned req_flags; /* NUMAFIT_REQUEST_ZED with --nova-release zed */
-    uint64_t budget;    /* --budget: the fit's work budget, 0 = unlimited */
+    int profile;          /* enum numafit_profile: --nova-release */
+    int strategy;         /* enum numafit_strategy: --strategy */
+    unsigned req_flags;   /* NUMAFIT_REQUEST_ZED with --nova-release zed */
+    uint64_t budget;      /* --budget: the fit's work budget, 0 = unlimited */
+    bool no_xs_check;     /* --no-check-extra-specs: the flavor's extra specs unchecked */
+    const char *xs_allow; /* --allow-extra-specs: namespaces and keys left unchecked */
 };
+
+/* The flavor's extra specs checked as nova's API checks them (unless
+ * --no-check-extra-specs), in the profile of o: 0, or the library's
+ * negative errno with e filled (e->exception "ValidationError"). */
+int cli_check_extra_specs(const struct cli_fit_options *o, const char *flavor, size_t len,
+                          numafit_error_t *e);
+
+/* The --help lines of --allow-extra-specs and --no-check-extra-specs, the
+ * options at indent spaces and their text at column col. */
+void cli_extra_specs_help(FILE *o, int indent, int col);
 
 /* The defaults: nova latest, spread, NUMAFIT_BUDGET_DEFAULT. */
 void cli_fit_options_init(struct cli_fit_options *o);

@@ -51,6 +51,25 @@ void cli_fit_options_init(struct cli_fit_options *o) {
     o->budget = NUMAFIT_BUDGET_DEFAULT;
 }
 
+int cli_check_extra_specs(const struct cli_fit_options *o, const char *flavor, size_t len,
+                          numafit_error_t *e) {
+    if (o->no_xs_check)
+        return 0;
+    return numafit_extra_specs_validate(
+        flavor, len, o->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_XS_ZED : 0, o->xs_allow, e);
+}
+
+void cli_extra_specs_help(FILE *o, int indent, int col) {
+    fprintf(o,
+            "%*s--allow-extra-specs LIST\n"
+            "%*snamespaces and keys of the flavor's extra specs left unchecked,\n"
+            "%*scomma-separated (e.g. hw:my_key,acme); the others are checked\n"
+            "%*sas nova's API checks them (doc/extra-specs.md)\n"
+            "%*s--no-check-extra-specs\n"
+            "%*sdo not check the flavor's extra specs\n",
+            indent, "", col, "", col, "", col, "", indent, "", col, "");
+}
+
 int cli_fit_options_release(struct cli_fit_options *o, const char *value) {
     if (value && strcmp(value, "latest") == 0) {
         o->profile = NUMAFIT_PROFILE_LATEST;

@@ -434,8 +434,10 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
     }
 
     cli_error_clear(&e);
-    rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, c->fit.req_flags,
-                             &req, &e);
+    rc = cli_check_extra_specs(&c->fit, ftxt, strlen(ftxt), &e);
+    if (rc >= 0)
+        rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0,
+                                 c->fit.req_flags, &req, &e);
     if (rc < 0) {
         /* a refusal names nova's exception; other failures name the file */
         out->request_error = e.exception[0] != '\0';
@@ -553,9 +555,20 @@ void run_free(struct run *r) {
 
 /* ------------------------------------------------------------------ batch mode */
 
-static const char *const line_keys[] = {
-    "op",           "host",      "flavor",           "image",     "limits",       "max", "strategy",
-    "nova_release", "inventory", "boot_from_volume", "pci_pools", "pci_requests", NULL};
+static const char *const line_keys[] = {"op",
+                                        "host",
+                                        "flavor",
+                                        "image",
+                                        "limits",
+                                        "max",
+                                        "strategy",
+                                        "nova_release",
+                                        "inventory",
+                                        "boot_from_volume",
+                                        "pci_pools",
+                                        "pci_requests",
+                                        "check_extra_specs",
+                                        NULL};
 
 /*
  * Check one parsed input line: its keys and their types, and the per-line
@@ -615,6 +628,11 @@ json_t *check_line(struct fit_cli *c, const json_t *in, const char **ret_op, lon
         return error_answer("SCHEMA", "\"boot_from_volume\" must be true or false");
     if (v)
         c->boot_from_volume = json_is_true(v);
+    v = json_object_get(in, "check_extra_specs");
+    if (v && !json_is_boolean(v))
+        return error_answer("SCHEMA", "\"check_extra_specs\" must be true or false");
+    if (v)
+        c->fit.no_xs_check = !json_is_true(v);
     /* per-line overrides of --strategy and --nova-release */
     v = json_object_get(in, "strategy");
     if (v) {
@@ -729,7 +747,9 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         O_BFV,
         O_PCI_POOLS,
         O_PCI_REQUESTS,
-        O_NOVA_CONF
+        O_NOVA_CONF,
+        O_XS_ALLOW,
+        O_XS_OFF
     };
     static const struct option longopts[] = {
         {"batch", no_argument, NULL, 'b'},
@@ -748,6 +768,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         {"pci-pools", required_argument, NULL, O_PCI_POOLS},
         {"pci-requests", required_argument, NULL, O_PCI_REQUESTS},
         {"nova-conf", required_argument, NULL, O_NOVA_CONF},
+        {"allow-extra-specs", required_argument, NULL, O_XS_ALLOW},
+        {"no-check-extra-specs", no_argument, NULL, O_XS_OFF},
         {NULL, 0, NULL, 0},
     };
     bool is_demo = strcmp(c->cmd, "demo") == 0;
@@ -822,6 +844,18 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                 c->has_max = true;
                 break;
             }
+            case O_XS_ALLOW:
+            case O_XS_OFF:
+                if (is_bench || is_demo) {
+                    fprintf(stderr, "numafit %s: the extra specs are checked by fit and plan\n",
+                            c->cmd);
+                    return -1;
+                }
+                if (ch == O_XS_OFF)
+                    c->fit.no_xs_check = true;
+                else
+                    c->fit.xs_allow = optarg;
+                break;
             case O_RELEASE:
                 if (cli_fit_options_release(&c->fit, optarg) < 0) {
                     fprintf(stderr, "numafit %s: --nova-release must be latest or zed\n", c->cmd);

@@ -35,10 +35,14 @@ static void usage_fit(FILE *o) {
                "                   [--pci-pools P.json] [--pci-requests R.json]\n"
                "                   [--nova-conf nova.conf]\n"
                "                   [--json] [--nova-release R] [--strategy S] [--budget N]\n"
+               "                   [--allow-extra-specs LIST | --no-check-extra-specs]\n"
                "\n"
                "Fit one instance of a flavor on a host (nova's numa_fit_instance_to_host).\n"
-               "With --inventory, first nova's placement step: the flavor's VCPU, PCPU,\n"
-               "MEMORY_MB and DISK_GB must have room in the host's inventory.\n"
+               "The flavor's extra specs are first checked as nova's API checks them (a\n"
+               "misspelt key in one of nova's namespaces, or a value nova refuses, is\n"
+               "refused as nova's ValidationError). With --inventory, first nova's\n"
+               "placement step: the flavor's VCPU, PCPU, MEMORY_MB and DISK_GB must have\n"
+               "room in the host's inventory.\n"
                "  --batch            JSON lines on stdin, one answer line each on stdout\n"
                "  --host FILE        host: nova NUMATopology primitive (or legacy dict)\n"
                "  --flavor FILE      {\"vcpus\":N,\"memory_mb\":N,\"extra_specs\":{...}}\n"
@@ -57,6 +61,7 @@ static void usage_fit(FILE *o) {
                "  --json             print the answer line instead of a table\n"
                "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
                "  --strategy S       spread (default) or pack\n");
+    cli_extra_specs_help(o, 2, 21);
     cli_budget_help(o, 2, 21);
     fprintf(o, "                     (search steps; past it the fit fails with TOO_COMPLEX)\n"
                "Exit status: 0 fits (or no NUMA topology), 3 does not fit, 1 error, 2 usage.\n");
@@ -71,6 +76,7 @@ static void usage_plan(FILE *o) {
             "                    [--nova-release R] [--strategy S] [--budget N]\n"
             "                    [--pci-pools P.json] [--pci-requests R.json]\n"
             "                    [--nova-conf nova.conf]\n"
+            "                    [--allow-extra-specs LIST | --no-check-extra-specs]\n"
             "\n"
             "Fit and claim instances of a flavor until the next one does not fit\n"
             "(at most N, at most %ld), and show the host afterwards. With PCI pools\n"
@@ -78,6 +84,7 @@ static void usage_plan(FILE *o) {
             "nova.conf's [pci] alias, or --pci-requests) until they run out\n"
             "(numafit fit --help).\n",
             PLAN_CAP);
+    cli_extra_specs_help(o, 2, 21);
     cli_budget_help(o, 2, 21);
     fprintf(o, "Exit status: 0 ok, 1 error, 2 usage.\n"
                "\n"

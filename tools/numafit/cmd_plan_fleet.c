@@ -85,6 +85,10 @@ static void usage(FILE *o) {
             "  --strategy spread|pack|both  host cell order(s) (default both)\n"
             "  --nova-release latest|zed    nova rules (default latest)\n"
             "  --budget N             fit work budget (default %llu; 0: unlimited)\n"
+            "  --allow-extra-specs LIST  namespaces and keys of the flavors' extra specs\n"
+            "                         left unchecked (comma-separated); the others are\n"
+            "                         checked as nova's API checks them (doc/extra-specs.md)\n"
+            "  --no-check-extra-specs do not check the flavors' extra specs\n"
             "  --limits FILE|none     NUMATopologyLimits (default: nova's initial ratios, as\n"
             "                         the scheduler passes them: cpu_allocation_ratio 4,\n"
             "                         ram_allocation_ratio 1; zed: 16 and 1.5); none: no\n"
@@ -389,6 +393,8 @@ int cmd_plan_fleet(int argc, char **argv) {
         O_NO_INVENTORY,
         O_SET,
         O_DISK_GB,
+        O_XS_ALLOW,
+        O_XS_OFF,
     };
     static const struct option longopts[] = {
         {"hosts-dir", required_argument, NULL, O_HOSTS_DIR},
@@ -407,6 +413,8 @@ int cmd_plan_fleet(int argc, char **argv) {
         {"strategy", required_argument, NULL, O_STRATEGY},
         {"nova-release", required_argument, NULL, O_RELEASE},
         {"budget", required_argument, NULL, O_BUDGET},
+        {"allow-extra-specs", required_argument, NULL, O_XS_ALLOW},
+        {"no-check-extra-specs", no_argument, NULL, O_XS_OFF},
         {"limits", required_argument, NULL, O_LIMITS},
         {"max-instances", required_argument, NULL, O_MAX_INSTANCES},
         {"json", no_argument, NULL, O_JSON},
@@ -566,6 +574,12 @@ int cmd_plan_fleet(int argc, char **argv) {
             case O_BUDGET:
                 if (cli_fit_options_budget(&fit, optarg, "numafit plan") < 0)
                     goto out;
+                break;
+            case O_XS_ALLOW:
+                pl->xs_allow = optarg;
+                break;
+            case O_XS_OFF:
+                pl->xs_off = true;
                 break;
             case O_LIMITS:
                 if (pl->limits_json || pl->no_limits || pl->limits_path) {

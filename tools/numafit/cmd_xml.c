@@ -52,7 +52,9 @@ static void xml_usage(FILE *o) {
             "                              takes particular ones and their <hostdev> elements\n"
             "                              are written (inside <devices> with --domain)\n"
             "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
-            "  --strategy spread|pack      host cell order (default spread)\n");
+            "  --strategy spread|pack      host cell order (default spread)\n"
+            "The flavor's extra specs are first checked as nova's API checks them:\n");
+    cli_extra_specs_help(o, 2, 30);
     cli_budget_help(o, 2, 30);
     fprintf(o, "\n"
                "Exit status: 0 written, 1 error, 2 usage, 3 the flavor does not fit.\n");
@@ -95,6 +97,14 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
         }
         if (!strcmp(o, "--nova-exact")) {
             a->exact = true;
+            continue;
+        }
+        if (!strcmp(o, "--no-check-extra-specs")) {
+            a->fit.no_xs_check = true;
+            continue;
+        }
+        if (!strcmp(o, "--allow-extra-specs") && i + 1 < argc) {
+            a->fit.xs_allow = argv[++i];
             continue;
         }
         if (i + 1 >= argc) {
@@ -360,7 +370,9 @@ int cmd_xml(int argc, char **argv) {
         report(a.host, rc, &e);
         goto out;
     }
-    rc = numafit_request_new(flavor_s, flavor_n, image_s, image_n, a.fit.req_flags, &req, &e);
+    rc = cli_check_extra_specs(&a.fit, flavor_s, flavor_n, &e);
+    if (rc >= 0)
+        rc = numafit_request_new(flavor_s, flavor_n, image_s, image_n, a.fit.req_flags, &req, &e);
     if (rc < 0) {
         report(a.flavor, rc, &e);
         goto out;

@@ -209,8 +209,14 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
     f = &pl->flavors[pl->nflavors];
     memset(f, 0, sizeof(*f));
     memset(&e, 0, sizeof(e));
-    rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, pl->req_flags,
-                             &f->req, &e);
+    rc = pl->xs_off
+             ? 0
+             : numafit_extra_specs_validate(ftxt, strlen(ftxt),
+                                            pl->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_XS_ZED : 0,
+                                            pl->xs_allow, &e);
+    if (rc >= 0)
+        rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, pl->req_flags,
+                                 &f->req, &e);
     if (rc < 0) {
         char prefix[PATH_MAX + 200];
         snprintf(prefix, sizeof(prefix), "%s: flavor %s%s", where, name,

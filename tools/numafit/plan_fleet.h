@@ -228,8 +228,10 @@ struct plan {
     /* options */
     int profile;
     unsigned req_flags;
-    bool strategies[2]; /* spread, pack */
-    bool weights;       /* --mix weights */
+    bool xs_off;          /* --no-check-extra-specs */
+    const char *xs_allow; /* --allow-extra-specs */
+    bool strategies[2];   /* spread, pack */
+    bool weights;         /* --mix weights */
     bool json, detail, placements, no_progress;
     bool tty; /* stderr is a terminal and no --no-progress */
     const char *svg_path, *html_path;

@@ -413,6 +413,10 @@ _fn("domain_disk_iotune_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)
 _fn("domain_hostdev_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)
 _fn("domain_interface_bandwidth_xml", [cp, sz, u, StrP, ErrorP], c_int, _E)
 
+# extra_specs.h
+_fn("extra_spec_validate", [cp, cp, u, ErrorP], c_int, _E)
+_fn("extra_specs_validate", [cp, sz, u, cp, ErrorP], c_int, _E)
+
 # doctor.h (newer builds only)
 if hasattr(lib, "numafit_doctor"):
     _fn("doctor", [cp, cp, sz, u, StrP, ErrorP], c_int, _E)

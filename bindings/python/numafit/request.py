@@ -177,3 +177,24 @@ def resources_from_flavor(flavor, image=None, profile="latest", boot_from_volume
     out.smt_required = bool(rc & RESOURCES_SMT_REQUIRED)
     out.smt_forbidden = bool(rc & RESOURCES_SMT_FORBIDDEN)
     return out
+
+
+def validate_extra_specs(specs, profile="latest", allow=None):
+    """Check a flavor's extra specs as nova's API does when they are set
+    (microversion 2.86 and later; doc/extra-specs.md): `specs` is the
+    extra specs dict (or a flavor dict with "extra_specs", or its JSON
+    text). A key nova knows must have a value of its type, a key in one of
+    nova's namespaces must be one nova knows; keys without a namespace or
+    in another one pass. `profile` "latest" (upstream nova's keys) or "zed"
+    (Debian's nova 26.2.2); `allow`: namespaces ("hw") and keys
+    ("hw:my_key") to leave unchecked. Raises numafit.errors.ValidationError
+    with nova's message (its `where` is "extra_specs/KEY")."""
+    if profile not in ("latest", "zed"):
+        raise ValueError("numafit: profile must be 'latest' or 'zed', not %r" % (profile,))
+    text = specs if isinstance(specs, (str, bytes)) else json.dumps(specs)
+    b, n = _ffi.cbuf(text, "extra specs")
+    if allow is not None and not isinstance(allow, str):
+        allow = ",".join(allow)
+    err = _ffi.Error()
+    _ffi.extra_specs_validate(b, n, 1 if profile == "zed" else 0,
+                              _ffi.cstr(allow, "allow", none=True), _ffi.byref(err))

@@ -648,6 +648,9 @@ def project(expected):
 def answer(inp, profile, strategy):
     try:
         host = numafit.Host.from_json(inp["host"])
+        if inp.get("check_extra_specs", True):
+            # as numafit fit does before the fit (nova's API check)
+            numafit.validate_extra_specs(inp["flavor"], profile)
         req = numafit.Request.from_json(inp["flavor"], inp.get("image"), profile)
         if not req.has_numa:
             return {"request": None}
