@@ -322,6 +322,9 @@ static int read_doc(struct cctx *x, const xmlDoc *doc) {
     if (!(host = child(root, "host")))
         return bad(x, root, -EBADMSG, "%s: no <host> element%s", "capabilities", "");
     arch = child(child(host, "cpu"), "arch");
+    /* nova's _has_numa_support(): an architecture it knows; none (no
+     * <arch>) is not one of them */
+    x->d->unsupported_arch = true;
     if (arch) {
         static const char *const ok[] = {"i686", "x86_64", "aarch64", "ppc64", "ppc64le"};
         char *a = content(x, arch);

@@ -177,7 +177,9 @@ static int read_cpu(struct sctx *x, struct numafit__dcell *c, uint32_t id) {
     cpu->core = 0;
     snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/topology/physical_package_id", id);
     r = read_rel(x, rel);
-    if (r >= 0) {
+    if (r >= 0 && !strncmp(x->fs.buf, "-1", 2) && !x->fs.buf[2 + strspn(x->fs.buf + 2, " \n")]) {
+        /* no physical package (ppc64, some arm hosts): libvirt takes 0 */
+    } else if (r >= 0) {
         if ((r = buf_u64(x, rel, INT32_MAX, &v)) < 0)
             return r;
         cpu->socket = (int32_t)v;

@@ -490,6 +490,55 @@ static inline const uint32_t *host_counts(const struct fitctx *x, const struct n
 }
 
 /* The refusal text of a cell check, formatted only when asked (explain). */
+/* A page size in KiB as people write it: 4 KiB, 2 MiB, 1 GiB. */
+static int fmt_size(char *out, size_t cap, uint64_t kib) {
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    unsigned u = 0;
+    while (u < 3 && kib >= 1024 && kib % 1024 == 0) {
+        kib /= 1024;
+        u++;
+    }
+    return snprintf(out, cap, "%llu %s", (unsigned long long)kib, units[u]);
+}
+
+/* Why no page size of cell c holds mem_kib (want: the request's page
+ * size): each size tried, what it needs and what is free. */
+static void page_why(const struct numafit__cell *c, int64_t want, uint64_t mem_kib, char *text) {
+    uint64_t smallest = c->npages ? smallest_pagesize(c) : 0, below = UINT64_MAX;
+    size_t k = 0, cap = 160;
+    int n = 0;
+    k += (size_t)snprintf(text, cap, "needs ");
+    /* the sizes from the largest down, as nova tries them */
+    for (uint32_t step = 0; step < c->npages && k < cap; step++) {
+        const struct numafit__pages *pg = NULL;
+        for (uint32_t i = 0; i < c->npages; i++)
+            if (c->pages[i].size_kb < below && (!pg || c->pages[i].size_kb > pg->size_kb))
+                pg = &c->pages[i];
+        if (!pg)
+            break;
+        below = pg->size_kb;
+        uint64_t taken = pg->used + pg->reserved;
+        uint64_t avail = taken < pg->used || taken >= pg->total ? 0 : pg->total - taken;
+        char sz[24];
+        if (want > 0 ? pg->size_kb != (uint64_t)want
+            : want == NUMAFIT_PAGESIZE_SMALL
+                ? pg->size_kb != smallest
+                : want == NUMAFIT_PAGESIZE_LARGE && pg->size_kb == smallest)
+            continue;
+        fmt_size(sz, sizeof(sz), pg->size_kb);
+        if (mem_kib % pg->size_kb)
+            k += (size_t)snprintf(text + k, cap - k, "%s%s pages (not a whole number of them)",
+                                  n++ ? " or " : "", sz);
+        else
+            k += (size_t)snprintf(text + k, cap - k, "%s%llu x %s (%llu free of %llu)",
+                                  n++ ? " or " : "", (unsigned long long)(mem_kib / pg->size_kb),
+                                  sz, (unsigned long long)avail, (unsigned long long)pg->total);
+    }
+    if (k < cap)
+        snprintf(text + k, cap - k, "%s for %llu MiB", n ? "" : "pages",
+                 (unsigned long long)(mem_kib / 1024));
+}
+
 #define WHY(...)                                                                                   \
     do {                                                                                           \
         if (text)                                                                                  \
@@ -532,9 +581,8 @@ static int cell_fit(struct fitctx *x, const struct numafit__cell *c, uint32_t g,
         if (ps <= 0) {
             if (ps < 0)
                 WHY("page size %lld KiB not offered by the cell", (long long)r->pagesize);
-            else
-                WHY("not enough free pages of a suitable size for %llu MiB",
-                    (unsigned long long)mem);
+            else if (text)
+                page_why(c, r->pagesize, mem_kib, text);
             return res->reason = NUMAFIT_E_NOFIT_PAGESIZE;
         }
         res->pagesize = ps;

@@ -455,6 +455,36 @@ START_TEST(explain_json) {
 }
 END_TEST
 
+/* A page shortage names the sizes, what they need and what is free. */
+START_TEST(explain_pages) {
+    numafit_host_t *h = host("cells:2 cores:4 mem:16G pages:2M=256,1G=2");
+    numafit_request_t *gb = req(2, 8192, "{\"hw:mem_page_size\":\"1GB\"}", 0);
+    numafit_request_t *large = req(2, 8192, "{\"hw:mem_page_size\":\"large\"}", 0);
+    numafit_request_t *odd = req(2, 1536, "{\"hw:mem_page_size\":\"1GB\"}", 0);
+    const char *want[] = {
+        "needs 8 x 1 GiB (2 free of 2) for 8192 MiB",
+        "needs 8 x 1 GiB (2 free of 2) or 4096 x 2 MiB (256 free of 256) for 8192 MiB",
+        "needs 1 GiB pages (not a whole number of them) for 1536 MiB"};
+    numafit_request_t *rs[] = {gb, large, odd};
+    for (int i = 0; i < 3; i++) {
+        char *s = NULL;
+        numafit_error_t e;
+        json_t *j, *cell;
+        ck_assert_int_eq(numafit_fit_explain(h, rs[i], NULL, 0, &s, &e), 0);
+        j = json_loads(s, 0, NULL);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_str_eq(json_string_value(json_object_get(j, "reason")), "NOFIT_PAGESIZE");
+        cell = json_array_get(
+            json_object_get(json_array_get(json_object_get(j, "cells"), 1), "guest_cells"), 0);
+        ck_assert_str_eq(json_string_value(json_object_get(cell, "text")), want[i]);
+        json_decref(j);
+        numafit_free(s);
+        numafit_request_free(rs[i]);
+    }
+    numafit_host_free(h);
+}
+END_TEST
+
 /* ------------------------------------------------------------ properties */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -742,6 +772,7 @@ static Suite *fit_suite(void) {
     tcase_add_test(tc, network_pruned_at_root);
     tcase_add_test(tc, budget_too_complex);
     tcase_add_test(tc, explain_json);
+    tcase_add_test(tc, explain_pages);
     tcase_add_test(tc, pinned_hugepages_avail_memory);
     tcase_add_test(tc, fit_cell_reserved);
     tcase_add_test(tc, synthetic_short_form);

@@ -90,6 +90,11 @@ struct cli_fit_options {
 int cli_check_extra_specs(const struct cli_fit_options *o, const char *flavor, size_t len,
                           numafit_error_t *e);
 
+/* A synthetic host spec ("2x8c 2cells 1G:16", doc of numafit_host_new_synthetic)
+ * as nova's NUMATopology JSON text (owned, numafit_free); NULL after
+ * printing "numafit WHO: --host-spec SPEC: why" to stderr. */
+char *cli_synthetic_host_text(const char *spec, const char *who);
+
 /* The --help lines of --allow-extra-specs and --no-check-extra-specs, the
  * options at indent spaces and their text at column col. */
 void cli_extra_specs_help(FILE *o, int indent, int col);

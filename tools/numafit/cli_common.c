@@ -59,6 +59,21 @@ int cli_check_extra_specs(const struct cli_fit_options *o, const char *flavor, s
         flavor, len, o->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_XS_ZED : 0, o->xs_allow, e);
 }
 
+char *cli_synthetic_host_text(const char *spec, const char *who) {
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    char *text = NULL;
+    int rc = numafit_host_new_synthetic(spec, 0, &h, &e);
+    if (rc == 0)
+        rc = numafit_host_to_json(h, 0, &text, &e);
+    numafit_host_free(h);
+    if (rc < 0) {
+        fprintf(stderr, "numafit %s: --host-spec %s: %s\n", who, spec, e.text);
+        return NULL;
+    }
+    return text;
+}
+
 void cli_extra_specs_help(FILE *o, int indent, int col) {
     fprintf(o,
             "%*s--allow-extra-specs LIST\n"

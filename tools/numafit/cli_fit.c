@@ -749,7 +749,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         O_PCI_REQUESTS,
         O_NOVA_CONF,
         O_XS_ALLOW,
-        O_XS_OFF
+        O_XS_OFF,
+        O_HOST_SPEC
     };
     static const struct option longopts[] = {
         {"batch", no_argument, NULL, 'b'},
@@ -770,6 +771,7 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         {"nova-conf", required_argument, NULL, O_NOVA_CONF},
         {"allow-extra-specs", required_argument, NULL, O_XS_ALLOW},
         {"no-check-extra-specs", no_argument, NULL, O_XS_OFF},
+        {"host-spec", required_argument, NULL, O_HOST_SPEC},
         {NULL, 0, NULL, 0},
     };
     bool is_demo = strcmp(c->cmd, "demo") == 0;
@@ -792,6 +794,9 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                 break;
             case O_HOST:
                 c->host_path = optarg;
+                break;
+            case O_HOST_SPEC:
+                c->host_spec = optarg;
                 break;
             case O_FLAVOR:
                 c->flavor_path = optarg;
@@ -884,8 +889,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         }
     }
     if (is_bench) {
-        if (c->batch || c->host_path || c->flavor_path || c->image_path || c->limits_path ||
-            c->has_max) {
+        if (c->batch || c->host_path || c->host_spec || c->flavor_path || c->image_path ||
+            c->limits_path || c->has_max) {
             fprintf(stderr, "numafit bench: only --json, --nova-release, --strategy and --budget "
                             "are accepted\n");
             return -1;
@@ -902,8 +907,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         return -1;
     }
     if (is_demo) {
-        if (c->batch || c->json || c->host_path || c->flavor_path || c->image_path ||
-            c->limits_path || c->has_max) {
+        if (c->batch || c->json || c->host_path || c->host_spec || c->flavor_path ||
+            c->image_path || c->limits_path || c->has_max) {
             fprintf(stderr,
                     "numafit demo: only --nova-release, --strategy and --budget are accepted\n");
             return -1;
@@ -911,8 +916,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         return 1;
     }
     if (c->batch) {
-        if (c->host_path || c->flavor_path || c->image_path || c->limits_path || c->json ||
-            c->pci_pools_path || c->pci_requests_path) {
+        if (c->host_path || c->host_spec || c->flavor_path || c->image_path || c->limits_path ||
+            c->json || c->pci_pools_path || c->pci_requests_path) {
             fprintf(stderr,
                     "numafit %s: --batch reads everything from stdin; "
                     "--host/--flavor/--image/--limits/--pci-pools/--pci-requests/--json do not "
@@ -922,8 +927,14 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         }
         return 1;
     }
-    if (!c->host_path || !c->flavor_path) {
-        fprintf(stderr, "numafit %s: --host and --flavor are required (or --batch)\n", c->cmd);
+    if ((!c->host_path && !c->host_spec) || !c->flavor_path) {
+        fprintf(stderr,
+                "numafit %s: --host (or --host-spec) and --flavor are required (or --batch)\n",
+                c->cmd);
+        return -1;
+    }
+    if (c->host_path && c->host_spec) {
+        fprintf(stderr, "numafit %s: give --host or --host-spec, not both\n", c->cmd);
         return -1;
     }
     return 1;

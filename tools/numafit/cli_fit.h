@@ -27,6 +27,7 @@ struct fit_cli {
     bool has_max;
     long max;
     const char *host_path;
+    const char *host_spec; /* --host-spec: a synthetic host instead of --host */
     const char *flavor_path;
     const char *image_path;
     const char *limits_path;

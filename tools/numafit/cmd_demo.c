@@ -59,8 +59,8 @@ static int demo_main(const struct fit_cli *c) {
     printf("\nFlavor %s: 4 vCPUs, 8192 MiB, hw:cpu_policy=dedicated hw:cpu_realtime=yes\n"
            "      hw:cpu_realtime_mask=^0-1 (vCPUs 2-3 are realtime) hw:mem_page_size=1GB\n\n",
            demo_flavor_name);
-    printf("Placement of one instance (spread: the cell with the most free memory, then\n"
-           "the most free dedicated pCPUs, comes first):\n");
+    printf("Placement of one instance (spread, as nova sorts the host cells: the most\n"
+           "free dedicated pCPUs first, then the most free memory):\n");
     if (fit.nofit) {
         print_why(stdout, fit.answer);
     } else {

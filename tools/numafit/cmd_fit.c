@@ -30,7 +30,8 @@ static json_t *load_file(const char *path) {
 
 static void usage_fit(FILE *o) {
     fprintf(o, "usage: numafit fit --batch [--nova-release R] [--strategy S] [--budget N]\n"
-               "       numafit fit --host H.json --flavor F.json [--image I.json]\n"
+               "       numafit fit (--host H.json | --host-spec SPEC) --flavor F.json\n"
+               "                   [--image I.json]\n"
                "                   [--limits L.json] [--inventory V.json [--boot-from-volume]]\n"
                "                   [--pci-pools P.json] [--pci-requests R.json]\n"
                "                   [--nova-conf nova.conf]\n"
@@ -45,6 +46,8 @@ static void usage_fit(FILE *o) {
                "room in the host's inventory.\n"
                "  --batch            JSON lines on stdin, one answer line each on stdout\n"
                "  --host FILE        host: nova NUMATopology primitive (or legacy dict)\n"
+               "  --host-spec SPEC   a synthetic host instead, e.g. \"2x8c2t 2cells 1G:16\"\n"
+               "                     (as plan --add-hosts takes it)\n"
                "  --flavor FILE      {\"vcpus\":N,\"memory_mb\":N,\"extra_specs\":{...}}\n"
                "  --image FILE       {\"properties\":{\"hw_...\":...}}\n"
                "  --limits FILE      {\"cpu_allocation_ratio\":x,\"ram_allocation_ratio\":y,\n"
@@ -71,7 +74,8 @@ static void usage_plan(FILE *o) {
     fprintf(o,
             "usage: numafit plan --batch [--max N] [--nova-release R] [--strategy S]\n"
             "                    [--budget N]\n"
-            "       numafit plan --host H.json --flavor F.json [--image I.json]\n"
+            "       numafit plan (--host H.json | --host-spec SPEC) --flavor F.json\n"
+            "                    [--image I.json]\n"
             "                    [--limits L.json] [--max N] [--json]\n"
             "                    [--nova-release R] [--strategy S] [--budget N]\n"
             "                    [--pci-pools P.json] [--pci-requests R.json]\n"
@@ -162,14 +166,21 @@ static int single_main(const struct fit_cli *cli) {
     json_t *host = NULL, *flavor = NULL, *image = NULL, *limits = NULL, *inventory = NULL;
     json_t *pci_pools = NULL, *pci_requests = NULL;
     struct fit_cli lc = *cli, *c = &lc;
-    struct labels lb = {c->host_path, c->flavor_path, c->image_path ? c->image_path : "image",
+    struct labels lb = {c->host_path ? c->host_path : c->host_spec, c->flavor_path,
+                        c->image_path ? c->image_path : "image",
                         c->limits_path ? c->limits_path : "limits",
                         c->inventory_path ? c->inventory_path : "inventory"};
     bool plan = strcmp(c->cmd, "plan") == 0;
     struct run r;
     int ret = 1;
 
-    host = load_file(c->host_path);
+    if (c->host_spec) {
+        char *text = cli_synthetic_host_text(c->host_spec, c->cmd);
+        host = text ? json_loads(text, 0, NULL) : NULL;
+        numafit_free(text);
+    } else {
+        host = load_file(c->host_path);
+    }
     flavor = host ? load_file(c->flavor_path) : NULL;
     if (!flavor)
         goto out;

@@ -20,7 +20,8 @@
 
 static void xml_usage(FILE *o) {
     fprintf(o,
-            "usage: numafit xml --host H.json --flavor F.json [--image I.json]\n"
+            "usage: numafit xml (--host H.json | --host-spec SPEC) --flavor F.json\n"
+            "                   [--image I.json]\n"
             "                   [--limits L.json] [--cpu-shared-set SPEC] [--domain]\n"
             "                   [OPTIONS]\n"
             "\n"
@@ -28,6 +29,9 @@ static void xml_usage(FILE *o) {
             "elements nova's libvirt driver writes for the placement: <memoryBacking>,\n"
             "<vcpu>, <cputune>, <numatune> and <cpu>; with --domain, a whole minimal\n"
             "domain (with a disk and an interface carrying quota:disk_* and quota:vif_*).\n"
+            "\n"
+            "--host-spec SPEC: a synthetic host, e.g. \"2x8c2t 2cells 1G:16\" (as plan\n"
+            "--add-hosts takes it).\n"
             "\n"
             "OPTIONS:\n"
             "  --cpu-shared-set SPEC       [compute] cpu_shared_set of the host\n"
@@ -71,6 +75,7 @@ static void report(const char *what, int rc, const numafit_error_t *e) {
 
 struct xml_args {
     const char *host, *flavor, *image, *limits;
+    const char *host_spec; /* --host-spec: a synthetic host */
     const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode, *nova_conf;
     const char *pci_devices;
     long priority;
@@ -113,6 +118,8 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
         }
         if (!strcmp(o, "--host"))
             dst = &a->host;
+        else if (!strcmp(o, "--host-spec"))
+            dst = &a->host_spec;
         else if (!strcmp(o, "--flavor"))
             dst = &a->flavor;
         else if (!strcmp(o, "--image"))
@@ -181,8 +188,12 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
         fprintf(stderr, "numafit xml: unknown option '%s'\n", o);
         return -1;
     }
-    if (!a->host || !a->flavor) {
-        fprintf(stderr, "numafit xml: --host and --flavor are required\n");
+    if ((!a->host && !a->host_spec) || !a->flavor) {
+        fprintf(stderr, "numafit xml: --host (or --host-spec) and --flavor are required\n");
+        return -1;
+    }
+    if (a->host && a->host_spec) {
+        fprintf(stderr, "numafit xml: give --host or --host-spec, not both\n");
         return -1;
     }
     return 1;
@@ -362,12 +373,21 @@ int cmd_xml(int argc, char **argv) {
     }
     if ((rc = make_conf(&a, &conf)) < 0)
         return rc == -EIO ? XML_EXIT_ERROR : XML_EXIT_USAGE;
-    if (!(host_s = read_all(a.host, &host_n)) || !(flavor_s = read_all(a.flavor, &flavor_n)) ||
+    if (a.host_spec) {
+        char *text = cli_synthetic_host_text(a.host_spec, "xml");
+        host_s = text ? strdup(text) : NULL;
+        numafit_free(text);
+        if (!host_s)
+            goto out;
+        host_n = strlen(host_s);
+    }
+    if ((!host_s && !(host_s = read_all(a.host, &host_n))) ||
+        !(flavor_s = read_all(a.flavor, &flavor_n)) ||
         (a.image && !(image_s = read_all(a.image, &image_n))) ||
         (a.limits && !(limits_s = read_all(a.limits, &limits_n))))
         goto out;
     if ((rc = numafit_host_new_from_json(host_s, host_n, 0, &host, &e)) < 0) {
-        report(a.host, rc, &e);
+        report(a.host ? a.host : a.host_spec, rc, &e);
         goto out;
     }
     rc = cli_check_extra_specs(&a.fit, flavor_s, flavor_n, &e);
