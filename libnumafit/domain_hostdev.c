@@ -468,58 +468,20 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                 continue;
             if ((r = read_vif_type(v, i, vnic, &ovs, err)) < 0)
                 goto out;
-            if (vdpa || remote || (direct && ovs)) {
-                /* os-vif's VIFHostDevice (nova's _get_config_os_vif): the
-                 * MAC only of the base config, no VLAN, no bandwidth */
-                const char *path = NULL;
+            if (direct || macvtap || vdpa || remote) {
+                /* the SR-IOV agent's ports get the VLAN and the bandwidth;
+                 * those Open vSwitch binds are os-vif's VIFHostDevice (nova's
+                 * _get_config_os_vif): the MAC only of the base config */
+                bool veb = macvtap || (direct && !ovs);
+                const char *ifname = NULL, *path = NULL;
+                char why[96];
                 if (!mac || !mac_ok(mac)) {
-                    r = device_error(err, i, "mac",
-                                     vdpa     ? "a vdpa port's device needs its MAC address "
-                                                "(xx:xx:xx:xx:xx:xx)"
-                                     : remote ? "a remote-managed port's device needs its MAC "
-                                                "address (xx:xx:xx:xx:xx:xx)"
-                                              : "a direct port's device needs its MAC address "
-                                                "(xx:xx:xx:xx:xx:xx)");
+                    snprintf(why, sizeof(why),
+                             "a %s port's device needs its MAC address (xx:xx:xx:xx:xx:xx)", vnic);
+                    r = device_error(err, i, "mac", why);
                     goto out;
                 }
-                if (vdpa) {
-                    path = json_string_value(json_object_get(v, "dev_path"));
-                    if (!path || !dev_path_ok(path)) {
-                        r = device_error(err, i, "dev_path",
-                                         "a vdpa port's device needs the vhost-vdpa character "
-                                         "device of the VF (an absolute path of at most 255 "
-                                         "bytes, such as /dev/vhost-vdpa-0)");
-                        goto out;
-                    }
-                    put(&o, "<interface type=\"vdpa\">\n  <mac address=\"%s\"/>\n  <source dev=\"",
-                        mac);
-                    put_esc(&o, path);
-                    put(&o, "\"/>\n</interface>\n");
-                } else {
-                    put(&o,
-                        "<interface type=\"hostdev\" managed=\"yes\">\n"
-                        "  <mac address=\"%s\"/>\n"
-                        "  <source>\n"
-                        "    <address type=\"pci\" domain=\"0x%04x\" bus=\"0x%02x\" "
-                        "slot=\"0x%02x\" function=\"0x%x\"/>\n"
-                        "  </source>\n"
-                        "</interface>\n",
-                        mac, fl[0], fl[1], fl[2], fl[3]);
-                }
-                written++;
-                continue;
-            }
-            if (direct || macvtap) {
-                const char *ifname = NULL;
-                if (!mac || !mac_ok(mac)) {
-                    r = device_error(err, i, "mac",
-                                     direct ? "a direct port's device needs its MAC address "
-                                              "(xx:xx:xx:xx:xx:xx)"
-                                            : "a macvtap port's device needs its MAC address "
-                                              "(xx:xx:xx:xx:xx:xx)");
-                    goto out;
-                }
-                if ((r = read_vlan(json_object_get(v, "vlan"), i, vlan, err)) < 0)
+                if (veb && (r = read_vlan(json_object_get(v, "vlan"), i, vlan, err)) < 0)
                     goto out;
                 if (macvtap) {
                     ifname = json_string_value(json_object_get(v, "ifname"));
@@ -532,9 +494,19 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                     if ((r = vif_macvtap(&f, err)) < 0)
                         goto out;
                 }
-                if ((r = vif_bandwidth(&f, err)) < 0)
+                if (vdpa) {
+                    path = json_string_value(json_object_get(v, "dev_path"));
+                    if (!path || !dev_path_ok(path)) {
+                        r = device_error(err, i, "dev_path",
+                                         "a vdpa port's device needs the vhost-vdpa character "
+                                         "device of the VF (an absolute path of at most 255 "
+                                         "bytes, such as /dev/vhost-vdpa-0)");
+                        goto out;
+                    }
+                }
+                if (veb && (r = vif_bandwidth(&f, err)) < 0)
                     goto out;
-                if (direct) {
+                if (direct || remote) {
                     put(&o,
                         "<interface type=\"hostdev\" managed=\"yes\">\n"
                         "  <mac address=\"%s\"/>\n"
@@ -543,6 +515,11 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                         "slot=\"0x%02x\" function=\"0x%x\"/>\n"
                         "  </source>\n",
                         mac, fl[0], fl[1], fl[2], fl[3]);
+                } else if (vdpa) {
+                    put(&o, "<interface type=\"vdpa\">\n  <mac address=\"%s\"/>\n  <source dev=\"",
+                        mac);
+                    put_esc(&o, path);
+                    put(&o, "\"/>\n");
                 } else {
                     put(&o, "<interface type=\"direct\">\n  <mac address=\"%s\"/>\n", mac);
                     if (f.model[0])
@@ -556,9 +533,9 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                     put_esc(&o, ifname);
                     put(&o, "\" mode=\"passthrough\"/>\n");
                 }
-                if (vlan[0])
+                if (veb && vlan[0])
                     put(&o, "  <vlan>\n    <tag id=\"%s\"/>\n  </vlan>\n", vlan);
-                put(&o, "%s</interface>\n", f.bw);
+                put(&o, "%s</interface>\n", veb ? f.bw : "");
                 written++;
                 continue;
             }

@@ -83,6 +83,17 @@ static uint32_t next_cp(const char *s, size_t n, size_t *i) {
     return c;
 }
 
+/* The first position from i on that is not white space. */
+static size_t skip_space(const char *s, size_t n, size_t i) {
+    while (i < n) {
+        size_t at = i;
+        if (!is_space(next_cp(s, n, &at)))
+            break;
+        i = at;
+    }
+    return i;
+}
+
 /* ------------------------------------------------------------ names */
 
 /* A parameter's kind in a template's "name=K;" list, or 0. */
@@ -195,14 +206,7 @@ static bool py_int(const char *s, char *out, size_t cap) {
     bool neg = false, any = false, under = false;
     char *d = out;
     uint32_t c = 0;
-    /* leading white space */
-    while (i < n) {
-        size_t at = i;
-        c = next_cp(s, n, &at);
-        if (!is_space(c))
-            break;
-        i = at;
-    }
+    i = skip_space(s, n, 0);
     if (i < n && (s[i] == '+' || s[i] == '-'))
         neg = s[i++] == '-';
     if (neg)
@@ -230,14 +234,8 @@ static bool py_int(const char *s, char *out, size_t cap) {
             continue; /* leading zeros */
         d[k++] = (char)('0' + v);
     }
-    if (!any || under)
+    if (!any || under || skip_space(s, n, i) != n)
         return false;
-    while (i < n) {
-        size_t at = i;
-        if (!is_space(next_cp(s, n, &at)))
-            return false;
-        i = at;
-    }
     if (k == (size_t)neg) { /* zero, whatever its sign */
         k = 0;
         d[k++] = '0';
@@ -267,12 +265,7 @@ static bool py_bool(const char *s) {
     size_t n = strlen(s), b = 0, e = n;
     char low[8];
     /* strip white space from both ends */
-    while (b < n) {
-        size_t at = b;
-        if (!is_space(next_cp(s, n, &at)))
-            break;
-        b = at;
-    }
+    b = skip_space(s, n, 0);
     while (e > b) {
         size_t st = e - 1, at;
         while (st > b && ((unsigned char)s[st] & 0xc0) == 0x80)
@@ -389,12 +382,7 @@ static bool pat_alias(const char *s, size_t n) {
             return false;
         if (i == n)
             return true;
-        while (i < n) {
-            size_t at = i;
-            if (!is_space(next_cp(s, n, &at)))
-                break;
-            i = at;
-        }
+        i = skip_space(s, n, i);
         if (i >= n || s[i] != ',')
             return false;
         i++;

@@ -1267,15 +1267,9 @@ static int build_mincover(struct fitctx *x) {
 static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, struct numafit__pci_fail *fail,
                   numafit_error_t *err) {
     int64_t ids[NUMAFIT_MAX_CELLS];
-    uint32_t idx[NUMAFIT_MAX_CELLS];
-    for (uint32_t i = 0; i < n; i++) {
-        idx[i] = x->order[pos[i]];
-        ids[i] = x->h->cells[idx[i]].id;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = x->h->cells[x->order[pos[i]]].id;
     x->steps += 1 + x->pools->n;
-    /* what no walk could meet is refused without one (worded: walked) */
-    if (x->pci_cap && !err && !numafit__pci_bound(x->reqs, x->h, x->pci_cap, idx, n))
-        return 0;
     if (x->pci_fn) {
         int rc = x->pci_fn(x->pci_ctx, ids, n);
         if (rc < 0) {
@@ -1290,6 +1284,19 @@ static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, struct numa
     }
     return numafit__pci_support(x->pools, x->h, x->reqs, ids, n, x->pci_scratch, x->pci_prep,
                                 !x->zed, fail, err);
+}
+
+/* Could every request find its count on the host cells at positions
+ * pos[0..n-1], each alone (numafit__pci_bound)? true when the bounds are
+ * not laid out (the caller's check, or before nova's first choice fails):
+ * what no walk could meet is then refused without a walk or a cell check. */
+static bool pci_bound_ok(const struct fitctx *x, const uint32_t *pos, uint32_t n) {
+    uint32_t idx[NUMAFIT_MAX_CELLS];
+    if (!x->pci_cap)
+        return true;
+    for (uint32_t i = 0; i < n; i++)
+        idx[i] = x->order[pos[i]];
+    return numafit__pci_bound(x->reqs, x->h, x->pci_cap, idx, n);
 }
 
 /* The choices the PCI check can tell apart: which cells with devices are
@@ -1384,7 +1391,7 @@ static void pci_try(struct fitctx *x, struct pcisel *s, uint64_t sockmask, uint6
     if (!nrep)
         return;
     /* the requests on a set of this kind (each such set answers alike) */
-    if (pci_ok(x, rep, nrep, NULL, NULL) != 1)
+    if (!pci_bound_ok(x, rep, nrep) || pci_ok(x, rep, nrep, NULL, NULL) != 1)
         return;
     x->net = groups > 0;
     x->net_all = groups == 64 ? ~0ull : (1ull << groups) - 1;
@@ -1445,7 +1452,7 @@ static int pci_search_one(struct fitctx *x, const struct pcisel *s) {
     memset(memo, -1, sizeof(memo));
     for (uint32_t p = 0; p < x->n; p++) {
         int ok, si = 0;
-        if (x->pci_cap && !numafit__pci_bound(x->reqs, x->h, x->pci_cap, &x->order[p], 1))
+        if (!pci_bound_ok(x, &p, 1))
             continue; /* no cell check where the devices cannot be */
         if (!pair_ok(x, p, 0) || (x->net && (x->net_mask[p] & x->net_all) != x->net_all))
             continue;

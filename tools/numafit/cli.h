@@ -84,10 +84,11 @@ struct cli_fit_options {
     const char *xs_allow; /* --allow-extra-specs: namespaces and keys left unchecked */
 };
 
-/* The flavor's extra specs checked as nova's API checks them (unless
- * --no-check-extra-specs), in the profile of o: 0, or the library's
- * negative errno with e filled (e->exception "ValidationError"). */
-int cli_check_extra_specs(const struct cli_fit_options *o, const char *flavor, size_t len,
+/* The flavor's extra specs checked as nova's API checks them in profile
+ * (NUMAFIT_PROFILE_*), leaving allow's namespaces and keys alone; nothing
+ * when off (--no-check-extra-specs). 0, or the library's negative errno
+ * with e filled (e->exception "ValidationError"). */
+int cli_check_extra_specs(int profile, bool off, const char *allow, const char *flavor, size_t len,
                           numafit_error_t *e);
 
 /* A synthetic host spec ("2x8c 2cells 1G:16", doc of numafit_host_new_synthetic)

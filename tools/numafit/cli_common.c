@@ -51,12 +51,12 @@ void cli_fit_options_init(struct cli_fit_options *o) {
     o->budget = NUMAFIT_BUDGET_DEFAULT;
 }
 
-int cli_check_extra_specs(const struct cli_fit_options *o, const char *flavor, size_t len,
+int cli_check_extra_specs(int profile, bool off, const char *allow, const char *flavor, size_t len,
                           numafit_error_t *e) {
-    if (o->no_xs_check)
+    if (off)
         return 0;
     return numafit_extra_specs_validate(
-        flavor, len, o->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_XS_ZED : 0, o->xs_allow, e);
+        flavor, len, profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_XS_ZED : 0, allow, e);
 }
 
 char *cli_synthetic_host_text(const char *spec, const char *who) {

@@ -434,7 +434,8 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
     }
 
     cli_error_clear(&e);
-    rc = cli_check_extra_specs(&c->fit, ftxt, strlen(ftxt), &e);
+    rc = cli_check_extra_specs(c->fit.profile, c->fit.no_xs_check, c->fit.xs_allow, ftxt,
+                               strlen(ftxt), &e);
     if (rc >= 0)
         rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0,
                                  c->fit.req_flags, &req, &e);

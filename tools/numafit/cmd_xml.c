@@ -390,7 +390,8 @@ int cmd_xml(int argc, char **argv) {
         report(a.host ? a.host : a.host_spec, rc, &e);
         goto out;
     }
-    rc = cli_check_extra_specs(&a.fit, flavor_s, flavor_n, &e);
+    rc = cli_check_extra_specs(a.fit.profile, a.fit.no_xs_check, a.fit.xs_allow, flavor_s, flavor_n,
+                               &e);
     if (rc >= 0)
         rc = numafit_request_new(flavor_s, flavor_n, image_s, image_n, a.fit.req_flags, &req, &e);
     if (rc < 0) {

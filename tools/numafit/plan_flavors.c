@@ -16,6 +16,7 @@
 
 #include <numafit.h>
 
+#include "cli.h"
 #include "cli_io.h"
 #include "plan_fleet.h"
 #include "plan_load.h"
@@ -209,11 +210,7 @@ static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned 
     f = &pl->flavors[pl->nflavors];
     memset(f, 0, sizeof(*f));
     memset(&e, 0, sizeof(e));
-    rc = pl->xs_off
-             ? 0
-             : numafit_extra_specs_validate(ftxt, strlen(ftxt),
-                                            pl->profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_XS_ZED : 0,
-                                            pl->xs_allow, &e);
+    rc = cli_check_extra_specs(pl->profile, pl->xs_off, pl->xs_allow, ftxt, strlen(ftxt), &e);
     if (rc >= 0)
         rc = numafit_request_new(ftxt, strlen(ftxt), itxt, itxt ? strlen(itxt) : 0, pl->req_flags,
                                  &f->req, &e);
