@@ -1079,9 +1079,11 @@ START_TEST(test_hostdev_define) {
          * the VF's network interface, virtio with 4 queues), a vdpa one
          * (an <interface type="vdpa"> on its vhost-vdpa device), a
          * remote-managed one (an <interface type="hostdev"> without VLAN), a
-         * virtio-forwarder one (left out); a direct one without a MAC, a
+         * virtio-forwarder one (an <interface type="vhostuser"> on the
+         * forwarder's socket); a direct one without a MAC, a
          * macvtap one without its interface name, a vdpa one without its
-         * device and a macvtap one bound by Open vSwitch (refused) */
+         * device, a virtio-forwarder one without its socket and a macvtap
+         * one bound by Open vSwitch (refused) */
         static const char ports[] =
             "{\"flavor\": {\"vcpus\": 4, \"extra_specs\": {\"quota:vif_inbound_average\": "
             "\"1000\", \"hw:vif_multiqueue_enabled\": \"true\"}},"
@@ -1096,8 +1098,13 @@ START_TEST(test_hostdev_define) {
             "\"vdpa\", \"mac\": \"fa:16:3e:00:00:04\", \"dev_path\": \"/dev/vhost-vdpa-0\"},"
             " {\"address\": \"0000:81:02.3\", \"requester_id\": \"p5\", \"vnic_type\": "
             "\"remote-managed\", \"mac\": \"fa:16:3e:00:00:05\", \"vlan\": 200},"
-            " {\"address\": \"0000:81:02.4\", \"requester_id\": \"p6\", \"vnic_type\": "
-            "\"virtio-forwarder\"}]}";
+            " {\"address\": \"0000:81:02.4\", \"requester_id\": \"p6-0123456789\", "
+            "\"vnic_type\": \"virtio-forwarder\", \"mac\": \"fa:16:3e:00:00:06\", "
+            "\"vhostuser_socket\": \"/var/run/vrt/sock0\", \"vhostuser_mode\": \"client\"}],"
+            " \"tx_queue_size\": 512}";
+        static const char nosock[] =
+            "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
+            "\"virtio-forwarder\", \"mac\": \"fa:16:3e:00:00:01\"}]";
         static const char nopath[] =
             "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
             "\"vdpa\", \"mac\": \"fa:16:3e:00:00:01\", \"dev_path\": \"vhost-vdpa-0\"}]";
@@ -1111,7 +1118,7 @@ START_TEST(test_hostdev_define) {
         static const char noifname[] =
             "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
             "\"macvtap\", \"mac\": \"fa:16:3e:00:00:01\", \"ifname\": \"a/b\"}]";
-        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 5);
+        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 6);
         snprintf(xml, sizeof(xml),
                  "<domain type='test'><name>numafit-ports</name><memory>1048576</memory>"
                  "<vcpu>2</vcpu><os><type>hvm</type></os><devices>\n%s</devices></domain>\n",
@@ -1138,7 +1145,12 @@ START_TEST(test_hostdev_define) {
         ck_assert_ptr_nonnull(strstr(back, "<mac address='fa:16:3e:00:00:05'/>"));
         ck_assert_ptr_nonnull(strstr(back, "function='0x3'"));
         ck_assert_ptr_null(strstr(back, "<tag id='200'/>")); /* os-vif writes no VLAN */
-        ck_assert_ptr_null(strstr(back, "function='0x4'"));
+        ck_assert_ptr_null(strstr(back, "function='0x4'"));  /* the forwarder's VF */
+        ck_assert_ptr_nonnull(strstr(back, "<interface type='vhostuser'>"));
+        ck_assert_ptr_nonnull(
+            strstr(back, "<source type='unix' path='/var/run/vrt/sock0' mode='client'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "<target dev='vhup6-01234567'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "tx_queue_size='512'"));
         ck_assert_int_eq(virDomainUndefine(dom), 0);
         virDomainFree(dom);
         free(back);
@@ -1151,6 +1163,9 @@ START_TEST(test_hostdev_define) {
         ck_assert_str_eq(e.where, "devices/0/ifname");
         ck_assert_int_eq(numafit_domain_hostdev_xml(nopath, strlen(nopath), 0, &hx, &e), -EINVAL);
         ck_assert_str_eq(e.where, "devices/0/dev_path");
+        ck_assert_int_eq(numafit_domain_hostdev_xml(nosock, strlen(nosock), 0, &hx, &e), -EINVAL);
+        ck_assert_str_eq(e.where, "devices/0/vhostuser_socket");
+        ck_assert_str_eq(e.exception, "VifDetailsMissingVhostuserSockPath");
         ck_assert_int_eq(numafit_domain_hostdev_xml(ovs_macvtap, strlen(ovs_macvtap), 0, &hx, &e),
                          -EINVAL);
         ck_assert_str_eq(e.where, "devices/0/vif_type");

@@ -189,20 +189,27 @@ numafit_domain_interface_bandwidth_xml(const char *flavor_json, size_t flavor_le
  * (hardware offload), as \<interface type="hostdev" managed="yes">. A
  * port's "vif_type" (absent: its vnic type's usual binding) must match:
  * "hw_veb" (direct, macvtap), "ovs" (direct, vdpa, remote-managed) or
- * "hostdev_physical" (direct-physical). Other ports (virtio-forwarder)
- * and ports without a vnic_type are left out. The claim object may
+ * "hostdev_physical" (direct-physical) or "vhostuser" (virtio-forwarder).
+ * A `virtio-forwarder` port (the VF is the host forwarder's) is an
+ * \<interface type="vhostuser"> on "vhostuser_socket" (required, else
+ * VifDetailsMissingVhostuserSockPath) in "vhostuser_mode" ("server" by
+ * default, or "client") with the tap "vhu" + the port's id (its
+ * requester_id) when "vhostuser_ovs_plug" is absent or true, else
+ * "devname" or "nic" + the id; with the model, queues and queue sizes of
+ * the base config. Ports without a vnic_type are left out. The claim object may
  * add what nova knows of the instance and the node: "flavor" (vcpus,
  * extra_specs: quota:vif_* as each port interface's \<bandwidth>,
  * hw:vif_multiqueue_enabled), "image" (properties: hw_vif_model,
  * hw_vif_multiqueue_enabled), "virt_type" ("kvm" or "qemu"),
- * "rx_queue_size" and "max_queues" ([libvirt]); doc/pci.md.
+ * "rx_queue_size", "tx_queue_size" and "max_queues" ([libvirt]); doc/pci.md.
  * \param claim_json what numafit_pci_tracker_claim() wrote (with those
  *   keys added), or a list of such device objects (each with "address")
  * \return the number of elements written (>= 0) and *ret_xml ("" for
  * none); -EINVAL (err->where "devices/I/address", "devices/I/mac",
  * "devices/I/vlan", "devices/I/ifname", "devices/I/dev_path",
- * "devices/I/vif_type", a claim key; err->exception
- * ValueError, UnsupportedHardware or FlavorImageConflict where nova
+ * "devices/I/vif_type", "devices/I/vhostuser_socket", ..., a claim key;
+ * err->exception ValueError, UnsupportedHardware, FlavorImageConflict or
+ * VifDetailsMissingVhostuserSockPath where nova
  * raises), -EBADMSG, -ERANGE, -ENOMEM. \ownership owned (numafit_free)
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domain_hostdev_xml(const char *claim_json, size_t len,

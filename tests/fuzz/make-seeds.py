@@ -18,9 +18,9 @@
   extra_specs the flavors' extra specs of tests/cases, and single keys and
               values (KEY NUL VALUE)
   hostdev     claims with alias devices and direct, macvtap,
-              direct-physical, vdpa and remote-managed ports (bound by the
-              SR-IOV agent or Open vSwitch), flavors, images and [libvirt]
-              settings
+              direct-physical, vdpa, remote-managed and virtio-forwarder
+              ports (bound by the SR-IOV agent, Open vSwitch or a vhost-user
+              forwarder), flavors, images and [libvirt] settings
   host_records  tests/data/hosts/*.json (the versioned ones) as integer
               records, 16-bit values where they fit, else 64-bit
 
@@ -279,6 +279,13 @@ def main():
               "mac": "fa:16:3e:00:00:05"}
     offload = dict(port, vif_type="ovs", requester_id="p6")
     put("hostdev", "claim-ovs", json.dumps({"devices": [vdpa, remote, offload, port]}))
+    fwd = {"address": "0000:81:02.6", "requester_id": "5d0a4f31-9c2e-4b7a-8e1f-0a9b8c7d6e5f",
+           "vnic_type": "virtio-forwarder", "vif_type": "vhostuser",
+           "mac": "fa:16:3e:00:00:07", "vhostuser_socket": "/var/run/vrt/sock1",
+           "vhostuser_mode": "client"}
+    put("hostdev", "claim-vhostuser", json.dumps({
+        "devices": [fwd, dict(fwd, vhostuser_ovs_plug=False, devname="tap7", address="0000:81:02.7")],
+        "flavor": flavor, "virt_type": "kvm", "rx_queue_size": 512, "tx_queue_size": 1024}))
     put("hostdev", "claim-qemu", json.dumps({
         "devices": [macvtap], "flavor": flavor, "image": {"properties": {}},
         "virt_type": "qemu", "rx_queue_size": 1024}))

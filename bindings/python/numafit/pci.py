@@ -287,9 +287,11 @@ def hostdev_xml(claim):
     (PciTracker.claim's dict, or a list of device dicts with "address"):
     a <hostdev> per flavor alias device; a port's device as its VIF driver
     writes it when the device dict has the port's "vnic_type" (direct,
-    macvtap, direct-physical) with "mac", "vlan" and, for macvtap,
-    "ifname". The claim dict may add "flavor", "image", "virt_type",
-    "rx_queue_size" and "max_queues" (doc/pci.md). "" for none."""
+    macvtap, direct-physical, vdpa, remote-managed, virtio-forwarder) with
+    "mac", "vlan" and, for macvtap, "ifname", for vdpa "dev_path", for
+    virtio-forwarder "vhostuser_socket". The claim dict may add "flavor",
+    "image", "virt_type", "rx_queue_size", "tx_queue_size" and "max_queues"
+    (doc/pci.md). "" for none."""
     b, n = _ffi.cbuf(_text(claim), "claim")
     return _ffi.call_str(_ffi.domain_hostdev_xml, b, n, 0)
 
