@@ -456,14 +456,60 @@ static long find_dev(const numafit_pci_tracker_t *t, const char *address) {
     return -1;
 }
 
-NUMAFIT_EXPORT int numafit_pci_tracker_release(numafit_pci_tracker_t *t, const char *claim_json,
-                                               size_t len, numafit_error_t *err) {
-    json_t *doc = NULL, *list, *v;
+/* A claim's JSON: its "devices" list, each device's index in the tracker
+ * (every one known, once) into idx[]; the document in *doc. */
+static int claim_devices(const numafit_pci_tracker_t *t, const char *claim_json, size_t len,
+                         json_t **doc, long **idx, size_t *n, numafit_error_t *err) {
     json_error_t je;
+    json_t *list, *v;
+    size_t i;
+    *doc = NULL;
+    *idx = NULL;
+    *n = 0;
+    if (len > NUMAFIT_INPUT_MAX) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, NULL, NULL,
+                           "the claim is larger than %u bytes", NUMAFIT_INPUT_MAX);
+        return -ERANGE;
+    }
+    if (!(*doc = json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je))) {
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "the claim: %s", je.text);
+        return -EBADMSG;
+    }
+    list = json_object_get(*doc, "devices");
+    if (!json_is_array(list)) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "devices", NULL,
+                           "the claim has no \"devices\" list");
+        return -EINVAL;
+    }
+    *n = json_array_size(list);
+    if (!(*idx = numafit__malloc((*n ? *n : 1) * sizeof(**idx))))
+        return nomem(err);
+    json_array_foreach(list, i, v) {
+        const char *a = json_string_value(json_object_get(v, "address"));
+        long d = a ? find_dev(t, a) : -1;
+        for (size_t k = 0; k < i && d >= 0; k++)
+            if ((*idx)[k] == d)
+                d = -2;
+        if (d < 0) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, NULL, NULL,
+                               d == -2 ? "device %.64s is twice in the claim"
+                                       : "device %.64s is not a device of this tracker",
+                               a ? a : "(no address)");
+            snprintf(err->where, sizeof(err->where), "devices/%zu", i);
+            return -EINVAL;
+        }
+        (*idx)[i] = d;
+    }
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_restore(numafit_pci_tracker_t *t, const char *claim_json,
+                                               size_t len, numafit_error_t *err) {
+    json_t *doc = NULL;
     numafit_pci_pools_t *w = NULL;
     uint8_t *st = NULL;
     long *idx = NULL;
-    size_t i, n;
+    size_t n = 0;
     int r;
 
     numafit__error_clear(err);
@@ -472,46 +518,79 @@ NUMAFIT_EXPORT int numafit_pci_tracker_release(numafit_pci_tracker_t *t, const c
                            "a tracker and a claim are required");
         return -EINVAL;
     }
-    if (len > NUMAFIT_INPUT_MAX) {
-        numafit__error_set(err, NUMAFIT_E_RANGE, -1, NULL, NULL,
-                           "the claim is larger than %u bytes", NUMAFIT_INPUT_MAX);
-        return -ERANGE;
-    }
-    doc = json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je);
-    if (!doc) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "the claim: %s", je.text);
-        return -EBADMSG;
-    }
-    list = json_object_get(doc, "devices");
-    if (!json_is_array(list)) {
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "devices", NULL,
-                           "the claim has no \"devices\" list");
-        r = -EINVAL;
+    if ((r = claim_devices(t, claim_json, len, &doc, &idx, &n, err)) < 0)
+        goto out;
+    if (!(st = numafit__malloc(t->devs->n ? t->devs->n : 1)) ||
+        numafit_pci_pools_dup(t->pools, &w) < 0) {
+        r = nomem(err);
         goto out;
     }
-    n = json_array_size(list);
-    idx = numafit__malloc((n ? n : 1) * sizeof(*idx));
+    for (uint32_t k = 0; k < t->devs->n; k++)
+        st[k] = t->d[k].state;
+    /* each device as the compute node finds it allocated when it starts
+     * (not in the pools), its dependents unavailable */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = (uint32_t)idx[i];
+        if (st[d] != ST_FREE) {
+            numafit__error_set(err, NUMAFIT_E_NOFIT_PCI, -1, NULL, NULL,
+                               "device %s is not free (%s)", t->devs->d[d].address,
+                               st[d] == ST_CLAIMED       ? "claimed"
+                               : st[d] == ST_UNAVAILABLE ? "its PF or a VF of it is claimed"
+                                                         : "not assignable");
+            snprintf(err->where, sizeof(err->where), "devices/%zu", i);
+            r = -EBUSY;
+            goto out;
+        }
+        remove_device(w, &t->d[d], d);
+        st[d] = ST_CLAIMED;
+        dependents(t, w, st, d);
+    }
+    for (uint32_t k = 0; k < t->devs->n; k++)
+        t->d[k].state = st[k];
+    numafit_pci_pools_free(t->pools);
+    t->pools = w;
+    w = NULL;
+    r = 0;
+out:
+    numafit_pci_pools_free(w);
+    free(st);
+    free(idx);
+    json_decref(doc);
+    return r;
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_release(numafit_pci_tracker_t *t, const char *claim_json,
+                                               size_t len, numafit_error_t *err) {
+    json_t *doc = NULL;
+    numafit_pci_pools_t *w = NULL;
+    uint8_t *st = NULL;
+    long *idx = NULL;
+    size_t i, n = 0;
+    int r;
+
+    numafit__error_clear(err);
+    if (!t || !claim_json) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           "a tracker and a claim are required");
+        return -EINVAL;
+    }
+    if ((r = claim_devices(t, claim_json, len, &doc, &idx, &n, err)) < 0)
+        goto out;
     st = numafit__malloc(t->devs->n ? t->devs->n : 1);
-    if (!idx || !st || numafit_pci_pools_dup(t->pools, &w) < 0)
+    if (!st || numafit_pci_pools_dup(t->pools, &w) < 0)
         goto nomem;
     for (uint32_t k = 0; k < t->devs->n; k++)
         st[k] = t->d[k].state;
-    /* every device claimed here, once */
-    json_array_foreach(list, i, v) {
-        const char *a = json_string_value(json_object_get(v, "address"));
-        long d = a ? find_dev(t, a) : -1;
-        if (d < 0 || st[d] != ST_CLAIMED) {
+    /* every device claimed here */
+    for (i = 0; i < n; i++)
+        if (st[idx[i]] != ST_CLAIMED) {
             numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, NULL, NULL,
-                               "device %.64s is not claimed on this host", a ? a : "(no address)");
+                               "device %.64s is not claimed on this host",
+                               t->devs->d[idx[i]].address);
             snprintf(err->where, sizeof(err->where), "devices/%zu", i);
             r = -EINVAL;
             goto out;
         }
-        st[d] = ST_NONE; /* seen (set back below) */
-        idx[i] = d;
-    }
-    for (i = 0; i < n; i++)
-        st[idx[i]] = ST_CLAIMED;
     /* PciDevice.free, then add_device of what it frees, device by device */
     for (i = 0; i < n; i++) {
         uint32_t d = (uint32_t)idx[i];

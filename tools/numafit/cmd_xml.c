@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
 
 #include <numafit.h>
 #include <numafit/domain.h>
@@ -55,6 +58,10 @@ static void xml_usage(FILE *o) {
             "                              the fit needs the devices, the compute node's claim\n"
             "                              takes particular ones and their <hostdev> elements\n"
             "                              are written (inside <devices> with --domain)\n"
+            "  --pci-claims FILE           the device claims of earlier runs (a JSON list of\n"
+            "                              the claims this option kept; a missing file is an\n"
+            "                              empty list): taken again before the fit, and the\n"
+            "                              new claim appended (the file replaced whole)\n"
             "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
             "  --strategy spread|pack      host cell order (default spread)\n"
             "The flavor's extra specs are first checked as nova's API checks them:\n");
@@ -77,7 +84,7 @@ struct xml_args {
     const char *host, *flavor, *image, *limits;
     const char *host_spec; /* --host-spec: a synthetic host */
     const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode, *nova_conf;
-    const char *pci_devices;
+    const char *pci_devices, *pci_claims;
     long priority;
     unsigned long long filebacked;
     struct cli_fit_options fit; /* --nova-release, --strategy */
@@ -144,6 +151,8 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
             dst = &a->nova_conf;
         else if (!strcmp(o, "--pci-devices"))
             dst = &a->pci_devices;
+        else if (!strcmp(o, "--pci-claims"))
+            dst = &a->pci_claims;
         if (dst) {
             *dst = argv[++i];
             continue;
@@ -194,6 +203,10 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
     }
     if (a->host && a->host_spec) {
         fprintf(stderr, "numafit xml: give --host or --host-spec, not both\n");
+        return -1;
+    }
+    if (a->pci_claims && !a->pci_devices) {
+        fprintf(stderr, "numafit xml: --pci-claims needs --pci-devices\n");
         return -1;
     }
     return 1;
@@ -277,7 +290,69 @@ struct xml_pci {
     numafit_pci_tracker_t *t;
     numafit_pci_pools_t *pools;
     numafit_pci_requests_t *reqs;
+    json_t *claims; /* --pci-claims: the kept claims (a list), or NULL */
 };
+
+/* --pci-claims FILE: the kept claims (a missing file: none), each taken
+ * again on the tracker. Returns 0, or -1 after saying why. */
+static int pci_restore(const char *path, numafit_pci_tracker_t *t, json_t **ret) {
+    json_t *list, *c;
+    size_t i;
+    int rc = 0;
+    numafit_error_t e;
+    struct stat st;
+    memset(&e, 0, sizeof(e));
+    if (stat(path, &st) < 0 && errno == ENOENT)
+        return (*ret = json_array()) ? 0 : -1;
+    if (!(list = cli_load_json_file("numafit xml", "--pci-claims", path, NUMAFIT_INPUT_MAX, NULL)))
+        return -1;
+    if (!json_is_array(list)) {
+        fprintf(stderr, "numafit xml: %s: --pci-claims holds a JSON list of claims\n", path);
+        json_decref(list);
+        return -1;
+    }
+    json_array_foreach(list, i, c) {
+        char *txt = json_dumps(c, JSON_COMPACT);
+        char what[64];
+        rc = txt ? numafit_pci_tracker_restore(t, txt, strlen(txt), &e) : -ENOMEM;
+        free(txt);
+        if (rc < 0) {
+            snprintf(what, sizeof(what), "claim %zu", i);
+            cli_error("numafit xml", path, rc, &e, CLI_ERR_EXCEPTION);
+            fprintf(stderr, "numafit xml: %s: %s of --pci-claims cannot be taken again\n", path,
+                    what);
+            json_decref(list);
+            return -1;
+        }
+    }
+    *ret = list;
+    return 0;
+}
+
+/* The kept claims with the new one, written whole (a temporary file renamed
+ * into place). Returns 0, or -1 after saying why. */
+static int pci_save(const char *path, json_t *claims, const char *claim) {
+    json_error_t je;
+    json_t *c = json_loads(claim, 0, &je);
+    char *txt = NULL, *out = NULL, why[256];
+    int rc = -1;
+    if (c && !json_array_append_new(claims, c) &&
+        (txt = json_dumps(claims, JSON_INDENT(1) | JSON_COMPACT)) != NULL &&
+        (out = malloc(strlen(txt) + 2)) != NULL) {
+        size_t n = strlen(txt);
+        memcpy(out, txt, n);
+        out[n++] = '\n';
+        if (cli_write_file(path, out, n, why, sizeof(why)) == 0)
+            rc = 0;
+        else
+            fprintf(stderr, "numafit xml: %s: %s\n", path, why);
+    } else {
+        fprintf(stderr, "numafit xml: out of memory\n");
+    }
+    free(out);
+    free(txt);
+    return rc;
+}
 
 static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor_n,
                      const char *image, size_t image_n, struct xml_pci *x) {
@@ -302,6 +377,8 @@ static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor
         report(a->nova_conf ? a->nova_conf : "device_spec", rc, &e);
         goto out;
     }
+    if (a->pci_claims && pci_restore(a->pci_claims, x->t, &x->claims) < 0)
+        goto out;
     if ((rc = numafit_pci_tracker_get_pools(x->t, &x->pools)) < 0 ||
         (rc = numafit_pci_requests_from_flavor(flavor, flavor_n, image, image_n, conf_s, conf_n,
                                                flags, &x->reqs, &e)) < 0) {
@@ -358,7 +435,7 @@ int cmd_xml(int argc, char **argv) {
     numafit_placement_t *p = NULL;
     numafit_domconf_t *conf = NULL;
     numafit_error_t e;
-    struct xml_pci pci = {NULL, NULL, NULL};
+    struct xml_pci pci = {NULL, NULL, NULL, NULL};
     char *claim = NULL, *hostdev = NULL, *whole = NULL;
     int rc, status = XML_EXIT_ERROR;
 
@@ -457,6 +534,8 @@ int cmd_xml(int argc, char **argv) {
             fprintf(stderr, "numafit: out of memory\n");
             goto out;
         }
+        if (a.pci_claims && pci_save(a.pci_claims, pci.claims, claim) < 0)
+            goto out;
     }
     fputs(whole ? whole : xml, stdout);
     if (!a.domain && hostdev && hostdev[0])
@@ -493,6 +572,7 @@ out:
     numafit_pci_tracker_free(pci.t);
     numafit_pci_pools_free(pci.pools);
     numafit_pci_requests_free(pci.reqs);
+    json_decref(pci.claims);
     numafit_placement_free(p);
     numafit_options_free(opt);
     numafit_request_free(req);

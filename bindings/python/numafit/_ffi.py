@@ -318,6 +318,7 @@ _fn("pci_tracker_free", [PciTrackerP], None)
 _fn("pci_tracker_get_pools", [PciTrackerP, POINTER(PciPoolsP)], c_int, _N)
 _fn("pci_tracker_claim", [PciTrackerP, HostP, PciRequestsP, _I64P, sz, StrP, ErrorP], c_int, _E)
 _fn("pci_tracker_release", [PciTrackerP, cp, sz, ErrorP], c_int, _E)
+_fn("pci_tracker_restore", [PciTrackerP, cp, sz, ErrorP], c_int, _E)
 _fn("pci_tracker_fit_and_claim", [PciTrackerP, HostP, RequestP, PciRequestsP, OptionsP,
                                   POINTER(PlacementP), StrP, ErrorP], c_int, _E)
 _fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)

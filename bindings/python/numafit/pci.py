@@ -281,6 +281,16 @@ class PciTracker(_ffi.Owned):
         with _ffi.hold(self, write=self) as (t,):
             _ffi.pci_tracker_release(t, b, n, byref(_ffi.Error()))
 
+    def restore(self, claim):
+        """Take again the devices of an earlier claim (a dict claim() or
+        fit_and_claim() returned, kept by the caller), as a compute node
+        that starts finds them allocated: for a tracker made again from the
+        same devices.  All or nothing; NumafitError (NOFIT_PCI) when a
+        device is not free."""
+        b, n = _ffi.cbuf(_text(claim), "claim")
+        with _ffi.hold(self, write=self) as (t,):
+            _ffi.pci_tracker_restore(t, b, n, byref(_ffi.Error()))
+
 
 def hostdev_xml(claim):
     """The elements nova's libvirt driver writes for the devices of a claim
