@@ -7,7 +7,8 @@
     if p is not None:
         host.claim(p)
 
-The library is loaded by SONAME (libnumafit.so.0) or from $NUMAFIT_LIBRARY.
+The library is loaded from $NUMAFIT_LIBRARY, else from the libdir make install
+recorded (numafit/_paths.py), else by SONAME (libnumafit.so.0).
 numafit.nova is the adapter for nova (nova.virt.hardware's functions, patch()),
 numafit.scheduler the NUMATopologyFilter replacement.  See doc/python.md.
 """

@@ -5,8 +5,10 @@ text for rich data, and one mirrored struct, numafit_error_t.  Every
 prototype is declared here with argtypes/restype; returned strings are
 declared c_void_p, read with string_at and freed with numafit_free.
 
-The library is loaded by SONAME ("libnumafit.so.0"), or from the path in the
-environment variable NUMAFIT_LIBRARY (in-tree tests).  ctypes.CDLL releases
+The library is loaded from the path in the environment variable
+NUMAFIT_LIBRARY (in-tree tests), else from the libdir make install recorded
+in numafit/_paths.py (the library installed with the package, also under a
+prefix the loader does not search), else by SONAME ("libnumafit.so.0").  ctypes.CDLL releases
 the GIL during every call, so fits run in parallel from several threads.
 
 ctypes cuts C strings at a NUL character and wraps integers to the C type
@@ -119,8 +121,33 @@ ErrorP = POINTER(Error)
 StrP = POINTER(c_void_p)  # char **ret_json: read with take_string()
 
 
+def _installed_library():
+    """The libnumafit.so.0 installed with this package: numafit/_paths.py,
+    written by make install, records the configured libdir (there is no
+    _paths.py in the source tree).  None when there is none or the file is
+    not there (a package split from its library: the loader path then)."""
+    try:
+        from ._paths import LIBDIR
+    except ImportError:
+        return None
+    path = os.path.join(LIBDIR, SONAME)
+    return path if os.path.isfile(path) else None
+
+
+def library_path_choice():
+    """(the file or SONAME the binding loads, why): $NUMAFIT_LIBRARY, the
+    library installed with the package, or the SONAME on the loader path."""
+    env = os.environ.get("NUMAFIT_LIBRARY")
+    if env:
+        return env, "NUMAFIT_LIBRARY"
+    installed = _installed_library()
+    if installed:
+        return installed, "installed with the package (numafit/_paths.py)"
+    return SONAME, "the loader path"
+
+
 def _load():
-    path = os.environ.get("NUMAFIT_LIBRARY") or SONAME
+    path, _why = library_path_choice()
     try:
         return ctypes.CDLL(path, use_errno=True)
     except OSError as e:
@@ -129,6 +156,22 @@ def _load():
 
 
 lib = _load()
+LIBRARY, LIBRARY_FROM = library_path_choice()
+
+
+def loaded_library_file():
+    """The file of libnumafit.so.0 this process has mapped (from
+    /proc/self/maps; the loader resolves a SONAME to it), or the name
+    loaded where /proc is not there."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith("libnumafit.so"):
+                    return os.path.realpath(fields[5].strip())
+    except OSError:
+        pass
+    return lib._name
 
 
 def library_version():
