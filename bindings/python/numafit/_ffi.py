@@ -218,7 +218,7 @@ u, sz, cp = c_uint, c_size_t, c_char_p
 # common.h
 _fn("strerror", [c_int], c_char_p)
 _fn("error_code_name", [c_int], c_char_p)
-_fn("free", [c_void_p], None)
+free = _fn("free", [c_void_p], None)
 _fn("version_string", [], c_char_p)
 _fn("version_hex", [], c_uint)
 
