@@ -599,8 +599,21 @@ static int check_description(const struct numafit__dhost *d, uint64_t *seen, num
                 return -ERANGE;
             }
             if (numafit__bit_test(seen, id)) {
-                numafit__error_set(err, NUMAFIT_E_SCHEMA, c->id, where, NULL, "CPU %u listed twice",
-                                   id);
+                /* name the NUMA node ids (cell ids), not our cell order */
+                int32_t first = c->id;
+                for (uint32_t j = 0; j < i && first == c->id; j++)
+                    for (uint32_t m = 0; m < d->cells[j].ncpus; m++)
+                        if (d->cells[j].cpus[m].id == id) {
+                            first = d->cells[j].id;
+                            break;
+                        }
+                snprintf(where, sizeof(where), "node%d", c->id);
+                if (first == c->id)
+                    numafit__error_set(err, NUMAFIT_E_SCHEMA, c->id, where, NULL,
+                                       "node%d lists CPU %u twice", c->id, id);
+                else
+                    numafit__error_set(err, NUMAFIT_E_SCHEMA, c->id, where, NULL,
+                                       "node%d and node%d both list CPU %u", first, c->id, id);
                 return -EBADMSG;
             }
             numafit__bit_set(seen, id);

@@ -187,8 +187,14 @@ numafit_host_new_from_libvirt(const char *uri, const numafit_hostconf_t *conf, u
  * sys/devices/system/cpu/online, read as libvirt does: cell memory = node
  * MemTotal, pages = the base 4 KiB pages ((MemTotal - huge pages) / 4) then
  * each huge page size ascending; a CPU without topology files is socket 0,
- * core 0, its own sibling (libvirt's defaults). Without node directories the
- * host has 0 cells. Every file read is bounded (64 KiB) and must be a
+ * core 0, its own sibling (libvirt's defaults). A node without cpulist is
+ * read from its cpumap (hex mask). Without node directories (a kernel
+ * without NUMA) the host has one cell, id 0, of the online CPUs, with
+ * proc/meminfo's MemTotal and no page sizes (libvirt's fake cell). Online
+ * CPUs: sys/devices/system/cpu/online, else each CPU's cpu\<N>/online (none:
+ * online). root must hold sys/devices/system/cpu (-ENOENT otherwise). Errors
+ * name the file by its full path in reterr->text (reterr->where: the path
+ * below root). Every file read is bounded (64 KiB) and must be a
  * regular file: a FIFO, device, directory or symbolic link in its place is
  * refused (opened without blocking, never read).
  * \return as numafit_host_new_from_caps_xml(), plus -ENOENT/-EACCES/-EIO for

@@ -4,7 +4,7 @@
  * sysfs tree, and print it as nova's NUMATopology JSON (or a summary on a
  * terminal).
  *
- *   numafit host --libvirt URI | --caps FILE | --sysfs [ROOT]
+ *   numafit host --libvirt URI | --caps FILE | --sysfs [ROOT] | --sysfs=ROOT
  *                [--cpu-dedicated-set S] [--cpu-shared-set S] [--vcpu-pin-set S]
  *                [--reserved-huge-pages node:N,size:S,count:C]...
  *                [--physnet NAME:NODES]... [--tunnel NODES]
@@ -41,7 +41,9 @@ static void usage(FILE *o) {
             "  --libvirt URI            read-only libvirt connection (e.g. qemu:///system,\n"
             "                           test:///default); online CPUs from virNodeGetCPUMap\n"
             "  --caps FILE              capabilities XML ('virsh capabilities'; - = stdin)\n"
-            "  --sysfs [ROOT]           Linux sysfs under ROOT (default /)\n"
+            "  --sysfs [ROOT]           Linux sysfs under ROOT (default /): the directory\n"
+            "                           holding sys/; ROOT right after the flag, or\n"
+            "                           --sysfs=ROOT\n"
             "nova.conf options:\n"
             "  --cpu-dedicated-set S    [compute] cpu_dedicated_set\n"
             "  --cpu-shared-set S       [compute] cpu_shared_set\n"
@@ -54,7 +56,9 @@ static void usage(FILE *o) {
             "  --nova-conf FILE         all of these from a nova.conf (- = stdin); replaces\n"
             "                           the options before it, those after it change it\n"
             "Other:\n"
-            "  --online SPEC            online CPUs for --caps (default: all listed)\n"
+            "  --online SPEC            the online CPUs (nova's virNodeGetCPUMap), which\n"
+            "                           capabilities XML lacks: --caps only (default: all\n"
+            "                           listed); --sysfs and --libvirt read them\n"
             "  --all-online             ignore libvirt's CPU map / sysfs cpu/online\n"
             "  --any-arch               skip nova's architecture check\n"
             "  --json                   print JSON even on a terminal\n"
@@ -70,7 +74,8 @@ static void usage(FILE *o) {
             "                           initial_{cpu,ram,disk}_allocation_ratio\n"
             "  --nova-release R         latest (default) or zed: the initial ratios' defaults\n"
             "\n"
-            "Exit status: 0 ok, 1 error (nova's exception name is printed), 2 usage.\n");
+            "Exit status: 0 ok, 1 error (with nova's exception name where nova raises\n"
+            "one, e.g. Invalid), 2 usage.\n");
 }
 
 static json_t *data(json_t *o) {
@@ -296,9 +301,10 @@ int cmd_host(int argc, char **argv) {
             case O_SYSFS:
                 have_sysfs = true;
                 nsrc++;
-                sysfs = optarg;
-                if (!sysfs && optind < argc && argv[optind][0] != '-')
-                    sysfs = argv[optind++];
+                if (cli_sysfs_root("numafit host", argc, argv, &optind, optarg, &sysfs) < 0) {
+                    ret = CLI_EXIT_USAGE;
+                    goto out;
+                }
                 break;
             case O_CONF ... O_CONF_LAST:
                 rc = cli_conf_apply(conf, opt - O_CONF, optarg, &err);
@@ -369,14 +375,22 @@ int cmd_host(int argc, char **argv) {
             goto out;
         }
     }
-    if (optind < argc || nsrc != 1) {
+    if (optind < argc) {
+        cli_extra_operand("numafit host", argv[optind], have_sysfs && !sysfs);
+        fprintf(stderr, "Try 'numafit host --help'.\n");
+        ret = CLI_EXIT_USAGE;
+        goto out;
+    }
+    if (nsrc != 1) {
         fprintf(stderr, "numafit host: give exactly one of --libvirt URI, --caps FILE, "
                         "--sysfs [ROOT]\nTry 'numafit host --help'.\n");
         ret = CLI_EXIT_USAGE;
         goto out;
     }
     if (online && !caps) {
-        fprintf(stderr, "numafit host: --online only goes with --caps\n");
+        fprintf(stderr, "numafit host: --online goes with --caps only: --sysfs reads the online "
+                        "CPUs from ROOT/sys/devices/system/cpu/online, --libvirt from "
+                        "virNodeGetCPUMap (--all-online counts every CPU online)\n");
         ret = CLI_EXIT_USAGE;
         goto out;
     }
@@ -399,7 +413,6 @@ int cmd_host(int argc, char **argv) {
         rc = numafit_host_new_from_caps_xml(xml, len, conf, online, flags, &host, &err);
         free(xml);
     } else {
-        (void)have_sysfs;
         snprintf(label, sizeof(label), "sysfs %s", sysfs ? sysfs : "/");
         rc = numafit_host_new_from_sysfs(sysfs, conf, flags, &host, &err);
     }
