@@ -89,8 +89,8 @@ static bool closes(const char *q, const char *e) {
 static int text_error(numafit_error_t *err, const char *field, const char *s, const char *at,
                       const char *what) {
     numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, field, NULL,
-                       "%s: %s at byte %zu of its text form (key='value', key='value', ...)", field,
-                       what, (size_t)(at - s));
+                       "%s at byte %zu of the text form (key='value', key='value', ...)", what,
+                       (size_t)(at - s));
     return -EINVAL;
 }
 
@@ -147,14 +147,13 @@ int numafit__spec_text_parse(const char *s, size_t n, const char *field, json_t 
         }
         if (json_object_get(obj, key)) {
             numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, field, NULL,
-                               "%s: the key '%s' appears twice in its text form", field, key);
+                               "the key '%s' appears twice in the text form", key);
             rc = -EINVAL;
             break;
         }
         if (json_object_size(obj) >= NUMAFIT__JSON_VALUES_SMALL) {
             numafit__error_set(err, NUMAFIT_E_RANGE, -1, field, NULL,
-                               "%s: more than %u keys in its text form", field,
-                               NUMAFIT__JSON_VALUES_SMALL);
+                               "more than %u keys in the text form", NUMAFIT__JSON_VALUES_SMALL);
             rc = -ERANGE;
             break;
         }
@@ -289,8 +288,7 @@ static int spec_object(const json_t *v, const char *field, const char *what, jso
         *ret = json_deep_copy(v);
     } else {
         numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, field, NULL,
-                           "%s: %s's %s must be an object or openstackclient's text form", field,
-                           what, field);
+                           "%s's %s must be an object or openstackclient's text form", what, field);
         return -EINVAL;
     }
     return *ret ? 0 : nomem(err, what);
@@ -357,8 +355,12 @@ static int openstack_flavor(const json_t *f, bool envelope, json_t **ret, int *f
         copy_key(out, f, "OS-FLV-EXT-DATA:ephemeral", "ephemeral_gb") < 0 ||
         copy_key(out, f, "ephemeral", "ephemeral_gb") < 0 || copy_key(out, f, "swap", "swap") < 0 ||
         copy_key(out, f, json_is_string(json_object_get(f, "name")) ? "name" : "original_name",
-                 "name") < 0 ||
-        json_object_set_new(out, "extra_specs", es) < 0) {
+                 "name") < 0) {
+        json_decref(out);
+        json_decref(es);
+        return nomem(err, "flavor");
+    }
+    if (json_object_set_new(out, "extra_specs", es) < 0) { /* es taken, even so */
         json_decref(out);
         return nomem(err, "flavor");
     }
@@ -487,7 +489,11 @@ static int glance_image(const json_t *img, json_t **ret, int *form, numafit_erro
             return nomem(err, "image");
         }
     }
-    if (!(out = json_object()) || json_object_set_new(out, "properties", all) < 0) {
+    if (!(out = json_object())) {
+        json_decref(all);
+        return nomem(err, "image");
+    }
+    if (json_object_set_new(out, "properties", all) < 0) { /* all taken, even so */
         json_decref(out);
         return nomem(err, "image");
     }
