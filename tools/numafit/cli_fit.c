@@ -394,6 +394,51 @@ json_t *pci_step(const struct fit_cli *c, const char *ftxt, const char *itxt,
     return NULL;
 }
 
+/* *txt (a flavor or image) in numafit's form (numafit_flavor_normalize,
+ * numafit_image_normalize), *form the form read; *as the object when it
+ * was another form. NULL, or an error answer. */
+static json_t *read_form(bool image, char **txt, const char *label, int *form, json_t **as) {
+    numafit_error_t e;
+    char *n = NULL, *copy;
+    int rc;
+
+    cli_error_clear(&e);
+    rc = (image ? numafit_image_normalize : numafit_flavor_normalize)(*txt, strlen(*txt), 0, &n,
+                                                                      form, &e);
+    if (rc < 0)
+        return lib_error(label, rc, &e);
+    if (*form == NUMAFIT_FORM_NATIVE) {
+        numafit_free(n);
+        return NULL;
+    }
+    copy = strdup(n);
+    numafit_free(n);
+    *as = copy ? json_loads(copy, 0, NULL) : NULL;
+    if (!*as) {
+        free(copy);
+        return error_answer("NOMEM", "out of memory");
+    }
+    free(*txt);
+    *txt = copy;
+    return NULL;
+}
+
+/* "read_as": {"flavor": "...", "image": "..."}, the forms other than
+ * numafit's, added to a successful answer. */
+static void add_read_as(const struct run *r) {
+    json_t *as;
+    if (r->flavor_form == NUMAFIT_FORM_NATIVE && r->image_form == NUMAFIT_FORM_NATIVE)
+        return;
+    if (!(as = json_object()))
+        return;
+    if (r->flavor_form != NUMAFIT_FORM_NATIVE)
+        json_object_set_new(as, "flavor",
+                            json_string(numafit_input_form_to_string(r->flavor_form)));
+    if (r->image_form != NUMAFIT_FORM_NATIVE)
+        json_object_set_new(as, "image", json_string(numafit_input_form_to_string(r->image_form)));
+    json_object_set_new(r->answer, "read_as", as);
+}
+
 void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const json_t *flavor_v,
              const json_t *image_v, const json_t *limits_v, long max, const struct labels *lb,
              bool want_host, struct run *out) {
@@ -432,6 +477,14 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
         if (!out->host0)
             goto done;
     }
+
+    /* the flavor and image as the operator has them (openstack CLI, nova's
+     * and glance's API), in numafit's form, before anything reads them */
+    err = read_form(false, &ftxt, lb->flavor, &out->flavor_form, &out->flavor);
+    if (!err && itxt)
+        err = read_form(true, &itxt, lb->image, &out->image_form, &out->image);
+    if (err)
+        goto done;
 
     cli_error_clear(&e);
     rc = cli_check_extra_specs(c->fit.profile, c->fit.no_xs_check, c->fit.xs_allow, ftxt,
@@ -535,6 +588,8 @@ done:
     }
     if (resources && !out->error)
         json_object_set(out->answer, "resources", resources);
+    if (!out->error)
+        add_read_as(out);
     json_decref(resources);
     numafit_placement_free(p);
     numafit_options_free(opt);
@@ -551,6 +606,8 @@ done:
 void run_free(struct run *r) {
     json_decref(r->answer);
     json_decref(r->host0);
+    json_decref(r->flavor);
+    json_decref(r->image);
     memset(r, 0, sizeof(*r));
 }
 

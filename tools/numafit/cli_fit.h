@@ -74,6 +74,10 @@ struct run {
     int cpu_policy;
     int thread_policy;
     int emulator_policy;
+    int flavor_form; /* enum numafit_input_form of the flavor read */
+    int image_form;  /* ... of the image (NUMAFIT_FORM_NATIVE without one) */
+    json_t *flavor;  /* the flavor in numafit's form when read from another (owned) */
+    json_t *image;   /* the same for the image */
 };
 
 /* Where the parts of a job came from, for error messages. */

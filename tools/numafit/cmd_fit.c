@@ -243,11 +243,11 @@ static int single_main(const struct fit_cli *cli) {
         show_plan(&r, flavor, c->has_max ? c->max : -1);
         if (r.nofit) {
             printf("why the next one does not fit:\n");
-            print_stop_why(c, &r, flavor, image, limits);
+            print_stop_why(c, &r, r.flavor ? r.flavor : flavor, r.image ? r.image : image, limits);
         }
         ret = 0;
     } else {
-        ret = show_fit(&r, flavor, image);
+        ret = show_fit(&r, r.flavor ? r.flavor : flavor, r.image ? r.image : image);
     }
     run_free(&r);
 out:

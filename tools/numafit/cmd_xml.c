@@ -80,6 +80,34 @@ static void report(const char *what, int rc, const numafit_error_t *e) {
     cli_error("numafit", what, rc, e, CLI_ERR_EXCEPTION | CLI_ERR_WHERE_BOX);
 }
 
+/* *buf (a flavor or image read from path) in numafit's form; a note on
+ * standard error names another form read. 0, or -1 (reported). */
+static int read_form(bool image, const char *path, char **buf, size_t *len) {
+    numafit_error_t e;
+    char *n = NULL, *copy;
+    int form, rc;
+
+    memset(&e, 0, sizeof(e));
+    rc = (image ? numafit_image_normalize : numafit_flavor_normalize)(*buf, *len, 0, &n, &form, &e);
+    if (rc < 0) {
+        report(path, rc, &e);
+        return -1;
+    }
+    copy = form == NUMAFIT_FORM_NATIVE ? NULL : strdup(n);
+    numafit_free(n);
+    if (form == NUMAFIT_FORM_NATIVE)
+        return 0;
+    if (!copy) {
+        fprintf(stderr, "numafit: out of memory\n");
+        return -1;
+    }
+    fprintf(stderr, "numafit xml: %s: read as %s\n", path, numafit_input_form_to_string(form));
+    free(*buf);
+    *buf = copy;
+    *len = strlen(copy);
+    return 0;
+}
+
 struct xml_args {
     const char *host, *flavor, *image, *limits;
     const char *host_spec; /* --host-spec: a synthetic host */
@@ -462,6 +490,9 @@ int cmd_xml(int argc, char **argv) {
         !(flavor_s = read_all(a.flavor, &flavor_n)) ||
         (a.image && !(image_s = read_all(a.image, &image_n))) ||
         (a.limits && !(limits_s = read_all(a.limits, &limits_n))))
+        goto out;
+    if (read_form(false, a.flavor, &flavor_s, &flavor_n) < 0 ||
+        (image_s && read_form(true, a.image, &image_s, &image_n) < 0))
         goto out;
     if ((rc = numafit_host_new_from_json(host_s, host_n, 0, &host, &e)) < 0) {
         report(a.host ? a.host : a.host_spec, rc, &e);

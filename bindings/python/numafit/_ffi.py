@@ -299,6 +299,9 @@ _fn("emulator_threads_policy_to_string", [c_int], c_char_p)
 _fn("emulator_threads_policy_from_string", [cp], c_int)
 _fn("resources_from_flavor", [cp, sz, cp, sz, u, POINTER(c_int64), sz, ErrorP], c_int, _E)
 _fn("resource_class_to_string", [c_int], c_char_p)
+_fn("flavor_normalize", [cp, sz, u, StrP, POINTER(c_int), ErrorP], c_int, _E)
+_fn("image_normalize", [cp, sz, u, StrP, POINTER(c_int), ErrorP], c_int, _E)
+_fn("input_form_to_string", [c_int], c_char_p)
 
 # inventory.h
 _I64P = POINTER(c_int64)
