@@ -67,8 +67,9 @@ void cli_nova_conf_free(struct cli_nova_conf *nc) {
 int cli_nova_conf_ratios(const struct cli_nova_conf *nc, bool zed, double *cpu, double *ram,
                          numafit_error_t *err) {
     double disk;
+    const char *text = nc ? nc->text : NULL;
     return numafit_inventory_ratios_from_nova_conf(
-        nc->text, nc->text ? nc->len : 0, zed ? NUMAFIT_INVENTORY_ZED : 0, cpu, ram, &disk, err);
+        text, text ? nc->len : 0, zed ? NUMAFIT_INVENTORY_ZED : 0, cpu, ram, &disk, err);
 }
 
 char *cli_inventory_conf(const struct cli_nova_conf *nc, const char *sets, size_t *len) {
@@ -156,4 +157,25 @@ int cli_inventory_setting(const char *cmd, char **text, size_t *len, const char 
     *len += (size_t)sprintf(n + *len, "%.*s= %s\n", (int)klen, arg, eq + 1);
     *text = n;
     return 0;
+}
+
+int cli_nova_conf_host(const struct cli_nova_conf *nc, numafit_host_t *host, numafit_error_t *err) {
+    numafit_hostconf_t *conf = NULL;
+    int rc;
+    if (!nc->text)
+        return 0;
+    if ((rc = numafit_hostconf_new(&conf)) < 0)
+        return rc;
+    rc = numafit_hostconf_set_from_nova_conf(conf, nc->text, nc->len, 0, err);
+    if (rc == 0 && numafit_hostconf_has_cpu_sets(conf) > 0)
+        rc = numafit_host_set_cpu_pools(host, conf, 0, err);
+    numafit_hostconf_free(conf);
+    return rc;
+}
+
+int cli_nova_conf_limits(const struct cli_nova_conf *nc, bool zed, numafit_options_t *opt,
+                         numafit_error_t *err) {
+    double cpu, ram;
+    int rc = cli_nova_conf_ratios(nc, zed, &cpu, &ram, err);
+    return rc < 0 ? rc : numafit_options_set_limits(opt, cpu, ram);
 }

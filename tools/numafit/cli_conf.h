@@ -55,6 +55,18 @@ void cli_nova_conf_free(struct cli_nova_conf *nc);
 int cli_nova_conf_ratios(const struct cli_nova_conf *nc, bool zed, double *cpu, double *ram,
                          numafit_error_t *err);
 
+/* What nc's nova.conf (nothing without one) sets for a host given as
+ * nova's JSON (fit, plan, xml): its CPU options, when it sets one, split
+ * the host's CPUs into nova's pools (numafit_host_set_cpu_pools); the
+ * host's reserved pages and networks stay as nova reported them. Returns
+ * 0 or the library's error. */
+int cli_nova_conf_host(const struct cli_nova_conf *nc, numafit_host_t *host, numafit_error_t *err);
+
+/* The default NUMA limits of opt: cli_nova_conf_ratios() of nc (nova's
+ * initial ratios without a nova.conf). Returns 0 or the library's error. */
+int cli_nova_conf_limits(const struct cli_nova_conf *nc, bool zed, numafit_options_t *opt,
+                         numafit_error_t *err);
+
 /* The nova.conf text of a placement inventory: nc's text, then the --set
  * options (sets: "OPTION = VALUE\n" lines, or NULL) under [DEFAULT].
  * malloc'ed, *len bytes; NULL when memory ran out. */

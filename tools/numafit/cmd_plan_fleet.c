@@ -34,7 +34,7 @@
 
 #define DEFAULT_DRAW          8
 #define DEFAULT_TOP           10
-#define DEFAULT_MAX_INSTANCES 10000
+#define DEFAULT_MAX_INSTANCES CLI_PLAN_DEFAULT_MAX
 
 static void usage(FILE *o) {
     fprintf(o,
@@ -68,7 +68,9 @@ static void usage(FILE *o) {
             "  --reserved-huge-pages node:N,size:S,count:C  --physnet NAME:NODES\n"
             "  --tunnel NODES  --all-online  --any-arch\n"
             "  --nova-conf FILE       these from a nova.conf, for --sysfs and --uri hosts\n"
-            "                         (replaces the options before it; later ones change it);\n"
+            "                         (replaces the options before it; later ones change it;\n"
+            "                         its CPU sets re-split the other hosts too), its CPU\n"
+            "                         and RAM ratios (default limits) and inventory options;\n"
             "                         also its [pci] alias for the flavors'\n"
             "                         pci_passthrough:alias, and [pci] device_spec for the\n"
             "                         devices of --sysfs and --uri hosts\n"
@@ -89,8 +91,9 @@ static void usage(FILE *o) {
             "                         left unchecked (comma-separated); the others are\n"
             "                         checked as nova's API checks them (doc/extra-specs.md)\n"
             "  --no-check-extra-specs do not check the flavors' extra specs\n"
-            "  --limits FILE|none     NUMATopologyLimits (default: nova's initial ratios, as\n"
-            "                         the scheduler passes them: cpu_allocation_ratio 4,\n"
+            "  --limits FILE|none     NUMATopologyLimits (default: --nova-conf's CPU and RAM\n"
+            "                         ratios, else nova's initial ones, as the scheduler\n"
+            "                         passes them: cpu_allocation_ratio 4,\n"
             "                         ram_allocation_ratio 1; zed: 16 and 1.5); none: no\n"
             "                         limits\n"
             "  --max-instances N      at most N instances on one host per fill (default %d)\n"
@@ -116,7 +119,7 @@ static void usage(FILE *o) {
             "                         a fleet option, that is the one-host `numafit plan`)\n"
             "\n"
             "Exit status: 0 done, 1 failure, 2 usage or bad input.\n",
-            (unsigned long long)NUMAFIT_BUDGET_DEFAULT, DEFAULT_MAX_INSTANCES, DEFAULT_DRAW,
+            (unsigned long long)NUMAFIT_BUDGET_DEFAULT, (int)DEFAULT_MAX_INSTANCES, DEFAULT_DRAW,
             DEFAULT_TOP);
 }
 
