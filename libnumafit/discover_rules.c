@@ -165,6 +165,12 @@ NUMAFIT_EXPORT int numafit_hostconf_new(numafit_hostconf_t **ret) {
     return 0;
 }
 
+NUMAFIT_EXPORT int numafit_hostconf_has_cpu_sets(const numafit_hostconf_t *c) {
+    if (!c)
+        return -EINVAL;
+    return c->vcpu_pin_set || c->cpu_shared_set || c->cpu_dedicated_set;
+}
+
 NUMAFIT_EXPORT void numafit_hostconf_free(numafit_hostconf_t *c) {
     if (!c)
         return;

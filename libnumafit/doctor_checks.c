@@ -26,29 +26,19 @@ static const struct {
 
 /* Options nova reads from one section only, found in another. */
 static void check_option_sections(struct numafit__doctor *x) {
-    static const struct {
-        const char *key, *section;
-    } homes[] = {
-        {"vcpu_pin_set", "DEFAULT"},       {"reserved_huge_pages", "DEFAULT"},
-        {"cpu_dedicated_set", "compute"},  {"cpu_shared_set", "compute"},
-        {"cpu_mode", "libvirt"},           {"realtime_scheduler_priority", "libvirt"},
-        {"file_backed_memory", "libvirt"},
-    };
-    for (uint32_t i = 0; i < x->ini.nent; i++)
-        for (size_t k = 0; k < sizeof(homes) / sizeof(homes[0]); k++)
-            if (!strcmp(x->ini.ent[i].key, homes[k].key) &&
-                strcmp(x->ini.ent[i].section, homes[k].section)) {
-                char fix[256];
-                snprintf(fix, sizeof(fix), "Move %s to the [%s] section.", homes[k].key,
-                         homes[k].section);
-                numafit__doctor_add(
-                    x, "nova-option-wrong-section", SEV_WARNING,
-                    "A nova option is in the wrong section and is ignored", fix,
-                    "nova.conf line %u sets %s in [%s], but nova reads it only from [%s]; "
-                    "the value \"%s\" has no effect.",
-                    x->ini.ent[i].line, homes[k].key, x->ini.ent[i].section, homes[k].section,
-                    x->ini.ent[i].value);
-            }
+    for (uint32_t i = 0; i < x->ini.nent; i++) {
+        const char *home = numafit__nova_conf_misplaced(&x->ini.ent[i]);
+        char fix[256];
+        if (!home)
+            continue;
+        snprintf(fix, sizeof(fix), "Move %s to the [%s] section.", x->ini.ent[i].key, home);
+        numafit__doctor_add(x, "nova-option-wrong-section", SEV_WARNING,
+                            "A nova option is in the wrong section and is ignored", fix,
+                            "nova.conf line %u sets %s in [%s], but nova reads it only from [%s]; "
+                            "the value \"%s\" has no effect.",
+                            x->ini.ent[i].line, x->ini.ent[i].key, x->ini.ent[i].section, home,
+                            x->ini.ent[i].value);
+    }
 }
 
 /* One CPU set option: its syntax, its CPUs online. */

@@ -58,6 +58,10 @@ enum numafit_discover_flags {
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_hostconf_new(numafit_hostconf_t **ret_conf);
 /** Free a configuration (NULL is fine). */
 NUMAFIT_EXPORT void numafit_hostconf_free(numafit_hostconf_t *conf);
+/** \brief Does conf set one of the CPU options ([compute] cpu_dedicated_set,
+ * cpu_shared_set, [DEFAULT] vcpu_pin_set)? Without any, nova's host is in
+ * legacy mode (every CPU shared). \return 1, 0, -EINVAL (conf NULL). */
+NUMAFIT_EXPORT int numafit_hostconf_has_cpu_sets(const numafit_hostconf_t *conf);
 
 /**
  * \brief Set [compute] cpu_dedicated_set, [compute] cpu_shared_set or
@@ -139,6 +143,35 @@ NUMAFIT_EXPORT int numafit_hostconf_set_tunnel_numa_nodes(numafit_hostconf_t *co
 NUMAFIT_EXPORT int numafit_hostconf_set_from_nova_conf(numafit_hostconf_t *conf, const char *text,
                                                        size_t len, unsigned flags,
                                                        numafit_error_t *reterr);
+
+/**
+ * \brief The options of a nova.conf text that nova does not read because
+ * they stand in another section: oslo.config reads an option from its own
+ * group only (e.g. vcpu_pin_set under [libvirt] is ignored: nova reads it
+ * from [DEFAULT]). Checked are the options libnumafit reads
+ * (numafit_hostconf_set_from_nova_conf(), numafit_domconf_set_from_nova_conf(),
+ * numafit_inventory_new_from_host(), the [pci] readers), with the deprecated
+ * names nova still accepts in their old groups ([DEFAULT] pci_alias,
+ * pci_passthrough_whitelist; [libvirt] cpu_model); numa_nodes belongs in
+ * [neutron_tunnel] or a [neutron_physnet_NAME] section. The library reads
+ * such a line as nova does (not at all) and never prints: the caller
+ * decides whether to warn.
+ * \param text the text (no NUL byte); may be NULL when len is 0.
+ * \param len its length in bytes, at most NUMAFIT_NOVA_CONF_MAX.
+ * \param flags 0.
+ * \param ret_json a JSON list, in the order of the file, of
+ * {"line": N, "section": "libvirt", "option": "vcpu_pin_set",
+ * "group": "DEFAULT"} (group: where nova reads the option); free with
+ * numafit_free().
+ * \return the number of misplaced options (>= 0); -EBADMSG (a line that is
+ * not a section, an option, a comment or a continuation: reterr->where
+ * "nova.conf line N"; a NUL byte); -ERANGE (text too large); -EINVAL (bad
+ * arguments or flags); -ENOMEM.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_nova_conf_misplaced(const char *text, size_t len,
+                                                                 unsigned flags, char **ret_json,
+                                                                 numafit_error_t *reterr);
 
 /**
  * \brief Build a host from libvirt capabilities XML (virConnectGetCapabilities,

@@ -18,7 +18,10 @@
 #include <numafit.h>
 
 #define CLI_EXIT_USAGE 2
-#define CLI_EXIT_NOFIT 3 /* fit and xml: the flavor does not fit (a verdict, not a failure) */
+/* The most instances a plan places on one host unless told otherwise
+ * (one-host plan: --max, up to PLAN_CAP; fleet plan: --max-instances). */
+#define CLI_PLAN_DEFAULT_MAX 10000L
+#define CLI_EXIT_NOFIT       3 /* fit and xml: the flavor does not fit (a verdict, not a failure) */
 
 /* ------------------------------------------------------------------ subcommands */
 

@@ -18,10 +18,13 @@
 
 #include <numafit.h>
 
+#include "cli_conf.h"
 #include "cli_fit.h"
 #include "cli_io.h"
 
 const struct labels batch_labels = {"host", "flavor", "image", "limits", "inventory"};
+static const struct labels nova_conf_labels = {"host", "flavor", "image", "--nova-conf",
+                                               "inventory"};
 
 /* ------------------------------------------------------------------ JSON helpers */
 
@@ -135,7 +138,14 @@ numafit_options_t *make_options(const struct fit_cli *c, const json_t *limits,
     }
     rc = cli_options_new(&c->fit, txt, txt ? strlen(txt) : 0, &opt, &e, &bad);
     free(txt);
+    if (rc == 0 && !limits && c->default_limits) {
+        /* nova's scheduler always passes the host's ratios */
+        rc = cli_nova_conf_limits(c->nc, c->fit.profile == NUMAFIT_PROFILE_ZED, opt, &e);
+        bad = CLI_OPTIONS_BAD_LIMITS;
+        lb = &nova_conf_labels;
+    }
     if (rc < 0) {
+        numafit_options_free(opt);
         *ret_err = lib_error(bad == CLI_OPTIONS_BAD_LIMITS ? lb->limits : "options", rc, &e);
         return NULL;
     }
@@ -216,12 +226,12 @@ static int plan_fit_cb(void *ctx, size_t request_index, const numafit_placement_
 }
 
 /* plan: fit and claim req on host until it no longer fits, or max (< 0:
- * PLAN_CAP); the answer in out->answer. Returns NULL, or an error answer. */
+ * CLI_PLAN_DEFAULT_MAX); the answer in out->answer. Returns NULL, or an error answer. */
 static json_t *run_plan(numafit_host_t *host, const numafit_request_t *req,
                         const numafit_options_t *opt, long max, struct run *out) {
     const numafit_request_t *reqs[1] = {req};
     struct plan_fits pf = {json_array(), NULL};
-    long limit = max < 0 || max > PLAN_CAP ? PLAN_CAP : max;
+    long limit = max < 0 ? CLI_PLAN_DEFAULT_MAX : max > PLAN_CAP ? PLAN_CAP : max;
     json_t *after, *err = NULL;
     uint64_t n = 0;
     int rc;
@@ -470,6 +480,10 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
     rc = numafit_host_new_from_json(htxt, strlen(htxt), 0, &host, &e);
     if (rc < 0) {
         err = lib_error(lb->host, rc, &e);
+        goto done;
+    }
+    if (c->nc && (rc = cli_nova_conf_host(c->nc, host, &e)) < 0) {
+        err = lib_error("--nova-conf", rc, &e);
         goto done;
     }
     if (want_host) {

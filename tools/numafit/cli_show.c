@@ -380,7 +380,7 @@ void show_plan(const struct run *r, const json_t *flavor, long max) {
     else if (max >= 0)
         printf(" (stopped at --max %ld)\n", max);
     else
-        printf(" (stopped at the cap of %ld)\n", PLAN_CAP);
+        printf(" (stopped at the default cap of %ld: --max raises it)\n", CLI_PLAN_DEFAULT_MAX);
     json_array_foreach(fits, i, f) {
         printf("  #%zu:", i + 1);
         json_array_foreach(f, j, gc) {

@@ -189,37 +189,19 @@ static int summary(const numafit_host_t *h, const char *json, const char *source
 }
 
 /* The inventory of host as placement's JSON, into *out; 1 after saying why. */
-static int inventory_json(const numafit_host_t *host, const char *conf_path, const char *sets,
-                          int64_t disk_gb, unsigned flags, char **out) {
+static int inventory_json(const numafit_host_t *host, const struct cli_nova_conf *nc,
+                          const char *sets, int64_t disk_gb, unsigned flags, char **out) {
     numafit_inventory_t *inv = NULL;
     numafit_error_t err;
-    char *text = NULL;
     size_t len = 0;
+    char *text = cli_inventory_conf(nc, sets, &len);
     int rc;
-    if (conf_path) {
-        if (!strcmp(conf_path, "-")) {
-            fprintf(stderr, "numafit host: --inventory reads --nova-conf again: give a file, "
-                            "not standard input\n");
-            return 1;
-        }
-        text = cli_read_input("numafit host", "nova.conf", conf_path, NUMAFIT_NOVA_CONF_MAX, false,
-                              &len, NULL);
-        if (!text)
-            return 1;
-    }
-    if (sets) {
-        char *n = realloc(text, len + strlen(sets) + 12);
-        if (!n) {
-            free(text);
-            fprintf(stderr, "numafit host: out of memory\n");
-            return 1;
-        }
-        text = n;
-        len += (size_t)sprintf(text + len, "\n[DEFAULT]\n%s", sets);
+    if (!text) {
+        fprintf(stderr, "numafit host: out of memory\n");
+        return 1;
     }
     memset(&err, 0, sizeof(err));
-    rc = numafit_inventory_new_from_host(host, text, text ? len : 0, disk_gb, NULL, flags, &inv,
-                                         &err);
+    rc = numafit_inventory_new_from_host(host, text, len, disk_gb, NULL, flags, &inv, &err);
     free(text);
     if (rc == 0)
         rc = numafit_inventory_to_json(inv, NUMAFIT_JSON_INDENT, out, &err);
@@ -273,7 +255,7 @@ int cmd_host(int argc, char **argv) {
     numafit_error_t err;
     const char *libvirt_uri = NULL, *caps = NULL, *sysfs = NULL, *online = NULL;
     bool have_sysfs = false, json = false, inventory = false, inv_opts = false;
-    const char *conf_path = NULL;
+    struct cli_nova_conf nc = {NULL, 0, NULL};
     unsigned flags = 0, inv_flags = 0;
     int64_t disk_gb = 0;
     char *out = NULL, *sets = NULL, label[300];
@@ -307,9 +289,7 @@ int cmd_host(int argc, char **argv) {
                 }
                 break;
             case O_CONF ... O_CONF_LAST:
-                rc = cli_conf_apply(conf, opt - O_CONF, optarg, &err);
-                if (opt - O_CONF == CLI_CONF_NOVA_CONF)
-                    conf_path = optarg;
+                rc = cli_conf_apply(conf, &nc, "numafit host", opt - O_CONF, optarg, &err);
                 break;
             case O_INVENTORY:
                 inventory = true;
@@ -421,7 +401,7 @@ int cmd_host(int argc, char **argv) {
         goto out;
     }
     if (inventory) {
-        ret = inventory_json(host, conf_path, sets, disk_gb, inv_flags, &out);
+        ret = inventory_json(host, &nc, sets, disk_gb, inv_flags, &out);
         if (ret == 0)
             printf("%s\n", out);
         goto out;
@@ -438,6 +418,7 @@ int cmd_host(int argc, char **argv) {
     ret = 0; /* main() checks that standard output was written */
 out:
     free(sets);
+    cli_nova_conf_free(&nc);
     numafit_free(out);
     numafit_host_free(host);
     numafit_hostconf_free(conf);

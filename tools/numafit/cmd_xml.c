@@ -15,6 +15,7 @@
 #include <numafit/domain.h>
 
 #include "cli.h"
+#include "cli_conf.h"
 #include "cli_io.h"
 
 #define XML_EXIT_ERROR 1
@@ -113,6 +114,7 @@ struct xml_args {
     const char *host_spec; /* --host-spec: a synthetic host */
     const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode, *nova_conf;
     const char *pci_devices, *pci_claims;
+    struct cli_nova_conf nc; /* --nova-conf's text, read once */
     long priority;
     unsigned long long filebacked;
     struct cli_fit_options fit; /* --nova-release, --strategy */
@@ -240,23 +242,9 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
     return 1;
 }
 
-/* --nova-conf FILE: the nova.conf settings (numafit_domconf_set_from_nova_conf);
- * -EIO when the file cannot be read (said here). */
-static int apply_nova_conf(numafit_domconf_t *c, const char *path, numafit_error_t *e) {
-    size_t len = 0;
-    char *text =
-        cli_read_input("numafit xml", "--nova-conf", path, NUMAFIT_NOVA_CONF_MAX, true, &len, NULL);
-    int rc;
-    if (!text)
-        return -EIO;
-    rc = numafit_domconf_set_from_nova_conf(c, text, len, 0, e);
-    free(text);
-    return rc;
-}
-
 /* The settings; -EIO when --nova-conf could not be used (said), another
  * -errno for a bad option. */
-static int make_conf(const struct xml_args *a, numafit_domconf_t **ret) {
+static int make_conf(struct xml_args *a, numafit_domconf_t **ret) {
     numafit_domconf_t *c = NULL;
     numafit_error_t e;
     int rc;
@@ -265,9 +253,14 @@ static int make_conf(const struct xml_args *a, numafit_domconf_t **ret) {
         fprintf(stderr, "numafit: %s\n", numafit_strerror(rc));
         return rc;
     }
-    if (a->nova_conf && (rc = apply_nova_conf(c, a->nova_conf, &e)) < 0) {
-        if (rc != -EIO)
-            report(a->nova_conf, rc, &e);
+    if (a->nova_conf && (rc = cli_nova_conf_read(&a->nc, "numafit xml", a->nova_conf, &e)) < 0) {
+        fprintf(stderr, "numafit xml: --nova-conf %s\n", e.text);
+        numafit_domconf_free(c);
+        return -EIO;
+    }
+    if (a->nova_conf &&
+        (rc = numafit_domconf_set_from_nova_conf(c, a->nc.text, a->nc.len, 0, &e)) < 0) {
+        report(a->nova_conf, rc, &e);
         numafit_domconf_free(c);
         return -EIO; /* an input error, not a usage error */
     }
@@ -384,8 +377,9 @@ static int pci_save(const char *path, json_t *claims, const char *claim) {
 
 static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor_n,
                      const char *image, size_t image_n, struct xml_pci *x) {
-    char *devs_s = NULL, *conf_s = NULL;
-    size_t devs_n = 0, conf_n = 0;
+    char *devs_s = NULL;
+    const char *conf_s = a->nc.text;
+    size_t devs_n = 0, conf_n = a->nc.len;
     numafit_pci_devices_t *devs = NULL;
     numafit_error_t e;
     unsigned flags = a->fit.profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_PCI_ZED : 0;
@@ -394,9 +388,6 @@ static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor
     memset(&e, 0, sizeof(e));
     if (!(devs_s = read_all(a->pci_devices, &devs_n)))
         return XML_EXIT_ERROR;
-    if (a->nova_conf && !(conf_s = cli_read_input("numafit xml", "--nova-conf", a->nova_conf,
-                                                  NUMAFIT_NOVA_CONF_MAX, false, &conf_n, NULL)))
-        goto out;
     if ((rc = numafit_pci_devices_new_from_json(devs_s, devs_n, 0, &devs, &e)) < 0) {
         report(a->pci_devices, rc, &e);
         goto out;
@@ -417,7 +408,6 @@ static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor
 out:
     numafit_pci_devices_free(devs);
     free(devs_s);
-    free(conf_s);
     return status;
 }
 
@@ -476,8 +466,10 @@ int cmd_xml(int argc, char **argv) {
             fprintf(stderr, "Try 'numafit xml --help'.\n");
         return rc < 0 ? XML_EXIT_USAGE : 0;
     }
-    if ((rc = make_conf(&a, &conf)) < 0)
+    if ((rc = make_conf(&a, &conf)) < 0) {
+        cli_nova_conf_free(&a.nc);
         return rc == -EIO ? XML_EXIT_ERROR : XML_EXIT_USAGE;
+    }
     if (a.host_spec) {
         char *text = cli_synthetic_host_text(a.host_spec, "xml");
         host_s = text ? strdup(text) : NULL;
@@ -498,6 +490,10 @@ int cmd_xml(int argc, char **argv) {
         report(a.host ? a.host : a.host_spec, rc, &e);
         goto out;
     }
+    if ((rc = cli_nova_conf_host(&a.nc, host, &e)) < 0) {
+        report(a.nova_conf, rc, &e);
+        goto out;
+    }
     rc = cli_check_extra_specs(a.fit.profile, a.fit.no_xs_check, a.fit.xs_allow, flavor_s, flavor_n,
                                &e);
     if (rc >= 0)
@@ -516,6 +512,10 @@ int cmd_xml(int argc, char **argv) {
     if (rc == 1) {
         int bad;
         rc = cli_options_new(&a.fit, limits_s, limits_n, &opt, &e, &bad);
+        /* no --limits: those of a nova.conf, as fit takes them */
+        if (rc == 0 && !a.limits && a.nc.text &&
+            (rc = cli_nova_conf_limits(&a.nc, a.fit.profile == NUMAFIT_PROFILE_ZED, opt, &e)) < 0)
+            a.limits = a.nova_conf;
         if (rc < 0) {
             if (bad == CLI_OPTIONS_BAD_LIMITS)
                 report(a.limits, rc, &e);
@@ -609,6 +609,7 @@ out:
     numafit_request_free(req);
     numafit_host_free(host);
     numafit_domconf_free(conf);
+    cli_nova_conf_free(&a.nc);
     free(host_s);
     free(flavor_s);
     free(image_s);
