@@ -4,6 +4,7 @@
  * with oslo.config's rules by ini.c, each value given to its setter. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -199,6 +200,33 @@ static int dom_cpu_options(numafit_domconf_t *c, const struct numafit__ini *ini,
     return r;
 }
 
+/* [libvirt] cpu_models, cpu_model_extra_flags, mem_stats_period_seconds,
+ * disk_cachemodes */
+static int dom_guest_options(numafit_domconf_t *c, const struct numafit__ini *ini,
+                             numafit_error_t *err) {
+    const char *models = numafit__ini_get(ini, "libvirt", "cpu_models");
+    if (!models) /* its deprecated name */
+        models = numafit__ini_get(ini, "libvirt", "cpu_model");
+    int64_t period;
+    int r;
+    if ((r = numafit_domconf_set_cpu_models(c, models, err)) < 0 ||
+        (r = numafit_domconf_set_cpu_model_extra_flags(
+             c, numafit__ini_get(ini, "libvirt", "cpu_model_extra_flags"), err)) < 0 ||
+        (r = numafit_domconf_set_disk_cachemodes(
+             c, numafit__ini_get(ini, "libvirt", "disk_cachemodes"), err)) < 0 ||
+        (r = int_option(ini, "libvirt", "mem_stats_period_seconds", 10, &period, err)) < 0)
+        return r;
+    /* zero or negative: no balloon; a huge value is written as int's limit
+     * would not be: keep it in int */
+    if (period > INT_MAX || period < INT_MIN) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "mem_stats_period_seconds", NULL,
+                           "[libvirt] mem_stats_period_seconds: %lld is out of range",
+                           (long long)period);
+        return -ERANGE;
+    }
+    return numafit_domconf_set_mem_stats_period(c, (int)period);
+}
+
 static int dom_libvirt_options(numafit_domconf_t *c, const struct numafit__ini *ini,
                                numafit_error_t *err) {
     static const char *const types[] = {"kvm", "lxc", "qemu", "parallels", NULL};
@@ -223,11 +251,12 @@ static int dom_libvirt_options(numafit_domconf_t *c, const struct numafit__ini *
                            (long long)fbm);
         return -ERANGE;
     }
-    if ((r = numafit_domconf_set_domain_type(c, type ? type : "kvm")) < 0)
+    if ((r = numafit_domconf_set_virt_type(c, type ? type : "kvm")) < 0)
         return r;
-    /* "none": no mode attribute; unset: none written either (nova would
-     * pick host-model or host-passthrough by the host's architecture). */
-    return numafit_domconf_set_cpu_mode(c, mode && strcmp(mode, "none") ? mode : NULL);
+    /* unset: nova's default for the virt type and the host's architecture */
+    if ((r = numafit_domconf_set_cpu_mode(c, mode)) < 0)
+        return r;
+    return dom_guest_options(c, ini, err);
 }
 
 NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, const char *text,
@@ -238,8 +267,9 @@ NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, c
     int r;
     numafit__error_clear(err);
     r = read_text(conf, text, len, flags, &ini, err);
-    if (r == 0 && (r = numafit_domconf_new(&c)) == 0 && (r = dom_cpu_options(c, &ini, err)) == 0)
-        r = dom_libvirt_options(c, &ini, err);
+    if (r == 0 && (r = numafit_domconf_new(&c)) == 0 && (r = dom_cpu_options(c, &ini, err)) == 0 &&
+        (r = dom_libvirt_options(c, &ini, err)) == 0)
+        r = numafit__domconf_check(c, err);
     numafit__ini_clear(&ini);
     if (r == 0)
         numafit__domconf_take_nova(conf, c);

@@ -83,12 +83,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='1'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='1'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-3' memory='8388608' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     /* shared policy: unpinned vCPUs float over the host cell's shared CPUs */
     {"shared", HOST_HT, FL(2, 2048, "\"hw:numa_nodes\":\"1\""), SHARED_HT, 0, 0,
      "<vcpu>2</vcpu>\n"
@@ -101,12 +111,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"dedicated_prefer", HOST_HT, FL(4, 4096, "\"hw:cpu_policy\":\"dedicated\""), SHARED_HT, 0, 0,
      "<vcpu>4</vcpu>\n"
      "<cputune>\n"
@@ -120,12 +140,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-3' memory='4194304' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     /* isolate: nova refuses it on a hyper-threaded host with cpu_dedicated_set */
     {"dedicated_isolate", HOST_LEGACY,
      FL(2, 2048, "\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\""), NULL, 0,
@@ -140,12 +170,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"mixed", HOST_HT, FL(4, 4096, "\"hw:cpu_policy\":\"mixed\",\"hw:cpu_dedicated_mask\":\"2-3\""),
      SHARED_HT, 0, 0,
      "<vcpu>4</vcpu>\n"
@@ -160,12 +200,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-3' memory='4194304' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"emulator_isolate", HOST_HT,
      FL(2, 2048, "\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"isolate\""),
      SHARED_HT, 0, 0,
@@ -179,12 +229,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"emulator_share", HOST_HT,
      FL(2, 2048, "\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"share\""),
      SHARED_HT, 0, 0,
@@ -198,12 +258,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"emulator_share_noconf", HOST_HT,
      FL(2, 2048, "\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"share\""), NULL,
      0, 0,
@@ -217,12 +287,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"hugepages", HOST_HT, FL(2, 2048, "\"hw:mem_page_size\":\"1GB\""), SHARED_HT, 0, 0,
      "<memoryBacking>\n"
      "  <hugepages>\n"
@@ -239,12 +319,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"multi_cell", HOST_HT,
      FL(4, 4096,
         "\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\",\"hw:mem_page_size\":\"2MB\""),
@@ -268,13 +358,23 @@ static const struct dcase cases[] = {
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='1' mode='strict' nodeset='1'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "    <cell id='1' cpus='2-3' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"realtime", HOST_HT,
      FL(4, 2048,
         "\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_realtime\":\"yes\","
@@ -300,12 +400,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-3' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"locked_memory", HOST_HT,
      FL(2, 2048, "\"hw:locked_memory\":\"true\",\"hw:mem_page_size\":\"2MB\""), SHARED_HT, 0, 0,
      "<memoryBacking>\n"
@@ -324,12 +434,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"quotas", HOST_HT,
      FL(2, 2048,
         "\"hw:numa_nodes\":\"1\",\"quota:cpu_shares\":\"1024\",\"quota:cpu_period\":\"100000\","
@@ -351,18 +471,38 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     /* no guest NUMA topology: only <vcpu cpuset> (and the CPU topology) */
     {"no_numa", HOST_HT, FL(3, 1024, "\"hw:cpu_sockets\":\"1\""), SHARED_HT, 0, 0,
      "<vcpu cpuset='0,4,8,12'>3</vcpu>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='1' cores='3' threads='1'/>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
 };
 
 /* ------------------------------------------------------------ helpers */

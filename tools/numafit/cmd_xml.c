@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,8 @@ static void xml_usage(FILE *o) {
             "\n"
             "Fit the flavor on the host as nova does, then print the libvirt domain XML\n"
             "elements nova's libvirt driver writes for the placement: <memoryBacking>,\n"
-            "<vcpu>, <cputune>, <numatune> and <cpu>; with --domain, a whole minimal\n"
+            "<vcpu>, <cputune>, <numatune>, <features> (the PMU), <cpu>, <clock> and\n"
+            "<devices> (the memory balloon); with --domain, a whole minimal\n"
             "domain (with a disk and an interface carrying quota:disk_* and quota:vif_*).\n"
             "\n"
             "--host-spec SPEC: a synthetic host, e.g. \"2x8c2t 2cells 1G:16\" (as plan\n"
@@ -46,10 +48,21 @@ static void xml_usage(FILE *o) {
             "  --no-cpu-control            the host has no cgroup cpu controller\n"
             "  --domain-type TYPE          <domain type=...> with --domain (kvm)\n"
             "  --name NAME, --uuid UUID    domain name and uuid with --domain\n"
-            "  --cpu-mode MODE             host-model, host-passthrough, custom, maximum\n"
+            "  --cpu-mode MODE             host-model, host-passthrough, custom, none, maximum\n"
+            "                              (default: nova's, host-model; aarch64\n"
+            "                              host-passthrough; lxc, parallels none)\n"
+            "  --cpu-models LIST           [libvirt] cpu_models (the first is written)\n"
+            "  --cpu-model-extra-flags LIST  [libvirt] cpu_model_extra_flags (-flag, +flag)\n"
+            "  --virt-type TYPE            [libvirt] virt_type: kvm, qemu, lxc, parallels\n"
+            "  --arch ARCH                 the host's architecture (x86_64)\n"
+            "  --mem-stats-period N        [libvirt] mem_stats_period_seconds (10; <= 0: no\n"
+            "                              memory balloon)\n"
+            "  --disk-cachemodes LIST      [libvirt] disk_cachemodes (file=MODE: --domain's disk)\n"
             "  --nova-conf FILE            these from a nova.conf ([compute] cpu_shared_set,\n"
             "                              vcpu_pin_set, [libvirt] realtime_scheduler_priority,\n"
-            "                              file_backed_memory, virt_type, cpu_mode; - = stdin);\n"
+            "                              file_backed_memory, virt_type, cpu_mode, cpu_models,\n"
+            "                              cpu_model_extra_flags, mem_stats_period_seconds,\n"
+            "                              disk_cachemodes; - = stdin);\n"
             "                              the options above, when given, win\n"
             "  --nova-exact                write what nova writes even if libvirt refuses it\n"
             "  --pci-devices FILE          the host's PCI devices (nova's pci_passthrough_devices\n"
@@ -115,6 +128,7 @@ struct xml_args {
     const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode, *nova_conf;
     const char *pci_devices, *pci_claims;
     struct cli_nova_conf nc; /* --nova-conf's text, read once */
+    const char *virt_type, *arch, *cpu_models, *cpu_flags, *cachemodes, *mem_stats;
     long priority;
     unsigned long long filebacked;
     struct cli_fit_options fit; /* --nova-release, --strategy */
@@ -183,6 +197,18 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
             dst = &a->pci_devices;
         else if (!strcmp(o, "--pci-claims"))
             dst = &a->pci_claims;
+        else if (!strcmp(o, "--virt-type"))
+            dst = &a->virt_type;
+        else if (!strcmp(o, "--arch"))
+            dst = &a->arch;
+        else if (!strcmp(o, "--cpu-models"))
+            dst = &a->cpu_models;
+        else if (!strcmp(o, "--cpu-model-extra-flags"))
+            dst = &a->cpu_flags;
+        else if (!strcmp(o, "--disk-cachemodes"))
+            dst = &a->cachemodes;
+        else if (!strcmp(o, "--mem-stats-period"))
+            dst = &a->mem_stats;
         if (dst) {
             *dst = argv[++i];
             continue;
@@ -293,8 +319,38 @@ static int make_conf(struct xml_args *a, numafit_domconf_t **ret) {
         goto fail;
     }
     if (a->cpu_mode && (rc = numafit_domconf_set_cpu_mode(c, a->cpu_mode)) < 0) {
-        fprintf(stderr, "numafit xml: --cpu-mode: host-model, host-passthrough, custom or "
+        fprintf(stderr, "numafit xml: --cpu-mode: host-model, host-passthrough, custom, none or "
                         "maximum\n");
+        goto fail;
+    }
+    if (a->virt_type && (rc = numafit_domconf_set_virt_type(c, a->virt_type)) < 0) {
+        fprintf(stderr, "numafit xml: --virt-type: kvm, qemu, lxc or parallels\n");
+        goto fail;
+    }
+    if (a->arch && (rc = numafit_domconf_set_arch(c, a->arch)) < 0) {
+        fprintf(stderr, "numafit xml: --arch: an architecture as nova names it (x86_64, "
+                        "aarch64, ...)\n");
+        goto fail;
+    }
+    if (a->mem_stats) {
+        char *end;
+        long n;
+        errno = 0;
+        n = strtol(a->mem_stats, &end, 10);
+        if (errno || end == a->mem_stats || *end || n < INT_MIN || n > INT_MAX) {
+            fprintf(stderr, "numafit xml: --mem-stats-period: not an integer: '%s'\n",
+                    a->mem_stats);
+            rc = -EINVAL;
+            goto fail;
+        }
+        if ((rc = numafit_domconf_set_mem_stats_period(c, (int)n)) < 0)
+            goto fail;
+    }
+    if ((a->cpu_models && (rc = numafit_domconf_set_cpu_models(c, a->cpu_models, &e)) < 0) ||
+        (a->cpu_flags &&
+         (rc = numafit_domconf_set_cpu_model_extra_flags(c, a->cpu_flags, &e)) < 0) ||
+        (a->cachemodes && (rc = numafit_domconf_set_disk_cachemodes(c, a->cachemodes, &e)) < 0)) {
+        report("host settings", rc, &e);
         goto fail;
     }
     *ret = c;
