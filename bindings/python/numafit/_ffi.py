@@ -426,6 +426,10 @@ _fn("cpuset_equal", [CpusetP, CpusetP], c_int, _N)
 
 # discover.h
 _fn("hostconf_new", [POINTER(HostconfP)], c_int, _N)
+_fn("hostconf_has_cpu_sets", [HostconfP], c_int, _N)
+_fn("nova_conf_misplaced", [cp, sz, u, StrP, ErrorP], c_int, _E)
+_fn("inventory_ratios_from_nova_conf", [cp, sz, u, POINTER(c_double), POINTER(c_double),
+                                        POINTER(c_double), ErrorP], c_int, _E)
 _fn("hostconf_free", [HostconfP], None)
 _fn("hostconf_set_cpu_dedicated_set", [HostconfP, cp, ErrorP], c_int, _E)
 _fn("hostconf_set_cpu_shared_set", [HostconfP, cp, ErrorP], c_int, _E)
