@@ -206,6 +206,14 @@ static json_t *tristate(int v) {
     return v < 0 ? json_null() : json_boolean(v);
 }
 
+/* An object; NULL (and x->oom) when memory ran out. */
+static json_t *new_obj(struct numafit__doctor *x) {
+    json_t *o = json_object();
+    if (!o)
+        x->oom = true;
+    return o;
+}
+
 /* host.transparent_hugepage, ksm, power, kvm, block_schedulers, vhost_net */
 static void summarize_tuning(struct numafit__doctor *x) {
     json_t *h = x->host, *o;
@@ -220,18 +228,18 @@ static void summarize_tuning(struct numafit__doctor *x) {
     };
     put(x, h, "sysctl_nr_hugepages",
         x->sysctl_hugepages < 0 ? json_null() : json_integer((json_int_t)x->sysctl_hugepages));
-    if ((o = json_object())) {
+    if ((o = new_obj(x))) {
         put(x, o, "enabled", str_or_null(x, x->thp_enabled));
         put(x, o, "defrag", str_or_null(x, x->thp_defrag));
     }
     put(x, h, "transparent_hugepage", o ? o : json_null());
-    if ((o = json_object())) {
+    if ((o = new_obj(x))) {
         put(x, o, "run", x->ksm_run < 0 ? json_null() : json_integer(x->ksm_run));
         put(x, o, "enabled_by", str_or_null(x, x->ksm_service));
     }
     put(x, h, "ksm", o ? o : json_null());
-    if ((o = json_object())) {
-        json_t *c = json_object();
+    if ((o = new_obj(x))) {
+        json_t *c = new_obj(x);
         for (size_t i = 0; c && i < sizeof(cmd) / sizeof(cmd[0]); i++) {
             const char *v = (const char *)x + cmd[i].off;
             if (*v)
@@ -257,19 +265,17 @@ static void summarize_tuning(struct numafit__doctor *x) {
             x->has[B_CPUIDLE] ? numafit__doctor_js(x, x->deep_states) : json_null());
     }
     put(x, h, "power", o ? o : json_null());
-    if ((o = json_object())) {
+    if ((o = new_obj(x))) {
         put(x, o, "dev_kvm", tristate(x->dev_kvm));
         put(x, o, "module", x->mod_kvm < 0 ? json_null() : str_or_null(x, x->kvm_vendor));
         put(x, o, "nested", tristate(x->kvm_nested));
     }
     put(x, h, "kvm", o ? o : json_null());
-    if ((o = json_object()))
+    if ((o = new_obj(x)))
         for (uint32_t i = 0; i < x->nblock; i++)
             put(x, o, x->block[i].name, numafit__doctor_js(x, x->block[i].sched));
     put(x, h, "block_schedulers", o ? o : json_null());
     put(x, h, "vhost_net", tristate(x->vhost_net));
-    if (!o)
-        x->oom = true;
 }
 
 static void summarize(struct numafit__doctor *x) {

@@ -47,6 +47,13 @@ int numafit__doctor_exists(struct numafit__doctor *x, const char *rel) {
     return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
 }
 
+int numafit__doctor_opendir(struct numafit__doctor *x, const char *rel, DIR **dir) {
+    int r = numafit__rootfs_opendir(&x->fs, rel, dir);
+    if (r == -ENOMEM)
+        x->oom = true;
+    return r;
+}
+
 /* The single unsigned number of a file. */
 static int read_u64(struct numafit__doctor *x, const char *rel, bool quiet, uint64_t *out) {
     char *p;
@@ -91,13 +98,10 @@ static int list_dir(struct numafit__doctor *x, const char *rel, const char *pref
     struct dirent *de;
     uint32_t n = 0;
     DIR *dir;
-    int r = numafit__rootfs_opendir(&x->fs, rel, &dir);
+    int r = numafit__doctor_opendir(x, rel, &dir);
     *ret_n = 0;
-    if (r < 0) {
-        if (r == -ENOMEM)
-            x->oom = true; /* not a missing directory: the report would be wrong */
+    if (r < 0)
         return r;
-    }
     while ((de = readdir(dir))) {
         uint64_t v;
         size_t nd = numafit__rootfs_entry_number(de->d_name, prefix, suffix, &v);
@@ -542,7 +546,7 @@ static void read_sysctl(struct numafit__doctor *x) {
     struct dirent *de;
     DIR *dir;
     x->sysctl_hugepages = -1;
-    if (numafit__rootfs_opendir(&x->fs, "etc/sysctl.d", &dir) == 0) {
+    if (numafit__doctor_opendir(x, "etc/sysctl.d", &dir) == 0) {
         while ((de = readdir(dir))) {
             size_t l = strlen(de->d_name);
             if (l < 6 || de->d_name[0] == '.' || strcmp(de->d_name + l - 5, ".conf"))

@@ -171,6 +171,9 @@ int numafit__doctor_read_rel(struct numafit__doctor *x, const char *rel, bool qu
 /* 1 when root/rel exists (a link is not followed), 0 when it does not,
  * -errno when that cannot be told. */
 int numafit__doctor_exists(struct numafit__doctor *x, const char *rel);
+/* numafit__rootfs_opendir() of rel; memory exhaustion sets x->oom (the
+ * report would be wrong), any failure returns < 0. */
+int numafit__doctor_opendir(struct numafit__doctor *x, const char *rel, DIR **dir);
 /* host.not_checked gets "what: why" */
 void numafit__doctor_not_checked(struct numafit__doctor *x, const char *what, const char *why);
 

@@ -138,7 +138,7 @@ static void read_cpuidle(struct numafit__doctor *x, int cpu) {
     struct dirent *de;
     DIR *dir;
     snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpuidle", cpu);
-    if (numafit__rootfs_opendir(&x->fs, rel, &dir) < 0)
+    if (numafit__doctor_opendir(x, rel, &dir) < 0)
         return;
     while ((de = readdir(dir)) && n < STATES_MAX) {
         uint64_t v;
@@ -240,7 +240,7 @@ static void read_block(struct numafit__doctor *x) {
     DIR *dir;
     char rel[128];
     uint32_t n = 0;
-    if (numafit__rootfs_opendir(&x->fs, "sys/block", &dir) < 0)
+    if (numafit__doctor_opendir(x, "sys/block", &dir) < 0)
         return;
     while ((de = readdir(dir))) {
         const char *d = de->d_name;
