@@ -3,8 +3,12 @@
  * them (host.py get_capabilities, get_online_cpus). Built only with libvirt.
  *
  * Thread safety (nova-reference K): one connection per call, opened read-only;
- * no virSetErrorFunc, no event loop registration; libvirt's last error is
- * thread-local and is reset after reading it. */
+ * no virSetErrorFunc (process-wide), no event loop registration; libvirt's
+ * last error is thread-local and is reset after reading it. The connection
+ * gets a silent error handler (virConnSetErrorFunc), so its errors are only
+ * in reterr; a failure to open has no connection yet and goes to the
+ * process's handler: libvirt's default prints it to stderr unless the
+ * application set one (the numafit CLI does; libvirt-python does). */
 #include "config.h"
 
 #include <stdio.h>
@@ -16,6 +20,11 @@
 #ifdef HAVE_LIBVIRT
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+
+static void libvirt_quiet(void *data, virErrorPtr e) {
+    (void)data;
+    (void)e;
+}
 
 static int libvirt_fail(numafit_error_t *err, const char *what) {
     virErrorPtr e = virGetLastError();
@@ -47,6 +56,7 @@ NUMAFIT_EXPORT int numafit_host_new_from_libvirt(const char *uri, const numafit_
     conn = virConnectOpenReadOnly(uri);
     if (!conn)
         return libvirt_fail(err, "virConnectOpenReadOnly");
+    virConnSetErrorFunc(conn, NULL, libvirt_quiet);
     caps = virConnectGetCapabilities(conn);
     if (!caps) {
         r = libvirt_fail(err, "virConnectGetCapabilities");

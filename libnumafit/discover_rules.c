@@ -165,6 +165,12 @@ NUMAFIT_EXPORT int numafit_hostconf_new(numafit_hostconf_t **ret) {
     return 0;
 }
 
+NUMAFIT_EXPORT int numafit_hostconf_has_cpu_sets(const numafit_hostconf_t *c) {
+    if (!c)
+        return -EINVAL;
+    return c->vcpu_pin_set || c->cpu_shared_set || c->cpu_dedicated_set;
+}
+
 NUMAFIT_EXPORT void numafit_hostconf_free(numafit_hostconf_t *c) {
     if (!c)
         return;
@@ -599,8 +605,21 @@ static int check_description(const struct numafit__dhost *d, uint64_t *seen, num
                 return -ERANGE;
             }
             if (numafit__bit_test(seen, id)) {
-                numafit__error_set(err, NUMAFIT_E_SCHEMA, c->id, where, NULL, "CPU %u listed twice",
-                                   id);
+                /* name the NUMA node ids (cell ids), not our cell order */
+                int32_t first = c->id;
+                for (uint32_t j = 0; j < i && first == c->id; j++)
+                    for (uint32_t m = 0; m < d->cells[j].ncpus; m++)
+                        if (d->cells[j].cpus[m].id == id) {
+                            first = d->cells[j].id;
+                            break;
+                        }
+                snprintf(where, sizeof(where), "node%d", c->id);
+                if (first == c->id)
+                    numafit__error_set(err, NUMAFIT_E_SCHEMA, c->id, where, NULL,
+                                       "node%d lists CPU %u twice", c->id, id);
+                else
+                    numafit__error_set(err, NUMAFIT_E_SCHEMA, c->id, where, NULL,
+                                       "node%d and node%d both list CPU %u", first, c->id, id);
                 return -EBADMSG;
             }
             numafit__bit_set(seen, id);

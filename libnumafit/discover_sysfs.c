@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,18 @@ struct sctx {
 static int fail(struct sctx *x, int rc, const char *rel, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* err->where is rel (the path below the root, short enough for where[]);
+ * err->text is "ROOT/rel: why" (the full path once, as the user gave it). */
 static int fail(struct sctx *x, int rc, const char *rel, const char *fmt, ...) {
-    char text[256];
+    char path[PATH_CAP], text[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    if (numafit__rootfs_path(&x->fs, rel, path) < 0)
+        snprintf(path, sizeof(path), "%s", rel);
     numafit__error_set(x->err, rc == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_SCHEMA, -1, rel, NULL,
-                       "%s", text);
+                       "%s: %s", path, text);
     return rc;
 }
 
@@ -47,14 +52,14 @@ static int read_rel(struct sctx *x, const char *rel) {
     char why[NUMAFIT__ROOTFS_WHY_CAP];
     int r = numafit__rootfs_read(&x->fs, rel, why);
     if (r < 0 && r != -ENOENT)
-        return fail(x, r, rel, "%s: %s", rel, why);
+        return fail(x, r, rel, "%s", why);
     return r;
 }
 
 static int need(struct sctx *x, const char *rel) {
     int r = read_rel(x, rel);
     if (r == -ENOENT)
-        return fail(x, r, rel, "%s: no such file", rel);
+        return fail(x, r, rel, "no such file");
     return r;
 }
 
@@ -65,15 +70,15 @@ static int buf_u64(struct sctx *x, const char *rel, uint64_t max, uint64_t *out)
     size_t nd = 0;
     for (; *p >= '0' && *p <= '9'; p++, nd++) {
         if (v > (UINT64_MAX - 9) / 10)
-            return fail(x, -ERANGE, rel, "%s: number out of range", rel);
+            return fail(x, -ERANGE, rel, "number out of range");
         v = v * 10 + (uint64_t)(*p - '0');
     }
     while (*p == '\n' || *p == ' ')
         p++;
     if (!nd || *p)
-        return fail(x, -EBADMSG, rel, "%s: not an unsigned number", rel);
+        return fail(x, -EBADMSG, rel, "not an unsigned number");
     if (v > max)
-        return fail(x, -ERANGE, rel, "%s: number out of range", rel);
+        return fail(x, -ERANGE, rel, "number out of range");
     *out = v;
     return 0;
 }
@@ -85,7 +90,47 @@ static int buf_cpulist(struct sctx *x, const char *rel) {
     x->fs.buf[strcspn(x->fs.buf, "\n")] = '\0';
     r = numafit__cpuspec_parse(x->fs.buf, x->bits, &e);
     if (r < 0)
-        return fail(x, r, rel, "%s: not a cpu list", rel);
+        return fail(x, r, rel, "not a cpu list");
+    return 0;
+}
+
+/* A kernel CPU mask ("00000000,0000ffff\n": 32-bit hex groups separated by
+ * commas, the most significant first; older kernels have only this, the
+ * node's cpumap, which is also what libnuma reads for libvirt) in
+ * x->fs.buf into x->bits. At most CPUMAP_GROUPS groups of 1 to 8 digits; a
+ * CPU above NUMAFIT_CPU_MAX is refused. */
+#define CPUMAP_GROUPS 2048u /* 65536 CPUs; the kernel's NR_CPUS is at most 8192 */
+static int buf_cpumap(struct sctx *x, const char *rel) {
+    char *s = x->fs.buf;
+    size_t len = strcspn(s, "\n"), ngroups = 1, g = 0;
+    if (s[len] && s[len + 1 + strspn(s + len + 1, "\n")])
+        return fail(x, -EBADMSG, rel, "not a CPU mask (text after the line)");
+    s[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        ngroups += s[i] == ',';
+    if (!len || ngroups > CPUMAP_GROUPS)
+        return fail(x, -EBADMSG, rel, "not a CPU mask (1 to %u comma-separated hex groups)",
+                    CPUMAP_GROUPS);
+    memset(x->bits, 0, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+    for (const char *p = s; g < ngroups; g++) {
+        size_t nd = strspn(p, "0123456789abcdefABCDEF");
+        uint32_t v = 0;
+        size_t base = (ngroups - 1 - g) * 32; /* the group's lowest CPU */
+        if (nd < 1 || nd > 8 || (p[nd] != ',' && p[nd] != '\0'))
+            return fail(x, -EBADMSG, rel, "not a CPU mask (hex groups of 1 to 8 digits)");
+        for (size_t i = 0; i < nd; i++) {
+            char c = p[i];
+            v = v << 4 | (uint32_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+        }
+        for (unsigned b = 0; b < 32; b++) {
+            if (!(v & (1u << b)))
+                continue;
+            if (base + b >= NUMAFIT__CPU_LIMIT)
+                return fail(x, -ERANGE, rel, "CPU %zu above %d", base + b, NUMAFIT_CPU_MAX);
+            numafit__bit_set(x->bits, (unsigned)(base + b));
+        }
+        p += nd + (p[nd] == ',');
+    }
     return 0;
 }
 
@@ -119,19 +164,19 @@ static int list_fail(struct sctx *x, DIR *dir, uint32_t *v, int r, const char *r
     closedir(dir);
     numafit__free(v);
     if (r == -E2BIG)
-        return fail(x, -E2BIG, rel, "%s: too many entries (more than %u)", rel, LIST_MAX);
+        return fail(x, -E2BIG, rel, "too many entries (more than %u)", LIST_MAX);
     if (r != -ERANGE)
         return r;
     /* skipping it would drop a node (or page size) without a word */
-    return fail(x, -ERANGE, where, "%s: number above the limit %u", where, max_n);
+    return fail(x, -ERANGE, where, "number above the limit %u", max_n);
 }
 
 static int open_dir(struct sctx *x, const char *rel, DIR **dir) {
     int r = numafit__rootfs_opendir(&x->fs, rel, dir);
     if (r == -ENAMETOOLONG)
-        return fail(x, r, rel, "%s: path too long", rel);
+        return fail(x, r, rel, "path too long");
     if (r < 0 && r != -ENOENT)
-        fail(x, r, rel, "%s: cannot open directory", rel);
+        fail(x, r, rel, "cannot open directory");
     return r;
 }
 
@@ -208,51 +253,83 @@ static int read_cpu(struct sctx *x, struct numafit__dcell *c, uint32_t id) {
     }
     r = numafit__dhost_set_siblings(x->d, cpu, x->bits);
     if (r == -E2BIG)
-        return fail(x, -ERANGE, rel, "%s: sibling lists longer than %u CPUs in all", rel,
+        return fail(x, -ERANGE, rel, "sibling lists longer than %u CPUs in all",
                     NUMAFIT__SIBLINGS_MAX);
     return r;
 }
 
-/* MemTotal (kB) of a node's meminfo ("Node 0 MemTotal:   32823232 kB"). */
-static int read_memtotal(struct sctx *x, uint32_t node, uint64_t *kib) {
+/* Whether CPU id is online by its own file, as libvirt's virHostCPUGetOnline
+ * reads it: cpu<N>/online "0" is offline, any other number online, and a
+ * CPU without the file (cpu0 of x86 cannot go offline) is online. */
+static int cpu_online(struct sctx *x, uint32_t id, bool *online) {
     char rel[96];
+    uint64_t v;
+    int r;
+    snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/online", id);
+    r = read_rel(x, rel);
+    if (r == -ENOENT) {
+        *online = true;
+        return 0;
+    }
+    if (r < 0 || (r = buf_u64(x, rel, UINT32_MAX, &v)) < 0)
+        return r;
+    *online = v != 0;
+    return 0;
+}
+
+/* The MemTotal line (kB) of a node's meminfo ("Node 0 MemTotal:   32823232
+ * kB") or of /proc/meminfo ("MemTotal:       16318436 kB"). */
+static int read_memtotal(struct sctx *x, const char *rel, uint64_t *kib) {
     const char *p;
     uint64_t v = 0;
     size_t nd = 0;
     int r;
-    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/meminfo", node);
     if ((r = need(x, rel)) < 0)
         return r;
     p = strstr(x->fs.buf, "MemTotal:");
     if (!p)
-        return fail(x, -EBADMSG, rel, "%s: no MemTotal line", rel);
+        return fail(x, -EBADMSG, rel, "no MemTotal line");
     p += strlen("MemTotal:");
     while (*p == ' ' || *p == '\t')
         p++;
     for (; *p >= '0' && *p <= '9' && nd < 19; p++, nd++)
         v = v * 10 + (uint64_t)(*p - '0');
     if (!nd || strncmp(p, " kB", 3))
-        return fail(x, -EBADMSG, rel, "%s: MemTotal is not a number of kB", rel);
+        return fail(x, -EBADMSG, rel, "MemTotal is not a number of kB");
     *kib = v;
     return 0;
 }
 
-/* The node's CPUs (cpulist) and the topology of each. */
-static int read_node_cpus(struct sctx *x, struct numafit__dcell *c, uint32_t node) {
+/* The CPUs of x->bits and the topology of each, into cell c (rel: the file
+ * that listed them). */
+static int read_cpus(struct sctx *x, struct numafit__dcell *c, const char *rel) {
     uint64_t cpus[NUMAFIT__CPU_WORDS];
-    char rel[160];
     int r, b = -1;
-    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/cpulist", node);
-    if ((r = need(x, rel)) < 0 || (r = buf_cpulist(x, rel)) < 0)
-        return r;
     memcpy(cpus, x->bits, sizeof(cpus));
     while ((b = numafit__bits_next(cpus, NUMAFIT__CPU_WORDS, b)) >= 0) {
         if (x->ncpus++ >= NUMAFIT__CPU_LIMIT)
-            return fail(x, -ERANGE, rel, "%s: more than %d CPUs in all", rel, NUMAFIT__CPU_LIMIT);
+            return fail(x, -ERANGE, rel, "more than %d CPUs in all", NUMAFIT__CPU_LIMIT);
         if ((r = read_cpu(x, c, (uint32_t)b)) < 0)
             return r;
     }
     return 0;
+}
+
+/* The node's CPUs: cpulist, or cpumap on kernels without cpulist. */
+static int read_node_cpus(struct sctx *x, struct numafit__dcell *c, uint32_t node) {
+    char rel[160];
+    int r;
+    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/cpulist", node);
+    if ((r = read_rel(x, rel)) >= 0) {
+        r = buf_cpulist(x, rel);
+    } else if (r == -ENOENT) {
+        snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/cpumap", node);
+        if ((r = read_rel(x, rel)) == -ENOENT)
+            return fail(x, r, rel, "no such file (nor cpulist)");
+        if (r >= 0)
+            r = buf_cpumap(x, rel);
+    }
+    return r < 0 ? r : read_cpus(x, c, rel);
 }
 
 /* The node's pages: the base pages, then each huge page size ascending. */
@@ -267,7 +344,7 @@ static int read_node_pages(struct sctx *x, struct numafit__dcell *c, uint32_t no
     if (r < 0 && r != -ENOENT)
         return r;
     if (nsizes >= NUMAFIT__PAGES_MAX) {
-        r = fail(x, -ERANGE, rel, "%s: too many page sizes", rel);
+        r = fail(x, -ERANGE, rel, "too many page sizes");
         goto out;
     }
     if (nsizes) {
@@ -320,7 +397,7 @@ static int read_node_distances(struct sctx *x, struct numafit__dcell *c, uint32_
             for (; *p >= '0' && *p <= '9' && nd < 10; p++, nd++)
                 v = v * 10 + (uint64_t)(*p - '0');
             if (!nd || (*p && *p != ' ' && *p != '\n') || v > UINT32_MAX) {
-                r = fail(x, -EBADMSG, rel, "%s: not a list of distances", rel);
+                r = fail(x, -EBADMSG, rel, "not a list of distances");
                 break;
             }
             if (k < nnodes)
@@ -344,11 +421,47 @@ static int read_node(struct sctx *x, uint32_t node, const uint32_t *nodes, uint3
     int r;
     if (!c)
         return -ENOMEM;
+    char rel[96];
     c->id = (int32_t)node;
-    if ((r = read_node_cpus(x, c, node)) < 0 || (r = read_memtotal(x, node, &c->memory_kib)) < 0 ||
+    snprintf(rel, sizeof(rel), "sys/devices/system/node/node%u/meminfo", node);
+    if ((r = read_node_cpus(x, c, node)) < 0 || (r = read_memtotal(x, rel, &c->memory_kib)) < 0 ||
         (r = read_node_pages(x, c, node, base_kb)) < 0)
         return r;
     return read_node_distances(x, c, node, nodes, nnodes);
+}
+
+/* A kernel without NUMA (no node directory, or no node<N> in it): libvirt
+ * fakes one cell (virCapabilitiesHostNUMAInitFake), id 0, with every online
+ * CPU (cpu<N>/online, as cpu_online() reads it) and the host's memory
+ * (virHostMemGetInfo: MemTotal of /proc/meminfo), and no page sizes and no
+ * distances. Each CPU's topology is read from its own files (libvirt numbers
+ * the fake cell's sockets, cores and threads in CPU order instead: the same
+ * for hosts whose thread siblings are consecutive ids). */
+static int read_fake_node(struct sctx *x) {
+    struct numafit__dcell *c;
+    uint32_t *ids = NULL, nids = 0;
+    int r = list_dir(x, "sys/devices/system/cpu", "cpu", "", NUMAFIT_CPU_MAX, &ids, &nids);
+    if (r < 0)
+        return r;
+    if (!(c = numafit__dhost_add_cell(x->d))) {
+        numafit__free(ids);
+        return -ENOMEM;
+    }
+    c->id = 0;
+    memset(x->bits, 0, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+    for (uint32_t i = 0; i < nids; i++) {
+        bool on;
+        if ((r = cpu_online(x, ids[i], &on)) < 0)
+            break;
+        if (on)
+            numafit__bit_set(x->bits, ids[i]);
+    }
+    numafit__free(ids);
+    if (r < 0)
+        return r;
+    if ((r = read_cpus(x, c, "sys/devices/system/cpu")) < 0)
+        return r;
+    return read_memtotal(x, "proc/meminfo", &c->memory_kib);
 }
 
 /* Every node directory, in node order. */
@@ -358,25 +471,84 @@ static int read_nodes(struct sctx *x) {
     uint32_t *nodes = NULL, nnodes = 0;
     int r =
         list_dir(x, "sys/devices/system/node", "node", "", NUMAFIT_CELL_ID_MAX, &nodes, &nnodes);
-    if (r == -ENOENT)
-        r = 0;
+    if (r == -ENOENT || (r == 0 && nnodes == 0))
+        r = read_fake_node(x);
     for (uint32_t i = 0; r == 0 && i < nnodes; i++)
         r = read_node(x, nodes[i], nodes, nnodes, base_kb);
     numafit__free(nodes);
     return r;
 }
 
-/* sys/devices/system/cpu/online into *ret (NULL when the file is missing). */
+/* The online CPUs into *ret: sys/devices/system/cpu/online (what libvirt's
+ * virNodeGetCPUMap reads for nova), or on kernels without that file each
+ * listed CPU by its own cpu<N>/online file (cpu_online(): libvirt's rule for
+ * one CPU; libvirt's own map fails without the file, older libvirt scanned
+ * the CPUs this way). */
 static int read_online(struct sctx *x, uint64_t **ret) {
     int r = read_rel(x, "sys/devices/system/cpu/online");
-    if (r == -ENOENT)
-        return 0;
-    if (r < 0 || (r = buf_cpulist(x, "sys/devices/system/cpu/online")) < 0)
+    if (r >= 0 && (r = buf_cpulist(x, "sys/devices/system/cpu/online")) < 0)
         return r;
-    if (!(*ret = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t))))
+    if (r < 0 && r != -ENOENT)
+        return r;
+    if (!(*ret = numafit__calloc(NUMAFIT__CPU_WORDS, sizeof(uint64_t))))
         return -ENOMEM;
-    memcpy(*ret, x->bits, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+    if (r >= 0) {
+        memcpy(*ret, x->bits, NUMAFIT__CPU_WORDS * sizeof(uint64_t));
+        return 0;
+    }
+    for (uint32_t i = 0; i < x->d->ncells; i++)
+        for (uint32_t k = 0; k < x->d->cells[i].ncpus; k++) {
+            uint32_t id = x->d->cells[i].cpus[k].id;
+            bool on;
+            if ((r = cpu_online(x, id, &on)) < 0)
+                return r;
+            if (on)
+                numafit__bit_set(*ret, id);
+        }
     return 0;
+}
+
+/* The root must hold sys/devices/system/cpu (every Linux kernel has it, NUMA
+ * or not): a wrong root would otherwise read as a host without NUMA. */
+static int check_root(struct sctx *x) {
+    const char *rel = "sys/devices/system/cpu";
+    DIR *dir;
+    int r = numafit__rootfs_opendir(&x->fs, rel, &dir);
+    if (r == 0) {
+        closedir(dir);
+        return 0;
+    }
+    if (r == -ENAMETOOLONG)
+        return fail(x, r, rel, "path too long");
+    if (r != -ENOENT && r != -ENOTDIR)
+        return fail(x, r, rel, "cannot open directory");
+    if (numafit__rootfs_opendir(&x->fs, "devices/system/cpu", &dir) == 0) {
+        /* a capture's sys/ given for the capture: name its parent */
+        char parent[PATH_CAP];
+        const char *root = x->fs.root;
+        size_t n = strlen(root), end, base;
+        closedir(dir);
+        while (n > 1 && root[n - 1] == '/')
+            n--;
+        end = n;
+        while (n > 0 && root[n - 1] != '/')
+            n--;
+        base = n; /* root[base..end) is the last component */
+        while (n > 1 && root[n - 1] == '/')
+            n--;
+        if ((end - base == 1 && root[base] == '.') ||
+            (end - base == 2 && !strncmp(root + base, "..", 2)))
+            snprintf(parent, sizeof(parent), "%.*s/..", (int)end, root);
+        else
+            snprintf(parent, sizeof(parent), "%.*s", (int)(n ? n : 1), n ? root : ".");
+        return fail(x, -ENOENT, rel,
+                    "no such directory: the root holds devices/system/cpu, a sys directory "
+                    "itself: give its parent (%s)",
+                    parent);
+    }
+    return fail(x, -ENOENT, rel,
+                "no such directory: not a sysfs root (give the directory "
+                "that holds sys/)");
 }
 
 NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_hostconf_t *conf,
@@ -403,7 +575,7 @@ NUMAFIT_EXPORT int numafit_host_new_from_sysfs(const char *root, const numafit_h
     x.bits = numafit__malloc(NUMAFIT__CPU_WORDS * sizeof(uint64_t));
     if (!x.fs.buf || !x.bits)
         r = -ENOMEM;
-    else if ((r = read_nodes(&x)) == 0 &&
+    else if ((r = check_root(&x)) == 0 && (r = read_nodes(&x)) == 0 &&
              (flags & NUMAFIT_DISCOVER_ALL_ONLINE || (r = read_online(&x, &online)) == 0))
         r = numafit__discover_build(&d, online, conf, flags, ret, err);
     if (r == -ENOMEM)

@@ -7,8 +7,11 @@
  * ini.c reads nova.conf, doctor_checks.c turns both into findings. */
 #include "config.h"
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "doctor_internal.h"
 
@@ -52,6 +55,12 @@ void numafit__doctor_unreadable(struct numafit__doctor *x, const char *rel, cons
     char line[DOCTOR_PATH_CAP + 64];
     snprintf(line, sizeof(line), "%s: %s", rel, why);
     numafit__doctor_ok_json(x, json_array_append_new(x->unreadable, numafit__doctor_js(x, line)));
+}
+
+void numafit__doctor_not_checked(struct numafit__doctor *x, const char *what, const char *why) {
+    char line[DOCTOR_PATH_CAP + 128];
+    snprintf(line, sizeof(line), "%s: %s", what, why);
+    numafit__doctor_ok_json(x, json_array_append_new(x->not_checked, numafit__doctor_js(x, line)));
 }
 
 /* A cpu list as nova writes it ("4-11"), alive until NSCRATCH later calls. */
@@ -144,6 +153,19 @@ static json_t *node_json(struct numafit__doctor *x, const struct dnode *d) {
         put(x, pages, numafit__doctor_size_name(d->ps[k].size_kb, nm, sizeof(nm)),
             json_integer((json_int_t)d->ps[k].count));
     put(x, n, "hugepages", pages);
+    pages = NULL;
+    for (uint32_t k = 0; k < d->npsizes; k++) {
+        if (!d->ps[k].has_free)
+            continue;
+        if (!pages && !(pages = json_object())) {
+            x->oom = true;
+            break;
+        }
+        put(x, pages, numafit__doctor_size_name(d->ps[k].size_kb, nm, sizeof(nm)),
+            json_integer((json_int_t)d->ps[k].free));
+    }
+    if (pages)
+        put(x, n, "hugepages_free", pages);
     return n;
 }
 
@@ -176,6 +198,86 @@ static void summarize_memory(struct numafit__doctor *x) {
     put(x, h, "hugetlbfs_mounts", mounts);
 }
 
+static json_t *str_or_null(struct numafit__doctor *x, const char *s) {
+    return s && *s ? numafit__doctor_js(x, s) : json_null();
+}
+
+static json_t *tristate(int v) {
+    return v < 0 ? json_null() : json_boolean(v);
+}
+
+/* An object; NULL (and x->oom) when memory ran out. */
+static json_t *new_obj(struct numafit__doctor *x) {
+    json_t *o = json_object();
+    if (!o)
+        x->oom = true;
+    return o;
+}
+
+/* host.transparent_hugepage, ksm, power, kvm, block_schedulers, vhost_net */
+static void summarize_tuning(struct numafit__doctor *x) {
+    json_t *h = x->host, *o;
+    static const struct {
+        const char *key;
+        size_t off;
+    } cmd[] = {
+        {"intel_idle.max_cstate", offsetof(struct numafit__doctor, cmd_intel_idle)},
+        {"processor.max_cstate", offsetof(struct numafit__doctor, cmd_processor_cstate)},
+        {"idle", offsetof(struct numafit__doctor, cmd_idle)},
+        {"intel_pstate", offsetof(struct numafit__doctor, cmd_pstate)},
+    };
+    put(x, h, "sysctl_nr_hugepages",
+        x->sysctl_hugepages < 0 ? json_null() : json_integer((json_int_t)x->sysctl_hugepages));
+    if ((o = new_obj(x))) {
+        put(x, o, "enabled", str_or_null(x, x->thp_enabled));
+        put(x, o, "defrag", str_or_null(x, x->thp_defrag));
+    }
+    put(x, h, "transparent_hugepage", o ? o : json_null());
+    if ((o = new_obj(x))) {
+        put(x, o, "run", x->ksm_run < 0 ? json_null() : json_integer(x->ksm_run));
+        put(x, o, "enabled_by", str_or_null(x, x->ksm_service));
+    }
+    put(x, h, "ksm", o ? o : json_null());
+    if ((o = new_obj(x))) {
+        json_t *c = new_obj(x);
+        for (size_t i = 0; c && i < sizeof(cmd) / sizeof(cmd[0]); i++) {
+            const char *v = (const char *)x + cmd[i].off;
+            if (*v)
+                put(x, c, cmd[i].key, numafit__doctor_js(x, v));
+        }
+        put(x, o, "cmdline", c ? c : json_null());
+        put(x, o, "intel_pstate", str_or_null(x, x->pstate_status));
+        put(x, o, "cpufreq_cpus",
+            x->has[B_GOVERNOR] ? numafit__doctor_js(x, numafit__doctor_fmt(x, x->b[B_GOVERNOR]))
+                               : json_null());
+        put(x, o, "not_performance",
+            x->has[B_GOVERNOR] ? numafit__doctor_js(x, numafit__doctor_fmt(x, x->b[B_NOTPERF]))
+                               : json_null());
+        put(x, o, "other_governors",
+            x->has[B_GOVERNOR] ? numafit__doctor_js(x, x->governors) : json_null());
+        put(x, o, "cpuidle_cpus",
+            x->has[B_CPUIDLE] ? numafit__doctor_js(x, numafit__doctor_fmt(x, x->b[B_CPUIDLE]))
+                              : json_null());
+        put(x, o, "deep_idle_cpus",
+            x->has[B_CPUIDLE] ? numafit__doctor_js(x, numafit__doctor_fmt(x, x->b[B_DEEPIDLE]))
+                              : json_null());
+        put(x, o, "deep_idle_states",
+            x->has[B_CPUIDLE] ? numafit__doctor_js(x, x->deep_states) : json_null());
+    }
+    put(x, h, "power", o ? o : json_null());
+    if ((o = new_obj(x))) {
+        put(x, o, "dev_kvm", tristate(x->dev_kvm));
+        put(x, o, "module", x->mod_kvm < 0 ? json_null() : str_or_null(x, x->kvm_vendor));
+        put(x, o, "nested", tristate(x->kvm_nested));
+    }
+    put(x, h, "kvm", o ? o : json_null());
+    if ((o = new_obj(x)))
+        for (uint32_t i = 0; i < x->nblock; i++)
+            put(x, o, x->block[i].name, numafit__doctor_js(x, x->block[i].sched));
+    put(x, h, "block_schedulers", o ? o : json_null());
+    put(x, h, "vhost_net", tristate(x->vhost_net));
+}
+
 static void summarize(struct numafit__doctor *x) {
     json_t *h = x->host;
     set_str(x, h, "root", x->fs.root[0] ? x->fs.root : "/");
@@ -200,6 +302,7 @@ static void summarize(struct numafit__doctor *x) {
     put(x, h, "vcpu_pin_set", set_or_null(x, B_PINSET));
     put(x, h, "realtime", json_boolean(x->realtime));
     put(x, h, "realtime_because", json_incref(x->rt_reasons));
+    summarize_tuning(x);
 }
 
 /* ------------------------------------------------------------ entry point */
@@ -218,6 +321,7 @@ static void doctor_free(struct numafit__doctor *x) {
     json_decref(x->unreadable);
     json_decref(x->findings);
     json_decref(x->rt_reasons);
+    json_decref(x->not_checked);
 }
 
 static int check_args(const char *root, const char *nova_conf, size_t nova_conf_len, unsigned flags,
@@ -231,6 +335,35 @@ static int check_args(const char *root, const char *nova_conf, size_t nova_conf_
                                    err);
 }
 
+/* The root must be a directory holding proc/ or sys/ (a captured host or
+ * "/"): a wrong --root is an error, not a host without findings. */
+static int check_root(const char *root, numafit_error_t *err) {
+    char path[DOCTOR_PATH_CAP];
+    const char *r = root && *root ? root : "/";
+    struct stat st;
+    bool any = false;
+    int e = 0;
+    if (stat(r, &st) < 0)
+        e = -errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = -ENOTDIR;
+    if (e < 0) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "root", NULL, "%s: %s", r,
+                           e == -ENOTDIR ? "not a directory" : strerror(-e));
+        return e;
+    }
+    for (int i = 0; i < 2 && !any; i++) {
+        snprintf(path, sizeof(path), "%s/%s", r, i ? "sys" : "proc");
+        any = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    }
+    if (!any) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "root", NULL,
+                           "%s holds neither proc/ nor sys/: not a host's root", r);
+        return -ENOENT;
+    }
+    return 0;
+}
+
 static int doctor_init(struct numafit__doctor *x, const char *root, unsigned flags) {
     memset(x, 0, sizeof(*x));
     x->flags = flags;
@@ -241,7 +374,9 @@ static int doctor_init(struct numafit__doctor *x, const char *root, unsigned fla
     x->unreadable = json_array();
     x->findings = json_array();
     x->rt_reasons = json_array();
-    if (!x->fs.buf || !x->b[0] || !x->host || !x->unreadable || !x->findings || !x->rt_reasons)
+    x->not_checked = json_array();
+    if (!x->fs.buf || !x->b[0] || !x->host || !x->unreadable || !x->findings || !x->rt_reasons ||
+        !x->not_checked)
         return -ENOMEM;
     for (int i = 1; i < B__N; i++)
         x->b[i] = x->b[0] + (size_t)i * NUMAFIT__CPU_WORDS;
@@ -253,6 +388,7 @@ static char *report_json(struct numafit__doctor *x) {
     json_t *report;
     char *out = NULL;
     numafit__doctor_ok_json(x, json_object_set(x->host, "unreadable", x->unreadable));
+    numafit__doctor_ok_json(x, json_object_set(x->host, "not_checked", x->not_checked));
     if (x->oom)
         return NULL;
     report = json_pack("{sOsO}", "host", x->host, "findings", x->findings);
@@ -270,7 +406,8 @@ NUMAFIT_EXPORT int numafit_doctor(const char *root, const char *nova_conf, size_
     int r;
 
     numafit__error_clear(err);
-    if ((r = check_args(root, nova_conf, nova_conf_len, flags, ret_json, err)) < 0)
+    if ((r = check_args(root, nova_conf, nova_conf_len, flags, ret_json, err)) < 0 ||
+        (r = check_root(root, err)) < 0)
         return r;
     if ((r = doctor_init(&x, root, flags)) == 0) {
         numafit__doctor_read_host(&x);

@@ -26,29 +26,19 @@ static const struct {
 
 /* Options nova reads from one section only, found in another. */
 static void check_option_sections(struct numafit__doctor *x) {
-    static const struct {
-        const char *key, *section;
-    } homes[] = {
-        {"vcpu_pin_set", "DEFAULT"},       {"reserved_huge_pages", "DEFAULT"},
-        {"cpu_dedicated_set", "compute"},  {"cpu_shared_set", "compute"},
-        {"cpu_mode", "libvirt"},           {"realtime_scheduler_priority", "libvirt"},
-        {"file_backed_memory", "libvirt"},
-    };
-    for (uint32_t i = 0; i < x->ini.nent; i++)
-        for (size_t k = 0; k < sizeof(homes) / sizeof(homes[0]); k++)
-            if (!strcmp(x->ini.ent[i].key, homes[k].key) &&
-                strcmp(x->ini.ent[i].section, homes[k].section)) {
-                char fix[256];
-                snprintf(fix, sizeof(fix), "Move %s to the [%s] section.", homes[k].key,
-                         homes[k].section);
-                numafit__doctor_add(
-                    x, "nova-option-wrong-section", SEV_WARNING,
-                    "A nova option is in the wrong section and is ignored", fix,
-                    "nova.conf line %u sets %s in [%s], but nova reads it only from [%s]; "
-                    "the value \"%s\" has no effect.",
-                    x->ini.ent[i].line, homes[k].key, x->ini.ent[i].section, homes[k].section,
-                    x->ini.ent[i].value);
-            }
+    for (uint32_t i = 0; i < x->ini.nent; i++) {
+        const char *home = numafit__nova_conf_misplaced(&x->ini.ent[i]);
+        char fix[256];
+        if (!home)
+            continue;
+        snprintf(fix, sizeof(fix), "Move %s to the [%s] section.", x->ini.ent[i].key, home);
+        numafit__doctor_add(x, "nova-option-wrong-section", SEV_WARNING,
+                            "A nova option is in the wrong section and is ignored", fix,
+                            "nova.conf line %u sets %s in [%s], but nova reads it only from [%s]; "
+                            "the value \"%s\" has no effect.",
+                            x->ini.ent[i].line, x->ini.ent[i].key, x->ini.ent[i].section, home,
+                            x->ini.ent[i].value);
+    }
 }
 
 /* One CPU set option: its syntax, its CPUs online. */
@@ -361,7 +351,27 @@ static void check_size_balance(struct numafit__doctor *x, uint64_t kb, const cha
         lo = c < lo ? c : lo;
         hi = c > hi ? c : hi;
     }
-    if (ncpu_nodes > 1 && lo != hi) {
+    if (ncpu_nodes > 1 && lo == 0 && hi > 0) {
+        char none[256];
+        size_t off = 0;
+        none[0] = '\0';
+        for (uint32_t i = 0; i < x->nnodes && off < sizeof(none) - 16; i++)
+            if (x->nodes[i].cpus && !bempty(x->nodes[i].cpus) && !node_pages(&x->nodes[i], kb))
+                off += (size_t)snprintf(none + off, sizeof(none) - off, "%s%u", off ? ", " : "",
+                                        x->nodes[i].id);
+        numafit__doctor_add(
+            x, "hugepages-not-on-every-node", SEV_WARNING,
+            "Huge pages are reserved on some NUMA nodes only",
+            "Reserve pages of this size on every node with CPUs: hugepages=N with "
+            "hugepagesz= on the kernel command line spreads them, or echo N > "
+            "/sys/devices/system/node/nodeX/hugepages/hugepages-<size>kB/nr_hugepages per node.",
+            "%s pages: node%s %s ha%s none, the other nodes with CPUs have up to %llu; a guest "
+            "NUMA cell with hw:mem_page_size takes its pages from the node of its CPUs, so "
+            "guests never fit on %s and a two-node guest fails with \"Requested instance NUMA "
+            "topology cannot fit the given host NUMA topology\".",
+            nm, strchr(none, ',') ? "s" : "", none, strchr(none, ',') ? "ve" : "s",
+            (unsigned long long)hi, strchr(none, ',') ? "those nodes" : "that node");
+    } else if (ncpu_nodes > 1 && lo != hi) {
         char counts[512];
         size_t off = 0;
         counts[0] = '\0';
@@ -404,9 +414,32 @@ static void check_size_mounted(struct numafit__doctor *x, uint64_t kb, const cha
     }
 }
 
-/* 1 GiB pages should come from the boot command line. */
-static void check_1g_on_cmdline(struct numafit__doctor *x, uint64_t kb) {
-    bool on_cmdline;
+/* Nodes whose pages of size kb are all in use. */
+static void check_size_free(struct numafit__doctor *x, uint64_t kb, const char *nm) {
+    char list[512];
+    size_t off = 0;
+    list[0] = '\0';
+    for (uint32_t i = 0; i < x->nnodes && off < sizeof(list) - 48; i++)
+        for (uint32_t k = 0; k < x->nodes[i].npsizes; k++) {
+            const struct dpsize *p = &x->nodes[i].ps[k];
+            if (p->size_kb == kb && p->count && p->has_free && !p->free)
+                off +=
+                    (size_t)snprintf(list + off, sizeof(list) - off, "%snode %u: 0 free of %llu",
+                                     off ? ", " : "", x->nodes[i].id, (unsigned long long)p->count);
+        }
+    if (off)
+        numafit__doctor_add(
+            x, "hugepages-node-exhausted", SEV_WARNING, "A NUMA node has no free huge pages left",
+            "Check which guests hold them (grep -i huge /proc/PID/numa_maps, virsh dumpxml), "
+            "reserve more pages on the node, or move guests.",
+            "%s pages (free_hugepages): %s; no further guest cell with hw:mem_page_size=%s "
+            "fits on %s.",
+            nm, list, nm, strchr(list, ',') ? "these nodes" : "this node");
+}
+
+/* 1 GiB pages should come from the boot command line; true when said so. */
+static bool check_1g_on_cmdline(struct numafit__doctor *x, uint64_t kb) {
+    bool on_cmdline = true;
     if (kb == KIB_1G && x->has_cmdline) {
         on_cmdline = x->default_hpsz_kb == KIB_1G;
         for (uint32_t c = 0; c < x->ncmdpages; c++)
@@ -423,6 +456,69 @@ static void check_1g_on_cmdline(struct numafit__doctor *x, uint64_t kb) {
                 "which needs 1 GiB of contiguous free memory per page and gives fewer "
                 "pages once memory is fragmented.");
     }
+    return !on_cmdline;
+}
+
+/* The default huge page size: default_hugepagesz=, else proc/meminfo's. */
+static uint64_t default_size(const struct numafit__doctor *x) {
+    return x->default_hpsz_kb ? x->default_hpsz_kb : x->meminfo_hpsz_kb;
+}
+
+/* Pages of size kb with no hugepages= count for them on the command line. */
+static void check_runtime_allocated(struct numafit__doctor *x, uint64_t kb, const char *nm) {
+    char how[256];
+    for (uint32_t c = 0; c < x->ncmdpages; c++)
+        if (x->cmdpages[c].count >= 0 &&
+            (x->cmdpages[c].size_kb == kb || (!x->cmdpages[c].size_kb && default_size(x) == kb)))
+            return;
+    if (x->sysctl_hugepages >= 0 && default_size(x) == kb)
+        snprintf(how, sizeof(how), "vm.nr_hugepages = %lld in %s, applied by systemd-sysctl",
+                 (long long)x->sysctl_hugepages, x->sysctl_file);
+    else
+        snprintf(how, sizeof(how),
+                 "written to nr_hugepages by hand or by a script (no vm.nr_hugepages for "
+                 "them in etc/sysctl.conf or etc/sysctl.d)");
+    numafit__doctor_add(
+        x, "hugepages-runtime-allocated", kb >= KIB_1G ? SEV_WARNING : SEV_INFO,
+        "Huge pages are allocated after boot",
+        "Reserve them on the kernel command line (hugepagesz=SIZE hugepages=N, per node "
+        "hugepages=0:N,1:N), or make sure the allocation runs before libvirtd and "
+        "nova-compute start; restart nova-compute after changing the pages.",
+        "%s pages are reserved but the kernel command line has no hugepages= count for them: "
+        "they were %s. Allocating after boot needs free contiguous memory%s, and "
+        "nova-compute reads the host's pages from libvirt's capabilities once when it starts, "
+        "so pages added later are not offered until it is restarted.",
+        nm, how,
+        kb >= KIB_1G ? " (1 GiB blocks: once memory is fragmented it gives fewer pages than "
+                       "asked, or none)"
+                     : "");
+}
+
+/* sysctl's vm.nr_hugepages (default size) that the kernel could not give. */
+static void check_sysctl_short(struct numafit__doctor *x) {
+    uint64_t kb = default_size(x), have = 0;
+    bool known = false;
+    char nm[32];
+    if (x->sysctl_hugepages <= 0 || !kb)
+        return;
+    for (uint32_t k = 0; k < x->nglobal; k++)
+        if (x->global[k].size_kb == kb) {
+            have = x->global[k].count;
+            known = true;
+        }
+    for (uint32_t i = 0; i < x->nnodes && !known; i++)
+        have += node_pages(&x->nodes[i], kb);
+    if ((known || x->nnodes) && have < (uint64_t)x->sysctl_hugepages)
+        numafit__doctor_add(
+            x, "hugepages-sysctl-short", SEV_WARNING,
+            "Fewer huge pages than vm.nr_hugepages asks for",
+            "Reserve the pages on the kernel command line instead (default_hugepagesz=SIZE "
+            "hugepagesz=SIZE hugepages=N) and reboot.",
+            "%s sets vm.nr_hugepages = %lld (%s pages) but only %llu are reserved: the "
+            "kernel found too little contiguous free memory when the setting was applied "
+            "after boot.",
+            x->sysctl_file, (long long)x->sysctl_hugepages,
+            numafit__doctor_size_name(kb, nm, sizeof(nm)), (unsigned long long)have);
 }
 
 /* hugepages=N on the command line that the kernel could not fully give */
@@ -469,10 +565,13 @@ static void check_hugepages(struct numafit__doctor *x) {
     for (uint32_t s = 0; s < nsizes; s++) {
         numafit__doctor_size_name(sizes[s], nm, sizeof(nm));
         check_size_balance(x, sizes[s], nm);
+        check_size_free(x, sizes[s], nm);
         check_size_mounted(x, sizes[s], nm);
-        check_1g_on_cmdline(x, sizes[s]);
+        if (!check_1g_on_cmdline(x, sizes[s]) && x->has_cmdline)
+            check_runtime_allocated(x, sizes[s], nm);
     }
     check_hugepages_short(x);
+    check_sysctl_short(x);
 }
 
 /* The reserved_huge_pages values of nova.conf into *hc (NULL without any),
@@ -744,5 +843,6 @@ void numafit__doctor_check(struct numafit__doctor *x) {
     check_hugepages(x);
     check_reserved(x);
     check_realtime(x);
+    numafit__doctor_check_tuning(x);
     check_numa(x);
 }

@@ -4,9 +4,12 @@
  * that cannot be read is listed in host.unreadable, never fatal. */
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "doctor_internal.h"
 
@@ -18,7 +21,7 @@ _Static_assert(NUMAFIT_CELL_ID_MAX == 1023, "the unreadable note of read_nodes()
 /* Read root/rel into x->fs.buf (NUL-terminated, NULs replaced by spaces).
  * Returns the length, or -errno; every failure is listed in host.unreadable
  * unless it is ENOENT and quiet_enoent. */
-static int read_rel(struct numafit__doctor *x, const char *rel, bool quiet_enoent) {
+int numafit__doctor_read_rel(struct numafit__doctor *x, const char *rel, bool quiet_enoent) {
     char why[NUMAFIT__ROOTFS_WHY_CAP];
     int r = numafit__rootfs_read(&x->fs, rel, why);
     if (r < 0) {
@@ -29,6 +32,25 @@ static int read_rel(struct numafit__doctor *x, const char *rel, bool quiet_enoen
     for (int i = 0; i < r; i++)
         if (x->fs.buf[i] == '\0')
             x->fs.buf[i] = ' ';
+    return r;
+}
+
+#define read_rel numafit__doctor_read_rel
+
+int numafit__doctor_exists(struct numafit__doctor *x, const char *rel) {
+    char path[NUMAFIT__ROOTFS_PATH_CAP];
+    struct stat st;
+    if (numafit__rootfs_path(&x->fs, rel, path) < 0)
+        return -ENAMETOOLONG;
+    if (lstat(path, &st) == 0)
+        return 1;
+    return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+}
+
+int numafit__doctor_opendir(struct numafit__doctor *x, const char *rel, DIR **dir) {
+    int r = numafit__rootfs_opendir(&x->fs, rel, dir);
+    if (r == -ENOMEM)
+        x->oom = true;
     return r;
 }
 
@@ -76,13 +98,10 @@ static int list_dir(struct numafit__doctor *x, const char *rel, const char *pref
     struct dirent *de;
     uint32_t n = 0;
     DIR *dir;
-    int r = numafit__rootfs_opendir(&x->fs, rel, &dir);
+    int r = numafit__doctor_opendir(x, rel, &dir);
     *ret_n = 0;
-    if (r < 0) {
-        if (r == -ENOMEM)
-            x->oom = true; /* not a missing directory: the report would be wrong */
+    if (r < 0)
         return r;
-    }
     while ((de = readdir(dir))) {
         uint64_t v;
         size_t nd = numafit__rootfs_entry_number(de->d_name, prefix, suffix, &v);
@@ -245,6 +264,19 @@ static void cmdline_hugepagesz(struct numafit__doctor *x, const char *v, size_t 
     }
 }
 
+/* A short parameter value, kept when it is printable ASCII and fits. */
+static void cmdline_word(char *out, size_t cap, const char *v, size_t vl) {
+    bool good = vl > 0 && vl < cap;
+    for (size_t i = 0; good && i < vl; i++)
+        good = v[i] > 0x20 && v[i] < 0x7f;
+    if (good) {
+        memcpy(out, v, vl);
+        out[vl] = '\0';
+    } else {
+        snprintf(out, cap, "?");
+    }
+}
+
 /* One key=value parameter of the kernel command line. */
 static void cmdline_param(struct numafit__doctor *x, const char *k, size_t kl, const char *v,
                           size_t vl) {
@@ -262,6 +294,14 @@ static void cmdline_param(struct numafit__doctor *x, const char *k, size_t kl, c
         cmdline_hugepagesz(x, v, vl);
     } else if (KEY("hugepages")) {
         cmdline_hugepages(x, v, vl);
+    } else if (KEY("intel_idle.max_cstate")) {
+        cmdline_word(x->cmd_intel_idle, sizeof(x->cmd_intel_idle), v, vl);
+    } else if (KEY("processor.max_cstate")) {
+        cmdline_word(x->cmd_processor_cstate, sizeof(x->cmd_processor_cstate), v, vl);
+    } else if (KEY("idle")) {
+        cmdline_word(x->cmd_idle, sizeof(x->cmd_idle), v, vl);
+    } else if (KEY("intel_pstate")) {
+        cmdline_word(x->cmd_pstate, sizeof(x->cmd_pstate), v, vl);
     }
 #undef KEY
 }
@@ -365,7 +405,11 @@ static void read_pages_dir(struct numafit__doctor *x, const char *dir, struct dp
         if (read_u64(x, rel, false, &c) < 0)
             continue;
         ps[*nps].size_kb = sizes[i];
-        ps[(*nps)++].count = c;
+        ps[*nps].count = c;
+        snprintf(rel, sizeof(rel), "%s/hugepages-%llukB/free_hugepages", dir,
+                 (unsigned long long)sizes[i]);
+        ps[*nps].has_free = read_u64(x, rel, true, &ps[*nps].free) == 0;
+        (*nps)++;
     }
 }
 
@@ -459,6 +503,75 @@ static void read_memory(struct numafit__doctor *x) {
     }
 }
 
+/* vm.nr_hugepages in one sysctl file (the last setting wins). */
+static void sysctl_file(struct numafit__doctor *x, const char *rel) {
+    if (read_rel(x, rel, true) < 0)
+        return;
+    for (char *l = x->fs.buf, *next; *l; l = next) {
+        char *k, *v, *end;
+        unsigned long long n;
+        next = l + strcspn(l, "\n");
+        if (*next)
+            *next++ = '\0';
+        k = numafit__trim(l);
+        if (*k == '-')
+            k++; /* "-key = value": errors ignored */
+        if (!(v = strchr(k, '=')) || *k == '#' || *k == ';')
+            continue;
+        *v++ = '\0';
+        k = numafit__trim(k);
+        if (strcmp(k, "vm.nr_hugepages") && strcmp(k, "vm/nr_hugepages"))
+            continue;
+        v = numafit__trim(v);
+        errno = 0;
+        n = strtoull(v, &end, 10);
+        if (*v < '0' || *v > '9' || *end || errno || n > INT64_MAX) {
+            numafit__doctor_unreadable(x, rel, "vm.nr_hugepages is not a count");
+            continue;
+        }
+        x->sysctl_hugepages = (int64_t)n;
+        snprintf(x->sysctl_file, sizeof(x->sysctl_file), "%s", rel);
+    }
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* etc/sysctl.d/\*.conf in name order, then etc/sysctl.conf (as sysctl
+ * --system applies them: the last one wins). */
+static void read_sysctl(struct numafit__doctor *x) {
+    char *names[64], rel[NAME_MAX + 32];
+    size_t n = 0;
+    struct dirent *de;
+    DIR *dir;
+    x->sysctl_hugepages = -1;
+    if (numafit__doctor_opendir(x, "etc/sysctl.d", &dir) == 0) {
+        while ((de = readdir(dir))) {
+            size_t l = strlen(de->d_name);
+            if (l < 6 || de->d_name[0] == '.' || strcmp(de->d_name + l - 5, ".conf"))
+                continue;
+            if (n == sizeof(names) / sizeof(names[0])) {
+                numafit__doctor_unreadable(x, "etc/sysctl.d", "too many entries, the rest ignored");
+                break;
+            }
+            if (!(names[n] = numafit__strdup(de->d_name))) {
+                x->oom = true;
+                break;
+            }
+            n++;
+        }
+        closedir(dir);
+        qsort(names, n, sizeof(names[0]), cmp_str);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(rel, sizeof(rel), "etc/sysctl.d/%s", names[i]);
+            sysctl_file(x, rel);
+            numafit__free(names[i]);
+        }
+    }
+    sysctl_file(x, "etc/sysctl.conf");
+}
+
 static bool is_isolating_profile(const char *p) {
     return !strcmp(p, "realtime") || !strcmp(p, "realtime-virtual-host") ||
            !strcmp(p, "realtime-virtual-guest") || !strcmp(p, "cpu-partitioning");
@@ -520,5 +633,7 @@ void numafit__doctor_read_host(struct numafit__doctor *x) {
     read_cmdline(x);
     read_cpus(x);
     read_memory(x);
+    read_sysctl(x);
     read_tuned(x);
+    numafit__doctor_read_tuning(x);
 }

@@ -37,6 +37,10 @@ enum {
     B_PINSET,    /* vcpu_pin_set */
     B_PINNED,    /* the CPUs nova pins guests to: dedicated, else vcpu_pin_set */
     B_SIBLESS,   /* pinned CPUs whose thread siblings are not pinned CPUs */
+    B_GOVERNOR,  /* CPUs whose cpufreq scaling_governor was read */
+    B_NOTPERF,   /* of those, the ones not on the performance governor */
+    B_CPUIDLE,   /* CPUs whose cpuidle states were read */
+    B_DEEPIDLE,  /* of those, the ones with a deep idle state enabled */
     B_TMP,
     B_TMP2,
     B__N
@@ -45,7 +49,11 @@ enum {
 struct dpsize {
     uint64_t size_kb;
     uint64_t count;
+    bool has_free;
+    uint64_t free; /* free_hugepages */
 };
+
+#define BLOCK_MAX 32u /* block devices reported */
 
 struct dnode {
     uint32_t id;
@@ -96,8 +104,31 @@ struct numafit__doctor {
     int preemption_timer; /* -1 unknown */
     bool has_tuned;
     char tuned_profile[256];
-    bool tuned_rt;        /* a realtime* profile is active */
-    bool tuned_isolating; /* a profile that applies isolated_cores is active */
+    bool tuned_rt;            /* a realtime* profile is active */
+    bool tuned_isolating;     /* a profile that applies isolated_cores is active */
+    int64_t sysctl_hugepages; /* vm.nr_hugepages of etc/sysctl.conf, sysctl.d; -1 none */
+    char sysctl_file[128];    /* where it was set */
+    /* kernel tuning (doctor_tuning.c) */
+    json_t *not_checked;  /* "what: why" of the checks skipped for want of a file */
+    char thp_enabled[16]; /* the bracketed choice of transparent_hugepage/enabled, "" unknown */
+    char thp_defrag[16];
+    int ksm_run;           /* sys/kernel/mm/ksm/run, -1 unknown */
+    char ksm_service[192]; /* the file that enables ksmtuned / ksm, "" none found */
+    char cmd_intel_idle[16], cmd_processor_cstate[16], cmd_idle[16], cmd_pstate[32];
+    char pstate_status[16];  /* sys/devices/system/cpu/intel_pstate/status, "" unknown */
+    char governors[128];     /* the governors other than performance, "a, b" */
+    char deep_states[192];   /* the deep idle states enabled, "C6 (133 us), ..." */
+    int dev_kvm;             /* dev/kvm: -1 dev/ not captured, 0 missing, 1 present */
+    int mod_kvm;             /* kvm_intel or kvm_amd in sys/module: -1 not captured */
+    char kvm_vendor[16];     /* "kvm_intel", "kvm_amd", "" */
+    int kvm_nested;          /* -1 unknown */
+    int vhost_net;           /* -1 unknown */
+    char vhost_net_from[32]; /* where that was seen */
+    uint32_t nblock;
+    struct {
+        char name[32];
+        char sched[24]; /* the bracketed choice */
+    } block[BLOCK_MAX];
     /* nova.conf */
     bool has_conf;
     struct numafit__ini ini;
@@ -133,6 +164,25 @@ void numafit__doctor_read_host(struct numafit__doctor *x);
  * a missing file is listed in host.unreadable unless quiet. */
 int numafit__doctor_read_cpulist(struct numafit__doctor *x, const char *rel, bool quiet,
                                  uint64_t *bits);
+/* Read root/rel into x->fs.buf (NUL-terminated, NULs replaced by spaces):
+ * its length or -errno; listed in host.unreadable unless it is missing and
+ * quiet_enoent. */
+int numafit__doctor_read_rel(struct numafit__doctor *x, const char *rel, bool quiet_enoent);
+/* 1 when root/rel exists (a link is not followed), 0 when it does not,
+ * -errno when that cannot be told. */
+int numafit__doctor_exists(struct numafit__doctor *x, const char *rel);
+/* numafit__rootfs_opendir() of rel; memory exhaustion sets x->oom (the
+ * report would be wrong), any failure returns < 0. */
+int numafit__doctor_opendir(struct numafit__doctor *x, const char *rel, DIR **dir);
+/* host.not_checked gets "what: why" */
+void numafit__doctor_not_checked(struct numafit__doctor *x, const char *what, const char *why);
+
+/* ------------------------------------------------------------ doctor_tuning.c */
+
+/* THP, KSM, power management, KVM, block devices, vhost_net. */
+void numafit__doctor_read_tuning(struct numafit__doctor *x);
+/* Their findings, after the real-time checks. */
+void numafit__doctor_check_tuning(struct numafit__doctor *x);
 
 /* ------------------------------------------------------------ doctor_checks.c */
 

@@ -26,6 +26,9 @@
 #include "private.h"
 
 #define CW NUMAFIT__CPU_WORDS
+/* a CPU model's or feature's name, with its NUL; the number of extra flags */
+#define NUMAFIT__CPU_NAME_MAX  64
+#define NUMAFIT__CPU_FLAGS_MAX 64
 
 struct numafit_domconf {
     bool has_shared, has_pinset, has_online;
@@ -35,13 +38,24 @@ struct numafit_domconf {
     int rt_priority;
     bool cpu_control;
     uint64_t file_backed_mb;
-    char type[16];
+    char type[16]; /* <domain type>; "" = the virt type */
+    char virt[16]; /* [libvirt] virt_type: the rules */
+    char arch[16]; /* the host's architecture */
     char name[256];
     char uuid[37];
-    char cpu_mode[20];
+    char cpu_mode[20]; /* "" = nova's default for virt and arch */
+    char cpu_model[NUMAFIT__CPU_NAME_MAX];
+    unsigned ncpu_models; /* [libvirt] cpu_models: the first is written */
+    unsigned nflags;      /* [libvirt] cpu_model_extra_flags, sorted by name */
+    char flag_name[NUMAFIT__CPU_FLAGS_MAX][NUMAFIT__CPU_NAME_MAX];
+    bool flag_off[NUMAFIT__CPU_FLAGS_MAX];
+    int mem_stats_period; /* [libvirt] mem_stats_period_seconds */
+    char file_cache[16];  /* [libvirt] disk_cachemodes' file=MODE, "" = none */
 };
 
 #define ALL_FLAGS (NUMAFIT_DOMAIN_FULL | NUMAFIT_DOMAIN_NOVA_EXACT)
+
+static int nomem(numafit_error_t *err);
 
 /* ------------------------------------------------------------ configuration */
 
@@ -49,8 +63,10 @@ static void conf_defaults(struct numafit_domconf *c) {
     memset(c, 0, sizeof(*c));
     c->rt_priority = 1;
     c->cpu_control = true;
-    strcpy(c->type, "kvm");
+    strcpy(c->virt, "kvm");
+    strcpy(c->arch, "x86_64");
     strcpy(c->name, "instance-00000001");
+    c->mem_stats_period = 10;
 }
 
 NUMAFIT_EXPORT int numafit_domconf_new(numafit_domconf_t **ret_conf) {
@@ -76,8 +92,15 @@ void numafit__domconf_take_nova(numafit_domconf_t *dst, const numafit_domconf_t 
     memcpy(dst->pinset, src->pinset, sizeof(dst->pinset));
     dst->rt_priority = src->rt_priority;
     dst->file_backed_mb = src->file_backed_mb;
-    memcpy(dst->type, src->type, sizeof(dst->type));
+    memcpy(dst->virt, src->virt, sizeof(dst->virt));
     memcpy(dst->cpu_mode, src->cpu_mode, sizeof(dst->cpu_mode));
+    memcpy(dst->cpu_model, src->cpu_model, sizeof(dst->cpu_model));
+    dst->ncpu_models = src->ncpu_models;
+    dst->nflags = src->nflags;
+    memcpy(dst->flag_name, src->flag_name, sizeof(dst->flag_name));
+    memcpy(dst->flag_off, src->flag_off, sizeof(dst->flag_off));
+    dst->mem_stats_period = src->mem_stats_period;
+    memcpy(dst->file_cache, src->file_cache, sizeof(dst->file_cache));
 }
 
 /* Parse a cpu spec option; empty_ok: whether a spec leaving no CPU is fine. */
@@ -234,7 +257,8 @@ NUMAFIT_EXPORT int numafit_domconf_set_uuid(numafit_domconf_t *conf, const char 
 }
 
 NUMAFIT_EXPORT int numafit_domconf_set_cpu_mode(numafit_domconf_t *conf, const char *mode) {
-    static const char *const modes[] = {"host-model", "host-passthrough", "custom", "maximum"};
+    static const char *const modes[] = {"host-model", "host-passthrough", "custom", "none",
+                                        "maximum"};
     if (!conf)
         return -EINVAL;
     if (!mode) {
@@ -247,6 +271,248 @@ NUMAFIT_EXPORT int numafit_domconf_set_cpu_mode(numafit_domconf_t *conf, const c
             return 0;
         }
     return -EINVAL;
+}
+
+/* One of a NULL-terminated list of words, copied into dst[cap]. */
+static int set_word(char *dst, size_t cap, const char *v, const char *const *words) {
+    for (size_t i = 0; words[i]; i++)
+        if (v && !strcmp(v, words[i]) && strlen(v) < cap) {
+            strcpy(dst, v);
+            return 0;
+        }
+    return -EINVAL;
+}
+
+NUMAFIT_EXPORT int numafit_domconf_set_virt_type(numafit_domconf_t *conf, const char *type) {
+    static const char *const types[] = {"kvm", "qemu", "lxc", "parallels", NULL};
+    if (!conf)
+        return -EINVAL;
+    return set_word(conf->virt, sizeof(conf->virt), type, types);
+}
+
+NUMAFIT_EXPORT int numafit_domconf_set_arch(numafit_domconf_t *conf, const char *arch) {
+    /* nova's fields.Architecture (libvirt's names) */
+    static const char *const archs[] = {
+        "alpha",  "armv6",    "armv7l",    "armv7b",     "aarch64",      "cris",     "i686",
+        "ia64",   "lm32",     "m68k",      "microblaze", "microblazeel", "mips",     "mipsel",
+        "mips64", "mips64el", "openrisc",  "parisc",     "parisc64",     "ppc",      "ppcle",
+        "ppc64",  "ppc64le",  "ppcemb",    "s390",       "s390x",        "sh4",      "sh4eb",
+        "sparc",  "sparc64",  "unicore32", "x86_64",     "xtensa",       "xtensaeb", NULL};
+    if (!conf)
+        return -EINVAL;
+    return set_word(conf->arch, sizeof(conf->arch), arch, archs);
+}
+
+/* The items of an oslo.config ListOpt value (white space around items
+ * stripped, a trailing ',' ignored) through fn(item, ctx); an empty item
+ * is refused. */
+static int list_walk(const char *opt, const char *list, int (*fn)(const char *, void *), void *ctx,
+                     numafit_error_t *err) {
+    char item[NUMAFIT__CPU_NAME_MAX + 16];
+    const char *s = list, *end;
+    size_t n = strlen(list);
+    while (n && numafit__py_space(list[n - 1]))
+        n--;
+    while (n && list[n - 1] == ',')
+        n--;
+    while (s < list + n && numafit__py_space(*s))
+        s++;
+    if (s == list + n)
+        return 0;
+    for (;;) {
+        const char *a = s, *b;
+        int rc;
+        end = memchr(s, ',', (size_t)(list + n - s));
+        b = end ? end : list + n;
+        while (a < b && numafit__py_space(*a))
+            a++;
+        while (b > a && numafit__py_space(b[-1]))
+            b--;
+        if (b == a || (size_t)(b - a) >= sizeof(item)) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, opt, "ConfigFileValueError",
+                               "%s: an empty or too long item in '%.64s'", opt, list);
+            return -EINVAL;
+        }
+        memcpy(item, a, (size_t)(b - a));
+        item[b - a] = '\0';
+        if ((rc = fn(item, ctx)) < 0) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, opt, "ConfigFileValueError",
+                               "%s: '%s' is not a valid item", opt, item);
+            return rc;
+        }
+        if (!end)
+            return 0;
+        s = end + 1;
+    }
+}
+
+/* A CPU model or feature name as libvirt's cpu_map names them. */
+static bool cpu_name_ok(const char *s) {
+    if (!*s || strlen(s) >= NUMAFIT__CPU_NAME_MAX)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("-_.", *s))
+            return false;
+    return true;
+}
+
+struct models_ctx {
+    unsigned n;
+    char first[NUMAFIT__CPU_NAME_MAX];
+};
+
+static int model_item(const char *item, void *ctx) {
+    struct models_ctx *m = ctx;
+    if (!cpu_name_ok(item) || m->n >= NUMAFIT__CPU_FLAGS_MAX)
+        return -EINVAL;
+    if (m->n++ == 0)
+        strcpy(m->first, item);
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_domconf_set_cpu_models(numafit_domconf_t *conf, const char *list,
+                                                  numafit_error_t *reterr) {
+    struct models_ctx m;
+    int rc;
+    numafit__error_clear(reterr);
+    if (!conf)
+        return -EINVAL;
+    memset(&m, 0, sizeof(m));
+    if (list && (rc = list_walk("[libvirt] cpu_models", list, model_item, &m, reterr)) < 0)
+        return rc;
+    conf->ncpu_models = m.n;
+    memcpy(conf->cpu_model, m.first, sizeof(m.first));
+    return 0;
+}
+
+struct flags_ctx {
+    unsigned n;
+    char name[NUMAFIT__CPU_FLAGS_MAX][NUMAFIT__CPU_NAME_MAX];
+    bool off[NUMAFIT__CPU_FLAGS_MAX];
+};
+
+/* nova's _prepare_cpu_flag: lower case; leading '-'s disable, leading
+ * '+'s (or none) require. The same flag twice is refused (libvirt refuses
+ * a feature named twice). */
+static int flag_item(const char *item, void *ctx) {
+    struct flags_ctx *f = ctx;
+    char low[NUMAFIT__CPU_NAME_MAX + 16];
+    const char *name;
+    bool off;
+    size_t i;
+    for (i = 0; item[i] && i < sizeof(low) - 1; i++)
+        low[i] = (char)tolower((unsigned char)item[i]);
+    low[i] = '\0';
+    off = low[0] == '-';
+    for (name = low; *name == (off ? '-' : '+'); name++)
+        ;
+    if (!cpu_name_ok(name) || f->n >= NUMAFIT__CPU_FLAGS_MAX)
+        return -EINVAL;
+    for (i = 0; i < f->n; i++) {
+        int c = strcmp(f->name[i], name);
+        if (c == 0 && f->off[i] == off)
+            return 0; /* nova's set: the same item once */
+        if (c == 0)
+            return -EINVAL;
+        if (c > 0)
+            break;
+    }
+    memmove(f->name[i + 1], f->name[i], (f->n - i) * sizeof(f->name[0]));
+    memmove(f->off + i + 1, f->off + i, (f->n - i) * sizeof(f->off[0]));
+    strcpy(f->name[i], name);
+    f->off[i] = off;
+    f->n++;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_domconf_set_cpu_model_extra_flags(numafit_domconf_t *conf,
+                                                             const char *list,
+                                                             numafit_error_t *reterr) {
+    struct flags_ctx *f;
+    int rc = 0;
+    numafit__error_clear(reterr);
+    if (!conf)
+        return -EINVAL;
+    if (!(f = numafit__calloc(1, sizeof(*f))))
+        return nomem(reterr);
+    if (list)
+        rc = list_walk("[libvirt] cpu_model_extra_flags", list, flag_item, f, reterr);
+    if (rc == 0) {
+        conf->nflags = f->n;
+        memcpy(conf->flag_name, f->name, sizeof(f->name));
+        memcpy(conf->flag_off, f->off, sizeof(f->off));
+    }
+    numafit__free(f);
+    return rc;
+}
+
+NUMAFIT_EXPORT int numafit_domconf_set_mem_stats_period(numafit_domconf_t *conf, int seconds) {
+    if (!conf)
+        return -EINVAL;
+    conf->mem_stats_period = seconds;
+    return 0;
+}
+
+/* nova's VALID_DISK_CACHEMODES */
+static const char *const cache_modes[] = {
+    "default", "none", "writethrough", "writeback", "directsync", "unsafe", NULL};
+
+static int cache_item(const char *item, void *ctx) {
+    char *file = ctx;
+    const char *eq = strchr(item, '=');
+    char mode[16];
+    if (!eq || eq == item)
+        return -EINVAL;
+    for (const char *t = item; t < eq; t++)
+        if (!isalnum((unsigned char)*t) && *t != '_' && *t != '-')
+            return -EINVAL;
+    if (set_word(mode, sizeof(mode), eq + 1, cache_modes) < 0)
+        return -EINVAL;
+    if ((size_t)(eq - item) == 4 && !strncmp(item, "file", 4))
+        strcpy(file, mode); /* a later entry wins, as in nova's dict */
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_domconf_set_disk_cachemodes(numafit_domconf_t *conf, const char *list,
+                                                       numafit_error_t *reterr) {
+    char file[16] = "";
+    int rc;
+    numafit__error_clear(reterr);
+    if (!conf)
+        return -EINVAL;
+    if (list && (rc = list_walk("[libvirt] disk_cachemodes", list, cache_item, file, reterr)) < 0)
+        return rc;
+    memcpy(conf->file_cache, file, sizeof(file));
+    return 0;
+}
+
+static bool virt_qemu(const numafit_domconf_t *c) {
+    return !strcmp(c->virt, "kvm") || !strcmp(c->virt, "qemu");
+}
+
+/* nova's _check_cpu_compatibility at the compute service's start
+ * (exception Invalid): a CPU mode only with kvm and qemu, cpu_models with
+ * custom and only with it. */
+int numafit__domconf_check(const numafit_domconf_t *c, numafit_error_t *err) {
+    const char *m = c->cpu_mode;
+    if (!virt_qemu(c) && m[0] && strcmp(m, "none")) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "[libvirt] cpu_mode", "Invalid",
+                           "Config requested an explicit CPU model, but the current libvirt "
+                           "hypervisor '%s' does not support selecting CPU models",
+                           c->virt);
+        return -EINVAL;
+    }
+    if (strcmp(m, "custom") && c->ncpu_models) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "[libvirt] cpu_models", "Invalid",
+                           "The cpu_models option is not required when cpu_mode!=custom");
+        return -EINVAL;
+    }
+    if (!strcmp(m, "custom") && !c->ncpu_models) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "[libvirt] cpu_models", "Invalid",
+                           "The cpu_models option is required when cpu_mode=custom");
+        return -EINVAL;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------ XML writer */
@@ -562,6 +828,8 @@ static int cpu_quotas(const json_t *specs, const numafit_domconf_t *conf, unsign
                            "Requested CPU control policy not supported by host");
         return -EINVAL;
     }
+    if (!strcmp(conf->virt, "parallels"))
+        return 0; /* nova writes (and reads) cpu quotas with lxc, kvm and qemu only */
     for (int i = 0; i < 3; i++)
         if ((rc = quota_get(specs, keys[i], i < 2, &q[i], err)) < 0)
             return rc;
@@ -867,16 +1135,163 @@ static void render_numatune(struct gen *g, struct xw *w) {
     xw_put(w, "</numatune>\n");
 }
 
+/* What the flavor and image ask of <features> and <clock>. */
+struct guest_opts {
+    int pmu;      /* hw:pmu / hw_pmu: -1 unset, 0 off, 1 on */
+    bool windows; /* the image's os_type is "windows" */
+    bool hpet;    /* hw_time_hpet */
+};
+
+/* hardware.get_pmu_constraint, the image's os_type (the instance's, as
+ * the compute API copies it) and hw_time_hpet. */
+static int guest_opts(const numafit_domconf_t *c, const json_t *specs, const json_t *props,
+                      struct guest_opts *o, numafit_error_t *err) {
+    const json_t *v = specs ? json_object_get(specs, "hw:pmu") : NULL;
+    char buf[32];
+    const char *s;
+    int fv = -1, iv, rc;
+    bool props_pmu = true;
+    memset(o, 0, sizeof(*o));
+    o->pmu = -1;
+    /* the image is read (ImageMeta) before the PMU is asked */
+    if ((rc = numafit__image_str(props, "os_type", buf, sizeof(buf), &s, err)) < 0)
+        return rc;
+    if (s) {
+        /* ImageMeta's OSTypeField: linux or windows in any case */
+        char low[8];
+        size_t n = strlen(s), i;
+        for (i = 0; i < n && i < sizeof(low) - 1; i++)
+            low[i] = (char)tolower((unsigned char)s[i]);
+        low[i] = '\0';
+        if (n >= sizeof(low) || (strcmp(low, "linux") && strcmp(low, "windows"))) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "os_type", "ValueError",
+                               "image property os_type: '%.32s' is not linux or windows", s);
+            return -EINVAL;
+        }
+        /* the instance keeps the image's text: only "windows" is Windows */
+        o->windows = !strcmp(s, "windows");
+    }
+    if (!virt_qemu(c))
+        v = NULL, props_pmu = false; /* nova asks for the PMU with kvm and qemu only */
+    if (v) {
+        if ((rc = numafit__spec_value(v, "hw:pmu", buf, sizeof(buf), &s, err)) < 0)
+            return rc;
+        fv = numafit__py_bool(s);
+    }
+    if (props_pmu && (rc = numafit__image_bool(props, "hw_pmu", &iv, err)) < 0)
+        return rc;
+    if (!props_pmu)
+        iv = -1;
+    if (fv >= 0 && iv >= 0 && fv != iv) {
+        numafit__error_set(err, NUMAFIT_E_REQUEST, -1, "hw:pmu", "FlavorImageConflict",
+                           "Flavor has hw:pmu extra spec explicitly set to %s, conflicting with "
+                           "image which has hw_pmu explicitly set to %s.",
+                           fv ? "True" : "False", iv ? "True" : "False");
+        return -EINVAL;
+    }
+    o->pmu = fv >= 0 ? fv : iv;
+    if ((rc = numafit__image_bool(props, "hw_time_hpet", &iv, err)) < 0)
+        return rc;
+    o->hpet = iv == 1;
+    return 0;
+}
+
+static bool x86_guest(const numafit_domconf_t *c) {
+    return !strcmp(c->arch, "x86_64") || !strcmp(c->arch, "i686");
+}
+
+/* _set_features: the PMU (nova's other features are not written). */
+static void render_features(struct gen *g, struct xw *w, const struct guest_opts *o) {
+    if (o->pmu < 0 || !virt_qemu(g->conf))
+        return;
+    xw_ind(w, 0);
+    xw_put(w, "<features>\n");
+    xw_ind(w, 1);
+    xw_fmt(w, "<pmu state='%s'/>\n", o->pmu ? "on" : "off");
+    xw_ind(w, 0);
+    xw_put(w, "</features>\n");
+}
+
+/* _set_clock and _set_kvm_timers */
+static void render_clock(struct gen *g, struct xw *w, const struct guest_opts *o) {
+    xw_ind(w, 0);
+    xw_fmt(w, "<clock offset='%s'", o->windows ? "localtime" : "utc");
+    if (strcmp(g->conf->virt, "kvm")) {
+        xw_put(w, "/>\n");
+        return;
+    }
+    xw_put(w, ">\n");
+    xw_ind(w, 1);
+    xw_put(w, "<timer name='pit' tickpolicy='delay'/>\n");
+    xw_ind(w, 1);
+    xw_put(w, "<timer name='rtc' tickpolicy='catchup'/>\n");
+    if (x86_guest(g->conf)) {
+        xw_ind(w, 1);
+        xw_fmt(w, "<timer name='hpet' present='%s'/>\n", o->hpet ? "yes" : "no");
+    }
+    if (o->windows) {
+        xw_ind(w, 1);
+        xw_put(w, "<timer name='hypervclock' present='yes'/>\n");
+    }
+    xw_ind(w, 0);
+    xw_put(w, "</clock>\n");
+}
+
+/* _guest_add_memory_balloon, at depth */
+static void render_memballoon(const numafit_domconf_t *c, struct xw *w, int depth) {
+    if (!virt_qemu(c) || c->mem_stats_period <= 0)
+        return;
+    xw_ind(w, depth);
+    xw_put(w, "<memballoon model='virtio'>\n");
+    xw_ind(w, depth + 1);
+    xw_fmt(w, "<stats period='%d'/>\n", c->mem_stats_period);
+    xw_ind(w, depth);
+    xw_put(w, "</memballoon>\n");
+}
+
+/* _get_guest_cpu_model_config: the mode nova writes ("" for none), or
+ * NULL when it writes no <cpu> at all (lxc, parallels without a mode). */
+static const char *cpu_mode(const numafit_domconf_t *c) {
+    const char *m = c->cpu_mode;
+    if (!virt_qemu(c))
+        return m[0] && strcmp(m, "none") ? m : NULL;
+    if (!m[0])
+        return strcmp(c->arch, "aarch64") ? "host-model" : "host-passthrough";
+    return strcmp(m, "none") ? m : "";
+}
+
 static void render_cpu(struct gen *g, struct xw *w, unsigned sockets, unsigned cores,
                        unsigned threads, uint64_t *vcpus) {
     const numafit_placement_t *p = g->p;
+    const numafit_domconf_t *c = g->conf;
+    const char *mode = cpu_mode(c);
+    if (!mode)
+        return;
     xw_ind(w, 0);
     xw_put(w, "<cpu");
-    if (g->conf->cpu_mode[0])
-        xw_fmt(w, " mode='%s'", g->conf->cpu_mode);
-    xw_put(w, ">\n");
+    if (mode[0]) {
+        xw_fmt(w, " mode='%s'", mode);
+        if (!strcmp(mode, "custom"))
+            xw_put(w, " match='exact'");
+        xw_put(w, ">\n");
+        if (c->ncpu_models) {
+            xw_ind(w, 1);
+            xw_put(w, "<model>");
+            xw_esc(w, c->cpu_model);
+            xw_put(w, "</model>\n");
+        }
+    } else {
+        xw_put(w, ">\n");
+    }
     xw_ind(w, 1);
     xw_fmt(w, "<topology sockets='%u' cores='%u' threads='%u'/>\n", sockets, cores, threads);
+    /* the extra flags, whatever the mode, but not with mode none */
+    for (unsigned i = 0; mode[0] && i < c->nflags; i++) {
+        xw_ind(w, 1);
+        xw_fmt(w, "<feature policy='%s' name='", c->flag_off[i] ? "disable" : "require");
+        xw_esc(w, c->flag_name[i]);
+        xw_put(w, "'/>\n");
+    }
     if (p) {
         xw_ind(w, 1);
         xw_put(w, "<numa>\n");
@@ -961,7 +1376,7 @@ static int check_inputs(struct gen *g) {
 
 static void render_full_head(struct gen *g, struct xw *w) {
     const char *uuid = g->conf->uuid[0] ? g->conf->uuid : (g->p && g->p->uuid[0] ? g->p->uuid : "");
-    xw_fmt(w, "<domain type='%s'>\n", g->conf->type);
+    xw_fmt(w, "<domain type='%s'>\n", g->conf->type[0] ? g->conf->type : g->conf->virt);
     xw_put(w, "  <name>");
     xw_esc(w, g->conf->name);
     xw_put(w, "</name>\n");
@@ -980,8 +1395,9 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
     struct gen g;
     struct xw w;
     struct qval q[3];
-    json_t *flavor = NULL;
-    const json_t *specs = NULL;
+    json_t *flavor = NULL, *image = NULL;
+    const json_t *specs = NULL, *props = NULL;
+    struct guest_opts opts;
     uint64_t *vcpus = NULL;
     unsigned sockets, cores, threads;
     bool filebacked;
@@ -1005,7 +1421,7 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
     g.conf = conf;
     g.flags = flags;
     g.err = reterr;
-    if ((rc = check_inputs(&g)) < 0)
+    if ((rc = numafit__domconf_check(conf, reterr)) < 0 || (rc = check_inputs(&g)) < 0)
         goto out;
     if (p) {
         vcpus = numafit__calloc(p->nw, sizeof(uint64_t));
@@ -1015,6 +1431,14 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
         }
     }
     if ((rc = load_flavor(flavor_json, flavor_len, &flavor, &specs, reterr)) < 0)
+        goto out;
+    if (image_json &&
+        ((rc = numafit__flavor_load(image_json, image_len, "image", NUMAFIT__FLAVOR_DOMAIN, &image,
+                                    reterr)) < 0 ||
+         (rc = numafit__image_props(image, NUMAFIT__FLAVOR_DOMAIN, &props, reterr)) < 0))
+        goto out;
+    /* _set_features, _set_clock */
+    if ((rc = guest_opts(conf, specs, props, &opts, reterr)) < 0)
         goto out;
 
     /* _get_guest_numa_config */
@@ -1094,7 +1518,9 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
     if (flags & NUMAFIT_DOMAIN_FULL) {
         xw_put(&w, "  <os>\n    <type>hvm</type>\n  </os>\n");
     }
+    render_features(&g, &w, &opts);
     render_cpu(&g, &w, sockets, cores, threads, vcpus);
+    render_clock(&g, &w, &opts);
     if (flags & NUMAFIT_DOMAIN_FULL) {
         struct xw dw;
         int n;
@@ -1105,9 +1531,13 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
         n = render_iotune(specs, flags, &dw, 3, reterr);
         /* dw.b is NULL when dw ran out of memory (reported below) */
         if (n > 0 && !dw.oom) {
-            xw_put(&w, "    <disk type='file' device='disk'>\n"
-                       "      <driver name='qemu' type='qcow2' cache='none'/>\n"
-                       "      <source file='/var/lib/nova/instances/");
+            /* nova's cache mode for an image on a file system with O_DIRECT,
+             * unless [libvirt] disk_cachemodes names one for file disks */
+            xw_fmt(&w,
+                   "    <disk type='file' device='disk'>\n"
+                   "      <driver name='qemu' type='qcow2' cache='%s'/>\n"
+                   "      <source file='/var/lib/nova/instances/",
+                   conf->file_cache[0] ? conf->file_cache : "none");
             xw_esc(&w, g.conf->name);
             xw_put(&w, "/disk'/>\n      <target dev='vda' bus='virtio'/>\n");
             xw_put(&w, dw.b);
@@ -1131,7 +1561,13 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
             rc = n;
             goto out;
         }
+        render_memballoon(conf, &w, 2);
         xw_put(&w, "  </devices>\n</domain>\n");
+    } else if (virt_qemu(conf) && conf->mem_stats_period > 0) {
+        /* the balloon is a device: inside its own <devices> */
+        xw_put(&w, "<devices>\n");
+        render_memballoon(conf, &w, 1);
+        xw_put(&w, "</devices>\n");
     }
     if (w.oom) {
         rc = nomem(reterr);
@@ -1145,6 +1581,7 @@ out:
     numafit__free(vcpus);
     numafit__free(g.host_index);
     json_decref(flavor);
+    json_decref(image);
     return rc;
 }
 

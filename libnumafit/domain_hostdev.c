@@ -20,8 +20,10 @@
  *    dev_path: nova asks libvirt for the vdpa node device of the VF),
  *    `remote-managed` and a hardware-offloaded `direct` port as
  *    <interface type="hostdev" managed="yes"> without VLAN or bandwidth;
- * virtio-forwarder ports (vhost-user sockets of the port's binding) are
- * left out.
+ *  - `virtio-forwarder` (vif_type vhostuser, through os-vif as a
+ *    VIFVHostUser): <interface type="vhostuser"> on the unix socket of the
+ *    port's binding, with the base config's model and queues and [libvirt]
+ *    rx/tx_queue_size; the VF is the forwarder's, not the guest's.
  */
 #include "config.h"
 
@@ -161,16 +163,16 @@ static bool vif_model_allowed(const char *m, bool qemu) {
 /* What the claim says of the instance and the compute node, for the
  * ports' interfaces. */
 struct vif {
-    const json_t *flavor;     /* the flavor, or NULL */
-    const json_t *props;      /* the image's properties, or NULL */
-    bool qemu;                /* virt_type qemu (else kvm) */
-    long long rx, max_queues; /* [libvirt] rx_queue_size, max_queues; 0: unset */
-    bool have_bw;             /* bw worked out */
-    char *bw;                 /* the flavor's <bandwidth> at depth 1, "" for none */
-    bool have_model;          /* the macvtap settings below worked out */
-    char model[64];           /* "" for none */
-    long long queues;         /* 0: none */
-    bool rx_on;               /* rx_queue_size on the driver */
+    const json_t *flavor;         /* the flavor, or NULL */
+    const json_t *props;          /* the image's properties, or NULL */
+    bool qemu;                    /* virt_type qemu (else kvm) */
+    long long rx, tx, max_queues; /* [libvirt] rx/tx_queue_size, max_queues; 0: unset */
+    bool have_bw;                 /* bw worked out */
+    char *bw;                     /* the flavor's <bandwidth> at depth 1, "" for none */
+    bool have_model;              /* the macvtap settings below worked out */
+    char model[64];               /* "" for none */
+    long long queues;             /* 0: none */
+    bool rx_on;                   /* rx_queue_size on the driver */
 };
 
 static int fail(numafit_error_t *err, int code, const char *where, const char *exc, int rc,
@@ -235,6 +237,7 @@ static int read_vif(const json_t *doc, struct vif *f, numafit_error_t *err) {
         return rc;
     /* nova.conf [libvirt] rx_queue_size (256, 512, 1024), max_queues (>= 1) */
     if ((rc = read_int(doc, "rx_queue_size", 256, 1024, true, &f->rx, err)) < 0 ||
+        (rc = read_int(doc, "tx_queue_size", 256, 1024, true, &f->tx, err)) < 0 ||
         (rc = read_int(doc, "max_queues", 1, 1LL << 31, false, &f->max_queues, err)) < 0)
         return rc;
     return 0;
@@ -292,10 +295,10 @@ static int vif_model(struct vif *f, numafit_error_t *err) {
     return 0;
 }
 
-/* get_base_config for a macvtap port: the model (the image's, else virtio),
+/* get_base_config for a macvtap or vhost-user port: the model (the image's, else virtio),
  * which nova's libvirt driver must allow for the virt type, the
  * multiqueue queues (kvm and virtio), and [libvirt] rx_queue_size; once. */
-static int vif_macvtap(struct vif *f, numafit_error_t *err) {
+static int vif_base(struct vif *f, numafit_error_t *err) {
     int rc;
     if (f->have_model)
         return 0;
@@ -383,28 +386,93 @@ static int device_error(numafit_error_t *err, size_t i, const char *field, const
 
 /* A port's "vif_type", the binding neutron gave it (absent or null: the
  * usual one of its vnic type): "hw_veb" (the SR-IOV agent: direct,
- * macvtap), "hostdev_physical" (direct-physical), "ovs" (Open vSwitch:
- * vdpa, remote-managed, and a direct port of hardware offload, which nova
- * writes through os-vif without VLAN or bandwidth). *ovs: the last. */
+ * macvtap), "hostdev_physical" (direct-physical), "vhostuser"
+ * (virtio-forwarder), "ovs" (Open vSwitch: vdpa, remote-managed, and a
+ * direct port of hardware offload, which nova writes through os-vif without
+ * VLAN or bandwidth). *ovs: the last. */
 static int read_vif_type(const json_t *dev, size_t i, const char *vnic, bool *ovs,
                          numafit_error_t *err) {
     const json_t *t = json_object_get(dev, "vif_type");
     const char *s = json_string_value(t);
     bool veb = !strcmp(vnic, "direct") || !strcmp(vnic, "macvtap"),
-         phys = !strcmp(vnic, "direct-physical");
-    *ovs = !veb && !phys;
+         phys = !strcmp(vnic, "direct-physical"), vhu = !strcmp(vnic, "virtio-forwarder");
+    *ovs = !veb && !phys && !vhu;
     if (!t || json_is_null(t))
         return 0;
     if (s && !strcmp(s, "ovs") && (*ovs || !strcmp(vnic, "direct"))) {
         *ovs = true;
         return 0;
     }
-    if (s && ((veb && !strcmp(s, "hw_veb")) || (phys && !strcmp(s, "hostdev_physical"))))
+    if (s && ((veb && !strcmp(s, "hw_veb")) || (phys && !strcmp(s, "hostdev_physical")) ||
+              (vhu && !strcmp(s, "vhostuser"))))
         return 0;
     return device_error(err, i, "vif_type",
                         "a port's vif_type must match its vnic_type: hw_veb (direct, macvtap), "
-                        "ovs (direct, vdpa, remote-managed) or hostdev_physical "
-                        "(direct-physical)");
+                        "ovs (direct, vdpa, remote-managed), hostdev_physical "
+                        "(direct-physical) or vhostuser (virtio-forwarder)");
+}
+
+/* A virtio-forwarder port's vhost-user settings, as os-vif's VIFVHostUser
+ * takes them from the binding's details: the socket ("vhostuser_socket",
+ * required: VifDetailsMissingVhostuserSockPath), the mode
+ * ("vhostuser_mode": "client" or "server", the default) and the tap name:
+ * "vhu" and the port's id when Open vSwitch plugs it ("vhostuser_ovs_plug",
+ * true by default, as the forwarders bind it), else the port's "devname" or
+ * "nic" and its id, at most 14 bytes. */
+struct vhu {
+    const char *path, *mode;
+    char tap[16];
+};
+static int read_vhostuser(const json_t *dev, size_t i, const char *port, struct vhu *u,
+                          numafit_error_t *err) {
+    const json_t *p = json_object_get(dev, "vhostuser_socket"),
+                 *m = json_object_get(dev, "vhostuser_mode"),
+                 *o = json_object_get(dev, "vhostuser_ovs_plug"),
+                 *d = json_object_get(dev, "devname");
+    const char *dn = json_string_value(d);
+    if (!p || json_is_null(p) || (json_is_string(p) && !json_string_length(p))) {
+        numafit__error_set(err, NUMAFIT_E_REQUEST, -1, NULL, "VifDetailsMissingVhostuserSockPath",
+                           "a virtio-forwarder port's binding has no vhost-user socket path");
+        snprintf(err->where, sizeof(err->where), "devices/%zu/vhostuser_socket", i);
+        return -EINVAL;
+    }
+    u->path = json_string_value(p);
+    if (!u->path || !dev_path_ok(u->path))
+        return device_error(err, i, "vhostuser_socket",
+                            "a vhost-user socket is an absolute path of at most 255 bytes");
+    u->mode = "server";
+    if (m && !json_is_null(m)) {
+        u->mode = json_string_value(m);
+        if (!u->mode || (strcmp(u->mode, "client") != 0 && strcmp(u->mode, "server") != 0))
+            return device_error(err, i, "vhostuser_mode",
+                                "a vhost-user mode is \"client\" or \"server\"");
+    }
+    if (o && !json_is_null(o) && !json_is_boolean(o))
+        return device_error(err, i, "vhostuser_ovs_plug", "vhostuser_ovs_plug is true or false");
+    if (d && !json_is_null(d) && (!dn || !ifname_ok(dn)))
+        return device_error(err, i, "devname",
+                            "a port's devname is a network interface name (1 to 15 bytes, no "
+                            "'/', ':' or space)");
+    if (!port || !*port)
+        return device_error(err, i, "requester_id",
+                            "a virtio-forwarder port's requester_id is its port id (its tap's "
+                            "name is made of it)");
+    if (!o || json_is_null(o) || json_is_true(o))
+        snprintf(u->tap, sizeof(u->tap), "vhu%.11s", port);
+    else if (dn)
+        snprintf(u->tap, sizeof(u->tap), "%.15s", dn);
+    else
+        snprintf(u->tap, sizeof(u->tap), "nic%.11s", port);
+    for (const char *c = u->tap; *c; c++)
+        if ((unsigned char)*c >= 0x80)
+            return device_error(err, i, "requester_id",
+                                "the tap of a virtio-forwarder port, made of its port id, is "
+                                "not an ASCII network interface name");
+    if (!ifname_ok(u->tap))
+        return device_error(err, i, "requester_id",
+                            "the tap of a virtio-forwarder port, made of its port id, is not a "
+                            "network interface name (no '/', ':' or space)");
+    return 0;
 }
 
 NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len, unsigned flags,
@@ -460,20 +528,22 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
             const char *mac = json_string_value(json_object_get(v, "mac"));
             bool direct = vnic && !strcmp(vnic, "direct"),
                  macvtap = vnic && !strcmp(vnic, "macvtap"), vdpa = vnic && !strcmp(vnic, "vdpa"),
-                 remote = vnic && !strcmp(vnic, "remote-managed");
+                 remote = vnic && !strcmp(vnic, "remote-managed"),
+                 vhu = vnic && !strcmp(vnic, "virtio-forwarder");
             char vlan[8];
             bool ovs;
-            if (!vnic ||
-                (!direct && !macvtap && !vdpa && !remote && strcmp(vnic, "direct-physical") != 0))
+            if (!vnic || (!direct && !macvtap && !vdpa && !remote && !vhu &&
+                          strcmp(vnic, "direct-physical") != 0))
                 continue;
             if ((r = read_vif_type(v, i, vnic, &ovs, err)) < 0)
                 goto out;
-            if (direct || macvtap || vdpa || remote) {
+            if (direct || macvtap || vdpa || remote || vhu) {
                 /* the SR-IOV agent's ports get the VLAN and the bandwidth;
                  * those Open vSwitch binds are os-vif's VIFHostDevice (nova's
                  * _get_config_os_vif): the MAC only of the base config */
                 bool veb = macvtap || (direct && !ovs);
                 const char *ifname = NULL, *path = NULL;
+                struct vhu u;
                 char why[96];
                 if (!mac || !mac_ok(mac)) {
                     snprintf(why, sizeof(why),
@@ -491,7 +561,14 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                                          "interface name (1 to 15 bytes, no '/', ':' or space)");
                         goto out;
                     }
-                    if ((r = vif_macvtap(&f, err)) < 0)
+                    if ((r = vif_base(&f, err)) < 0)
+                        goto out;
+                }
+                if (vhu) {
+                    /* os-vif's conversion (the socket) comes before the
+                     * base config (the model) */
+                    if ((r = read_vhostuser(v, i, json_string_value(req), &u, err)) < 0 ||
+                        (r = vif_base(&f, err)) < 0)
                         goto out;
                 }
                 if (vdpa) {
@@ -515,6 +592,26 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                         "slot=\"0x%02x\" function=\"0x%x\"/>\n"
                         "  </source>\n",
                         mac, fl[0], fl[1], fl[2], fl[3]);
+                } else if (vhu) {
+                    /* nova leaves the driver's name out for vhost-user */
+                    put(&o, "<interface type=\"vhostuser\">\n  <mac address=\"%s\"/>\n", mac);
+                    if (f.model[0])
+                        put(&o, "  <model type=\"%s\"/>\n", f.model);
+                    if (f.queues || f.rx_on || f.tx) {
+                        put(&o, "  <driver");
+                        if (f.queues)
+                            put(&o, " queues=\"%lld\"", f.queues);
+                        if (f.rx_on)
+                            put(&o, " rx_queue_size=\"%lld\"", f.rx);
+                        if (f.tx)
+                            put(&o, " tx_queue_size=\"%lld\"", f.tx);
+                        put(&o, "/>\n");
+                    }
+                    put(&o, "  <source type=\"unix\" mode=\"%s\" path=\"", u.mode);
+                    put_esc(&o, u.path);
+                    put(&o, "\"/>\n  <target dev=\"");
+                    put_esc(&o, u.tap);
+                    put(&o, "\"/>\n");
                 } else if (vdpa) {
                     put(&o, "<interface type=\"vdpa\">\n  <mac address=\"%s\"/>\n  <source dev=\"",
                         mac);

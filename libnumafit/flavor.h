@@ -86,6 +86,18 @@ int numafit__flavor_specs(const json_t *flavor, int dialect, const json_t **ret,
 int numafit__image_props(const json_t *image, int dialect, const json_t **ret,
                          numafit_error_t *err);
 
+/*
+ * openstackclient's text form of a dict (osc_lib's format_dict: "k='v',
+ * k2='v2'") of s[0..n) into a new object of strings. A quote closes its
+ * value only when the end or ", key='" follows, so values may hold quotes
+ * and commas; \' and \\ are read as ' and \. Refuses (field named in
+ * err->where) NUL bytes, text that is not UTF-8, a missing key or quote, an
+ * unterminated value, a key twice, keys over 255 bytes, more than
+ * NUMAFIT__JSON_VALUES_SMALL keys. Returns 0, -EINVAL, -ERANGE, -ENOMEM.
+ */
+int numafit__spec_text_parse(const char *s, size_t n, const char *field, json_t **ret,
+                             numafit_error_t *err);
+
 /* An extra spec value as nova stores it: a string as it is, an integer in
  * decimal (written to buf), a boolean as Python prints it; NULL for other
  * JSON types. */

@@ -44,6 +44,11 @@ const char *numafit__ini_get(const struct numafit__ini *ini, const char *section
  * them: lower-case, but for DEFAULT. */
 int numafit__ini_is(const struct numafit__ini_ent *e, const char *section, const char *key);
 
+/* When e is one of the nova.conf options libnumafit reads but stands in
+ * a section oslo.config does not read it from: the group nova reads it
+ * from (for the message: "[%s]"); else NULL (nova_conf.c). */
+const char *numafit__nova_conf_misplaced(const struct numafit__ini_ent *e);
+
 /* oslo.config's substitution in a string value, as far as libnumafit
  * goes: "$$" is "$"; a "$NAME" or "${NAME}" reference to another option
  * (NAME as oslo's template reads it) is not resolved: the function returns

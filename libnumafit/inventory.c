@@ -749,3 +749,26 @@ numafit_inventory_new_from_host(const numafit_host_t *host, const char *nova_con
     *ret = inv;
     return 0;
 }
+
+NUMAFIT_EXPORT int numafit_inventory_ratios_from_nova_conf(const char *nova_conf, size_t conf_len,
+                                                           unsigned flags, double *ret_cpu,
+                                                           double *ret_ram, double *ret_disk,
+                                                           numafit_error_t *err) {
+    struct inv_conf conf;
+    double *out[NCLS] = {ret_cpu, NULL, ret_ram, ret_disk};
+    int r;
+    numafit__error_clear(err);
+    if (!ret_cpu || !ret_ram || !ret_disk || (!nova_conf && conf_len) ||
+        (flags & ~(unsigned)NUMAFIT_INVENTORY_ZED)) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
+                           flags & ~(unsigned)NUMAFIT_INVENTORY_ZED ? "unknown flag bits"
+                                                                    : "invalid argument");
+        return -EINVAL;
+    }
+    if ((r = read_conf(nova_conf, conf_len, flags & NUMAFIT_INVENTORY_ZED, &conf, err)) < 0)
+        return r;
+    for (int i = 0; i < NCLS; i++)
+        if (out[i])
+            *out[i] = conf.ratio[i] > 0 ? conf.ratio[i] : conf.initial[i];
+    return 0;
+}

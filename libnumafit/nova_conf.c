@@ -4,14 +4,18 @@
  * with oslo.config's rules by ini.c, each value given to its setter. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include <numafit/domain.h>
 
 #include "discover_internal.h"
 #include "flavor.h"
 #include "ini.h"
+#include "jsonio.h"
 
 static int set_cpu_options(numafit_hostconf_t *c, const struct numafit__ini *ini,
                            numafit_error_t *err) {
@@ -196,6 +200,33 @@ static int dom_cpu_options(numafit_domconf_t *c, const struct numafit__ini *ini,
     return r;
 }
 
+/* [libvirt] cpu_models, cpu_model_extra_flags, mem_stats_period_seconds,
+ * disk_cachemodes */
+static int dom_guest_options(numafit_domconf_t *c, const struct numafit__ini *ini,
+                             numafit_error_t *err) {
+    const char *models = numafit__ini_get(ini, "libvirt", "cpu_models");
+    if (!models) /* its deprecated name */
+        models = numafit__ini_get(ini, "libvirt", "cpu_model");
+    int64_t period;
+    int r;
+    if ((r = numafit_domconf_set_cpu_models(c, models, err)) < 0 ||
+        (r = numafit_domconf_set_cpu_model_extra_flags(
+             c, numafit__ini_get(ini, "libvirt", "cpu_model_extra_flags"), err)) < 0 ||
+        (r = numafit_domconf_set_disk_cachemodes(
+             c, numafit__ini_get(ini, "libvirt", "disk_cachemodes"), err)) < 0 ||
+        (r = int_option(ini, "libvirt", "mem_stats_period_seconds", 10, &period, err)) < 0)
+        return r;
+    /* zero or negative: no balloon; a huge value is written as int's limit
+     * would not be: keep it in int */
+    if (period > INT_MAX || period < INT_MIN) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "mem_stats_period_seconds", NULL,
+                           "[libvirt] mem_stats_period_seconds: %lld is out of range",
+                           (long long)period);
+        return -ERANGE;
+    }
+    return numafit_domconf_set_mem_stats_period(c, (int)period);
+}
+
 static int dom_libvirt_options(numafit_domconf_t *c, const struct numafit__ini *ini,
                                numafit_error_t *err) {
     static const char *const types[] = {"kvm", "lxc", "qemu", "parallels", NULL};
@@ -220,11 +251,12 @@ static int dom_libvirt_options(numafit_domconf_t *c, const struct numafit__ini *
                            (long long)fbm);
         return -ERANGE;
     }
-    if ((r = numafit_domconf_set_domain_type(c, type ? type : "kvm")) < 0)
+    if ((r = numafit_domconf_set_virt_type(c, type ? type : "kvm")) < 0)
         return r;
-    /* "none": no mode attribute; unset: none written either (nova would
-     * pick host-model or host-passthrough by the host's architecture). */
-    return numafit_domconf_set_cpu_mode(c, mode && strcmp(mode, "none") ? mode : NULL);
+    /* unset: nova's default for the virt type and the host's architecture */
+    if ((r = numafit_domconf_set_cpu_mode(c, mode)) < 0)
+        return r;
+    return dom_guest_options(c, ini, err);
 }
 
 NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, const char *text,
@@ -235,8 +267,9 @@ NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, c
     int r;
     numafit__error_clear(err);
     r = read_text(conf, text, len, flags, &ini, err);
-    if (r == 0 && (r = numafit_domconf_new(&c)) == 0 && (r = dom_cpu_options(c, &ini, err)) == 0)
-        r = dom_libvirt_options(c, &ini, err);
+    if (r == 0 && (r = numafit_domconf_new(&c)) == 0 && (r = dom_cpu_options(c, &ini, err)) == 0 &&
+        (r = dom_libvirt_options(c, &ini, err)) == 0)
+        r = numafit__domconf_check(c, err);
     numafit__ini_clear(&ini);
     if (r == 0)
         numafit__domconf_take_nova(conf, c);
@@ -244,4 +277,93 @@ NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, c
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
     numafit_domconf_free(c);
     return r;
+}
+
+/* ---------------------------------------------------- misplaced options */
+
+/* The options libnumafit reads, with the group oslo.config reads each one
+ * from (nova's option definitions, their deprecated names included): an
+ * option is read from its own group only. numa_nodes is read from
+ * [neutron_tunnel] and from the [neutron_physnet_NAME] groups. */
+static const struct {
+    const char *key, *group;
+} option_homes[] = {
+    {"vcpu_pin_set", "DEFAULT"},
+    {"reserved_huge_pages", "DEFAULT"},
+    {"reserved_host_cpus", "DEFAULT"},
+    {"reserved_host_memory_mb", "DEFAULT"},
+    {"reserved_host_disk_mb", "DEFAULT"},
+    {"cpu_allocation_ratio", "DEFAULT"},
+    {"ram_allocation_ratio", "DEFAULT"},
+    {"disk_allocation_ratio", "DEFAULT"},
+    {"initial_cpu_allocation_ratio", "DEFAULT"},
+    {"initial_ram_allocation_ratio", "DEFAULT"},
+    {"initial_disk_allocation_ratio", "DEFAULT"},
+    {"pci_alias", "DEFAULT"},                 /* deprecated name of [pci] alias */
+    {"pci_passthrough_whitelist", "DEFAULT"}, /* of [pci] device_spec */
+    {"cpu_dedicated_set", "compute"},
+    {"cpu_shared_set", "compute"},
+    {"cpu_mode", "libvirt"},
+    {"cpu_models", "libvirt"},
+    {"cpu_model", "libvirt"}, /* deprecated name of cpu_models */
+    {"virt_type", "libvirt"},
+    {"realtime_scheduler_priority", "libvirt"},
+    {"file_backed_memory", "libvirt"},
+    {"physnets", "neutron"},
+    {"numa_nodes", "neutron_tunnel"},
+    {"device_spec", "pci"},
+    {"passthrough_whitelist", "pci"},
+    {"alias", "pci"},
+};
+
+const char *numafit__nova_conf_misplaced(const struct numafit__ini_ent *e) {
+    static const char physnet[] = "neutron_physnet_";
+    for (size_t k = 0; k < sizeof(option_homes) / sizeof(option_homes[0]); k++) {
+        if (strcmp(e->key, option_homes[k].key))
+            continue;
+        if (numafit__ini_is(e, option_homes[k].group, e->key))
+            return NULL;
+        if (!strcmp(e->key, "numa_nodes")) {
+            if (!strncmp(e->section, physnet, sizeof(physnet) - 1) &&
+                e->section[sizeof(physnet) - 1])
+                return NULL;
+            return "neutron_tunnel] or [neutron_physnet_NAME";
+        }
+        return option_homes[k].group;
+    }
+    return NULL;
+}
+
+NUMAFIT_EXPORT int numafit_nova_conf_misplaced(const char *text, size_t len, unsigned flags,
+                                               char **ret_json, numafit_error_t *err) {
+    struct numafit__ini ini;
+    json_t *list = NULL;
+    int r, n = 0;
+    numafit__error_clear(err);
+    if (!ret_json) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument");
+        return -EINVAL;
+    }
+    /* read_text() wants a handle to check: ret_json stands in for it */
+    if ((r = read_text(ret_json, text, len, flags, &ini, err)) < 0) {
+        numafit__ini_clear(&ini);
+        return r;
+    }
+    list = json_array();
+    for (uint32_t i = 0; list && i < ini.nent; i++) {
+        const char *home = numafit__nova_conf_misplaced(&ini.ent[i]);
+        if (!home)
+            continue;
+        if (json_array_append_new(
+                list, json_pack("{sI ss ss ss}", "line", (json_int_t)ini.ent[i].line, "section",
+                                ini.ent[i].section, "option", ini.ent[i].key, "group", home)) < 0) {
+            json_decref(list);
+            list = NULL;
+        }
+        n++;
+    }
+    numafit__ini_clear(&ini);
+    if ((r = numafit__json_emit(list, 0, ret_json, err)) < 0)
+        return r;
+    return n;
 }

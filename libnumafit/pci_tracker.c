@@ -456,72 +456,158 @@ static long find_dev(const numafit_pci_tracker_t *t, const char *address) {
     return -1;
 }
 
-NUMAFIT_EXPORT int numafit_pci_tracker_release(numafit_pci_tracker_t *t, const char *claim_json,
-                                               size_t len, numafit_error_t *err) {
-    json_t *doc = NULL, *list, *v;
+/* A claim's JSON: its "devices" list, each device's index in the tracker
+ * (every one known, once) into idx[]; the document in *doc. */
+static int claim_devices(const numafit_pci_tracker_t *t, const char *claim_json, size_t len,
+                         json_t **doc, long **idx, size_t *n, numafit_error_t *err) {
     json_error_t je;
-    numafit_pci_pools_t *w = NULL;
-    uint8_t *st = NULL;
-    long *idx = NULL;
-    size_t i, n;
-    int r;
+    json_t *list, *v;
+    size_t i;
+    *doc = NULL;
+    *idx = NULL;
+    *n = 0;
+    if (len > NUMAFIT_INPUT_MAX) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, NULL, NULL,
+                           "the claim is larger than %u bytes", NUMAFIT_INPUT_MAX);
+        return -ERANGE;
+    }
+    if (!(*doc = json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je))) {
+        numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "the claim: %s", je.text);
+        return -EBADMSG;
+    }
+    list = json_object_get(*doc, "devices");
+    if (!json_is_array(list)) {
+        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "devices", NULL,
+                           "the claim has no \"devices\" list");
+        return -EINVAL;
+    }
+    *n = json_array_size(list);
+    if (!(*idx = numafit__malloc((*n ? *n : 1) * sizeof(**idx))))
+        return nomem(err);
+    json_array_foreach(list, i, v) {
+        const char *a = json_string_value(json_object_get(v, "address"));
+        long d = a ? find_dev(t, a) : -1;
+        for (size_t k = 0; k < i && d >= 0; k++)
+            if ((*idx)[k] == d)
+                d = -2;
+        if (d < 0) {
+            numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, NULL, NULL,
+                               d == -2 ? "device %.64s is twice in the claim"
+                                       : "device %.64s is not a device of this tracker",
+                               a ? a : "(no address)");
+            snprintf(err->where, sizeof(err->where), "devices/%zu", i);
+            return -EINVAL;
+        }
+        (*idx)[i] = d;
+    }
+    return 0;
+}
 
+/* A change of the tracker by a kept claim (restore, release): the claim's
+ * devices, and a copy of the states and pools to work on (all or nothing). */
+struct claim_work {
+    json_t *doc;
+    long *idx;
+    size_t n;
+    uint8_t *st;
+    numafit_pci_pools_t *w;
+};
+
+static void work_end(struct claim_work *c) {
+    numafit_pci_pools_free(c->w);
+    free(c->st);
+    free(c->idx);
+    json_decref(c->doc);
+}
+
+static int work_begin(const numafit_pci_tracker_t *t, const char *claim_json, size_t len,
+                      struct claim_work *c, numafit_error_t *err) {
+    int r;
+    memset(c, 0, sizeof(*c));
     numafit__error_clear(err);
     if (!t || !claim_json) {
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL,
                            "a tracker and a claim are required");
         return -EINVAL;
     }
-    if (len > NUMAFIT_INPUT_MAX) {
-        numafit__error_set(err, NUMAFIT_E_RANGE, -1, NULL, NULL,
-                           "the claim is larger than %u bytes", NUMAFIT_INPUT_MAX);
-        return -ERANGE;
-    }
-    doc = json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je);
-    if (!doc) {
-        numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "the claim: %s", je.text);
-        return -EBADMSG;
-    }
-    list = json_object_get(doc, "devices");
-    if (!json_is_array(list)) {
-        numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, "devices", NULL,
-                           "the claim has no \"devices\" list");
-        r = -EINVAL;
-        goto out;
-    }
-    n = json_array_size(list);
-    idx = numafit__malloc((n ? n : 1) * sizeof(*idx));
-    st = numafit__malloc(t->devs->n ? t->devs->n : 1);
-    if (!idx || !st || numafit_pci_pools_dup(t->pools, &w) < 0)
-        goto nomem;
+    if ((r = claim_devices(t, claim_json, len, &c->doc, &c->idx, &c->n, err)) < 0)
+        return r;
+    if (!(c->st = numafit__malloc(t->devs->n ? t->devs->n : 1)) ||
+        numafit_pci_pools_dup(t->pools, &c->w) < 0)
+        return nomem(err);
     for (uint32_t k = 0; k < t->devs->n; k++)
-        st[k] = t->d[k].state;
-    /* every device claimed here, once */
-    json_array_foreach(list, i, v) {
-        const char *a = json_string_value(json_object_get(v, "address"));
-        long d = a ? find_dev(t, a) : -1;
-        if (d < 0 || st[d] != ST_CLAIMED) {
+        c->st[k] = t->d[k].state;
+    return 0;
+}
+
+/* The tracker takes the work's states and pools. */
+static void work_commit(numafit_pci_tracker_t *t, struct claim_work *c) {
+    for (uint32_t k = 0; k < t->devs->n; k++)
+        t->d[k].state = c->st[k];
+    numafit_pci_pools_free(t->pools);
+    t->pools = c->w;
+    c->w = NULL;
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_restore(numafit_pci_tracker_t *t, const char *claim_json,
+                                               size_t len, numafit_error_t *err) {
+    struct claim_work c;
+    int r = work_begin(t, claim_json, len, &c, err);
+    /* each device as the compute node finds it allocated when it starts
+     * (not in the pools), its dependents unavailable */
+    for (size_t i = 0; r == 0 && i < c.n; i++) {
+        uint32_t d = (uint32_t)c.idx[i];
+        if (c.st[d] != ST_FREE) {
+            numafit__error_set(err, NUMAFIT_E_NOFIT_PCI, -1, NULL, NULL,
+                               "device %s is not free (%s)", t->devs->d[d].address,
+                               c.st[d] == ST_CLAIMED       ? "claimed"
+                               : c.st[d] == ST_UNAVAILABLE ? "its PF or a VF of it is claimed"
+                                                           : "not assignable");
+            snprintf(err->where, sizeof(err->where), "devices/%zu", i);
+            r = -EBUSY;
+            break;
+        }
+        remove_device(c.w, &t->d[d], d);
+        c.st[d] = ST_CLAIMED;
+        dependents(t, c.w, c.st, d);
+    }
+    if (r == 0)
+        work_commit(t, &c);
+    work_end(&c);
+    return r;
+}
+
+NUMAFIT_EXPORT int numafit_pci_tracker_release(numafit_pci_tracker_t *t, const char *claim_json,
+                                               size_t len, numafit_error_t *err) {
+    struct claim_work c;
+    uint8_t *st;
+    size_t i, n;
+    int r = work_begin(t, claim_json, len, &c, err);
+
+    if (r < 0)
+        goto out;
+    st = c.st;
+    n = c.n;
+    /* every device claimed here */
+    for (i = 0; i < n; i++)
+        if (st[c.idx[i]] != ST_CLAIMED) {
             numafit__error_set(err, NUMAFIT_E_SCHEMA, -1, NULL, NULL,
-                               "device %.64s is not claimed on this host", a ? a : "(no address)");
+                               "device %.64s is not claimed on this host",
+                               t->devs->d[c.idx[i]].address);
             snprintf(err->where, sizeof(err->where), "devices/%zu", i);
             r = -EINVAL;
             goto out;
         }
-        st[d] = ST_NONE; /* seen (set back below) */
-        idx[i] = d;
-    }
-    for (i = 0; i < n; i++)
-        st[idx[i]] = ST_CLAIMED;
     /* PciDevice.free, then add_device of what it frees, device by device */
     for (i = 0; i < n; i++) {
-        uint32_t d = (uint32_t)idx[i];
+        uint32_t d = (uint32_t)c.idx[i];
         const struct trk_dev *D = &t->d[d];
         if (D->type == DT_PF) {
             for (uint32_t k = 0; k < t->devs->n; k++) {
                 uint32_t j = t->by_addr[k];
                 if (t->d[j].parent == (int32_t)d && st[j] == ST_UNAVAILABLE) {
                     st[j] = ST_FREE;
-                    if ((r = add_device(w, t->tmpl, &t->d[j], j)) < 0)
+                    if ((r = add_device(c.w, t->tmpl, &t->d[j], j)) < 0)
                         goto fail;
                 }
             }
@@ -533,19 +619,15 @@ NUMAFIT_EXPORT int numafit_pci_tracker_release(numafit_pci_tracker_t *t, const c
                     all = false;
             if (all) {
                 st[D->parent] = ST_FREE;
-                if ((r = add_device(w, t->tmpl, &t->d[D->parent], (uint32_t)D->parent)) < 0)
+                if ((r = add_device(c.w, t->tmpl, &t->d[D->parent], (uint32_t)D->parent)) < 0)
                     goto fail;
             }
         }
         st[d] = ST_FREE;
-        if ((r = add_device(w, t->tmpl, D, d)) < 0)
+        if ((r = add_device(c.w, t->tmpl, D, d)) < 0)
             goto fail;
     }
-    for (uint32_t k = 0; k < t->devs->n; k++)
-        t->d[k].state = st[k];
-    numafit_pci_pools_free(t->pools);
-    t->pools = w;
-    w = NULL;
+    work_commit(t, &c);
     r = 0;
     goto out;
 fail:
@@ -553,13 +635,9 @@ fail:
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, NULL, NULL, "the pools lost a device");
         goto out;
     }
-nomem:
     r = nomem(err);
 out:
-    numafit_pci_pools_free(w);
-    free(st);
-    free(idx);
-    json_decref(doc);
+    work_end(&c);
     return r;
 }
 

@@ -29,6 +29,9 @@ void numafit__error_set(numafit_error_t *err, int code, int cell, const char *wh
  * vcpu_pin_set, realtime priority, file-backed memory, domain type, CPU
  * mode), keeping dst's others (domain.c). */
 void numafit__domconf_take_nova(struct numafit_domconf *dst, const struct numafit_domconf *src);
+/* nova's _check_cpu_compatibility on conf's CPU options: 0 or -EINVAL
+ * (exception Invalid). */
+int numafit__domconf_check(const struct numafit_domconf *c, numafit_error_t *err);
 
 /* Bounded string builder (strbuf.c). */
 struct numafit__sbuf {

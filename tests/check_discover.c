@@ -499,10 +499,13 @@ START_TEST(test_lenient_and_limits) {
     ck_assert_int_eq(numafit_host_new_from_caps_xml(NULL, 0, NULL, NULL, 0, &h, &e), -EINVAL);
     ck_assert_int_eq(numafit_host_new_from_caps_xml(ok, strlen(ok), NULL, "0-", 0, &h, &e),
                      -EBADMSG);
-    ck_assert_int_eq(numafit_host_new_from_sysfs("/nonexistent-root", NULL, 0, &h, &e), 0);
-    ck_assert_uint_eq(h->ncells, 0);
-    numafit_host_free(h);
-    h = NULL;
+    /* a root without sys/devices/system/cpu is refused (it read as a host
+     * without NUMA, 0 cells) */
+    ck_assert_int_eq(numafit_host_new_from_sysfs("/nonexistent-root", NULL, 0, &h, &e), -ENOENT);
+    ck_assert_ptr_null(h);
+    ck_assert_str_eq(e.where, "sys/devices/system/cpu");
+    ck_assert_msg(strstr(e.text, "/nonexistent-root/sys/devices/system/cpu: no such directory"),
+                  "%s", e.text);
     ck_assert_int_eq(numafit_host_new_from_sysfs(NULL, NULL, 1u << 9, &h, &e), -EINVAL);
     ck_assert_ptr_null(h);
 }
@@ -520,9 +523,16 @@ START_TEST(test_sysfs_bad_files) {
     f = fopen(path, "w");
     fputs("0-1\n", f);
     fclose(f);
-    /* no meminfo */
+    /* no sys/devices/system/cpu: not a sysfs root */
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -ENOENT);
+    ck_assert_str_eq(e.where, "sys/devices/system/cpu");
+    snprintf(path, sizeof(path), "mkdir -p %s/sys/devices/system/cpu", root);
+    ck_assert_int_eq(system(path), 0);
+    /* no meminfo: the full path once, at the head of the text */
     ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -ENOENT);
     ck_assert_str_eq(e.where, "sys/devices/system/node/node0/meminfo");
+    snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/meminfo: no such file", root);
+    ck_assert_str_eq(e.text, path);
     snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/meminfo", root);
     f = fopen(path, "w");
     fputs("Node 0 MemTotal: lots\n", f);
@@ -558,7 +568,8 @@ static void mini_tree(char *root, size_t cap) {
     FILE *f;
     ck_assert_uint_ge(cap, 64);
     ck_assert_ptr_nonnull(mkdtemp(strcpy(root, "/tmp/check_discover.XXXXXX")));
-    snprintf(path, sizeof(path), "mkdir -p %s/sys/devices/system/node/node0", root);
+    snprintf(path, sizeof(path),
+             "mkdir -p %s/sys/devices/system/node/node0 %s/sys/devices/system/cpu", root, root);
     ck_assert_int_eq(system(path), 0);
     snprintf(path, sizeof(path), "%s/sys/devices/system/node/node0/cpulist", root);
     ck_assert_ptr_nonnull(f = fopen(path, "w"));
@@ -668,6 +679,236 @@ START_TEST(test_sysfs_too_many_entries) {
     ck_assert_msg(strstr(e.text, "too many entries"), "%s", e.text);
     ck_assert_int_ne(e.code, NUMAFIT_E_NOMEM);
     rm_tree(root);
+}
+END_TEST
+
+/* Write text to root/rel, making its directory. */
+static void put_file(const char *root, const char *rel, const char *text) {
+    char path[PATH_MAX + 256], cmd[2 * PATH_MAX + 300];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname %s)\"", path);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+}
+
+static void rm_rel(const char *root, const char *rel) {
+    char path[PATH_MAX + 256];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    ck_assert_int_eq(unlink(path), 0);
+}
+
+/* Kernels without node<N>/cpulist have only cpumap, a hex mask of 32-bit
+ * groups, the most significant first (libnuma reads it for libvirt). */
+static const struct {
+    const char *map, *want; /* want: the cell's CPUs, or NULL: refused */
+    int rc;
+} cpumaps[] = {
+    {"00000000,00000003\n", "0-1", 0},
+    {"00000001,00000000\n", "32", 0},
+    {"f0\n", "4-7", 0},
+    {"0000FFFF", "0-15", 0},
+    {"80000000,00000000,00000001\n", "0,95", 0},
+    {"", NULL, -EBADMSG},
+    {"\n", NULL, -EBADMSG},
+    {"xyz\n", NULL, -EBADMSG},
+    {"123456789\n", NULL, -EBADMSG}, /* 9 digits in a group */
+    {",1\n", NULL, -EBADMSG},
+    {"1,\n", NULL, -EBADMSG},
+    {"1,,2\n", NULL, -EBADMSG},
+    {"0-1\n", NULL, -EBADMSG}, /* a cpu list is not a mask */
+    {"3\nff\n", NULL, -EBADMSG},
+    {"1 2\n", NULL, -EBADMSG},
+};
+
+START_TEST(test_sysfs_cpumap) {
+    char root[PATH_MAX];
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    mini_tree(root, sizeof(root));
+    rm_rel(root, "sys/devices/system/node/node0/cpulist");
+    put_file(root, "sys/devices/system/node/node0/cpumap", cpumaps[_i].map);
+    int r = numafit_host_new_from_sysfs(root, NULL, 0, &h, &e);
+    ck_assert_msg(r == cpumaps[_i].rc, "'%s': %d, want %d (%s)", cpumaps[_i].map, r, cpumaps[_i].rc,
+                  e.text);
+    if (cpumaps[_i].want) {
+        ck_assert_uint_eq(h->ncells, 1);
+        expect_set(h, h->cells[0].cpuset, cpumaps[_i].want, "cpuset", 0);
+        numafit_host_free(h);
+    } else {
+        ck_assert_ptr_null(h);
+        ck_assert_str_eq(e.where, "sys/devices/system/node/node0/cpumap");
+        ck_assert_msg(strstr(e.text, "cpumap: not a CPU mask"), "%s", e.text);
+    }
+    rm_tree(root);
+}
+END_TEST
+
+/* cpumap bounds: a CPU above NUMAFIT_CPU_MAX, more groups than the limit;
+ * neither cpulist nor cpumap. */
+START_TEST(test_sysfs_cpumap_limits) {
+    char root[PATH_MAX], *map;
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    size_t n = 0;
+    mini_tree(root, sizeof(root));
+    rm_rel(root, "sys/devices/system/node/node0/cpulist");
+    ck_assert_ptr_nonnull(map = malloc(9 * 2100 + 2));
+    /* CPU 16384: bit 0 of group 512 counted from the right */
+    n += (size_t)sprintf(map, "00000001");
+    for (int i = 0; i < 512; i++)
+        n += (size_t)sprintf(map + n, ",00000000");
+    put_file(root, "sys/devices/system/node/node0/cpumap", map);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -ERANGE);
+    ck_assert_msg(strstr(e.text, "CPU 16384 above 16383"), "%s", e.text);
+    /* the same with a leading zero group: CPU 16383 is the last allowed */
+    map[7] = '0';
+    memcpy(map + n - 8, "80000000", 8); /* the rightmost group: CPU 31 */
+    memcpy(map + 9 * 1, "80000000", 8); /* group 511 from the right: CPU 16383 */
+    put_file(root, "sys/devices/system/node/node0/cpumap", map);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), 0);
+    expect_set(h, h->cells[0].cpuset, "31,16383", "cpuset", 0);
+    numafit_host_free(h);
+    h = NULL;
+    /* 2049 groups */
+    n = 0;
+    for (int i = 0; i < 2049; i++)
+        n += (size_t)sprintf(map + n, "%s0", i ? "," : "");
+    put_file(root, "sys/devices/system/node/node0/cpumap", map);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -EBADMSG);
+    ck_assert_msg(strstr(e.text, "1 to 2048 comma-separated hex groups"), "%s", e.text);
+    free(map);
+    /* neither file */
+    rm_rel(root, "sys/devices/system/node/node0/cpumap");
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -ENOENT);
+    ck_assert_str_eq(e.where, "sys/devices/system/node/node0/cpumap");
+    ck_assert_msg(strstr(e.text, "no such file (nor cpulist)"), "%s", e.text);
+    rm_tree(root);
+}
+END_TEST
+
+/* A kernel without NUMA: one cell, id 0, every online CPU (cpu<N>/online;
+ * none for cpu0), MemTotal of /proc/meminfo, no page sizes, as libvirt's
+ * virCapabilitiesHostNUMAInitFake; _i: 0 no node directory, 1 an empty one. */
+START_TEST(test_sysfs_no_numa) {
+    char root[PATH_MAX], path[PATH_MAX + 64];
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    ck_assert_ptr_nonnull(mkdtemp(strcpy(root, "/tmp/check_discover.XXXXXX")));
+    for (unsigned c = 0; c < 4; c++) {
+        char rel[128];
+        snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/topology/core_id", c);
+        put_file(root, rel, c == 0 ? "0\n" : c == 1 ? "1\n" : c == 2 ? "2\n" : "3\n");
+    }
+    put_file(root, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0\n");
+    put_file(root, "sys/devices/system/cpu/cpu1/online", "1\n");
+    put_file(root, "sys/devices/system/cpu/cpu2/online", "1\n");
+    put_file(root, "sys/devices/system/cpu/cpu3/online", "0\n"); /* offline */
+    put_file(root, "sys/devices/system/cpu/online", "0-2\n");
+    if (_i == 1) {
+        snprintf(path, sizeof(path), "%s/sys/devices/system/node", root);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    /* no /proc/meminfo */
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -ENOENT);
+    ck_assert_str_eq(e.where, "proc/meminfo");
+    put_file(root, "proc/meminfo", "MemTotal:        8388608 kB\nMemFree:  1 kB\n");
+    int r = numafit_host_new_from_sysfs(root, NULL, 0, &h, &e);
+    ck_assert_msg(r == 0, "%d %s", r, e.text);
+    ck_assert_uint_eq(h->ncells, 1);
+    ck_assert_int_eq(h->cells[0].id, 0);
+    ck_assert_uint_eq(h->cells[0].memory, 8192);
+    ck_assert_uint_eq(h->cells[0].npages, 0);
+    expect_set(h, h->cells[0].cpuset, "0-2", "cpuset", 0);
+    expect_siblings(&h->cells[0], "0;1;2");
+    ck_assert_ptr_null(h->distance);
+    numafit_host_free(h);
+    h = NULL;
+    /* cpu/online says CPU 2 is offline too: nova's online set */
+    put_file(root, "sys/devices/system/cpu/online", "0-1\n");
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), 0);
+    expect_set(h, h->cells[0].cpuset, "0-1", "cpuset", 0);
+    numafit_host_free(h);
+    h = NULL;
+    put_file(root, "proc/meminfo", "MemFree:  1 kB\n");
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -EBADMSG);
+    snprintf(path, sizeof(path), "%s/proc/meminfo: no MemTotal line", root);
+    ck_assert_str_eq(e.text, path);
+    rm_tree(root);
+}
+END_TEST
+
+/* A kernel without cpu/online: each CPU by its cpu<N>/online (none: online,
+ * as cpu0), as libvirt reads one CPU; it counted every CPU online. */
+START_TEST(test_sysfs_no_online_file) {
+    char root[PATH_MAX];
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    mini_tree(root, sizeof(root));
+    put_file(root, "sys/devices/system/node/node0/cpulist", "0-3\n");
+    put_file(root, "sys/devices/system/cpu/cpu1/online", "0\n");
+    put_file(root, "sys/devices/system/cpu/cpu2/online", "1\n");
+    int r = numafit_host_new_from_sysfs(root, NULL, 0, &h, &e);
+    ck_assert_msg(r == 0, "%d %s", r, e.text);
+    expect_set(h, h->cells[0].cpuset, "0,2-3", "cpuset", 0);
+    numafit_host_free(h);
+    h = NULL;
+    /* --all-online still counts them all */
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, NUMAFIT_DISCOVER_ALL_ONLINE, &h, &e),
+                     0);
+    expect_set(h, h->cells[0].cpuset, "0-3", "cpuset", 0);
+    numafit_host_free(h);
+    h = NULL;
+    put_file(root, "sys/devices/system/cpu/cpu1/online", "off\n");
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), -EBADMSG);
+    ck_assert_str_eq(e.where, "sys/devices/system/cpu/cpu1/online");
+    rm_tree(root);
+}
+END_TEST
+
+/* A root without sys/devices/system/cpu is refused; a capture's sys/
+ * directory given instead of the capture names its parent. */
+START_TEST(test_sysfs_wrong_root) {
+    char root[PATH_MAX], sys[PATH_MAX + 16], want[PATH_MAX + 64];
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    mini_tree(root, sizeof(root));
+    snprintf(sys, sizeof(sys), "%s/sys", root);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(sys, NULL, 0, &h, &e), -ENOENT);
+    ck_assert_ptr_null(h);
+    snprintf(want, sizeof(want), "give its parent (%s)", root);
+    ck_assert_msg(strstr(e.text, want), "%s", e.text);
+    strcat(sys, "/");
+    ck_assert_int_eq(numafit_host_new_from_sysfs(sys, NULL, 0, &h, &e), -ENOENT);
+    ck_assert_msg(strstr(e.text, want), "%s", e.text);
+    snprintf(sys, sizeof(sys), "%s/sys/devices", root);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(sys, NULL, 0, &h, &e), -ENOENT);
+    ck_assert_msg(strstr(e.text, "not a sysfs root"), "%s", e.text);
+    ck_assert_int_eq(numafit_host_new_from_sysfs(root, NULL, 0, &h, &e), 0);
+    numafit_host_free(h);
+    rm_tree(root);
+}
+END_TEST
+
+/* Two NUMA nodes listing one CPU are named by their node ids, not by our
+ * cell order. */
+START_TEST(test_duplicate_cpu_names_nodes) {
+    static const char xml[] =
+        "<capabilities><host><cpu><arch>x86_64</arch></cpu><topology><cells num='2'>"
+        "<cell id='1'><memory unit='KiB'>1048576</memory><cpus num='2'>"
+        "<cpu id='4' socket_id='0' core_id='0' siblings='4'/>"
+        "<cpu id='5' socket_id='0' core_id='1' siblings='5'/></cpus></cell>"
+        "<cell id='3'><memory unit='KiB'>1048576</memory><cpus num='1'>"
+        "<cpu id='5' socket_id='1' core_id='0' siblings='5'/></cpus></cell>"
+        "</cells></topology></host></capabilities>";
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(caps_str(xml, 0, &h, &e), -EBADMSG);
+    ck_assert_str_eq(e.text, "node1 and node3 both list CPU 5");
+    ck_assert_str_eq(e.where, "node3");
+    ck_assert_int_eq(e.cell, 3);
 }
 END_TEST
 
@@ -1293,6 +1534,12 @@ static Suite *discover_suite(void) {
     tcase_add_test(tc, test_sysfs_bad_files);
     tcase_add_loop_test(tc, test_sysfs_not_regular, 0, 9);
     tcase_add_loop_test(tc, test_sysfs_node_above_limit, 0, 3);
+    tcase_add_loop_test(tc, test_sysfs_cpumap, 0, (int)(sizeof(cpumaps) / sizeof(cpumaps[0])));
+    tcase_add_test(tc, test_sysfs_cpumap_limits);
+    tcase_add_loop_test(tc, test_sysfs_no_numa, 0, 2);
+    tcase_add_test(tc, test_sysfs_no_online_file);
+    tcase_add_test(tc, test_sysfs_wrong_root);
+    tcase_add_test(tc, test_duplicate_cpu_names_nodes);
     suite_add_tcase(s, tc);
 
     /* tens of thousands of directories: slow on a busy disk */

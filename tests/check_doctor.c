@@ -128,21 +128,21 @@ static const struct dcase {
      "hugetlbfs-not-mounted:e,hugepages-1g-not-on-cmdline:w"},
     {"e5-2620-legacy", "e5-2620-legacy", TREE_CONF, 0, 0,
      "vcpu-pin-set-legacy:w,dedicated-not-isolated:w,hugepages-unbalanced:w,"
-     "dedicated-uneven-nodes:w"},
+     "hugepages-runtime-allocated:i,dedicated-uneven-nodes:w"},
     {"e5-2620-legacy realtime", "e5-2620-legacy", TREE_CONF, NUMAFIT_DOCTOR_REALTIME, 1,
      "vcpu-pin-set-legacy:w,dedicated-not-isolated:e,ht-enabled-realtime:w,"
-     "hugepages-unbalanced:w,kernel-not-rt:w,tuned-not-realtime-virtual-host:w,"
-     "cpu-mode-not-host-passthrough:i,dedicated-uneven-nodes:w"},
+     "hugepages-unbalanced:w,hugepages-runtime-allocated:i,kernel-not-rt:w,"
+     "tuned-not-realtime-virtual-host:w,cpu-mode-not-host-passthrough:i,dedicated-uneven-nodes:w"},
     {"e5-2620 both sets", "e5-2620-legacy",
      "[DEFAULT]\nvcpu_pin_set = 2-11\n[compute]\ncpu_dedicated_set = 2-11,14-23\n", 0, 1,
      "vcpu-pin-set-with-dedicated:e,dedicated-not-isolated:w,isolate-policy-impossible:i,"
-     "hugepages-unbalanced:w,dedicated-uneven-nodes:w"},
+     "hugepages-unbalanced:w,hugepages-runtime-allocated:i,dedicated-uneven-nodes:w"},
     {"e5-2620 no sets", "e5-2620-legacy", "[libvirt]\nvirt_type = kvm\n", 0, 0,
-     "cpu-sets-unset:w,hugepages-unbalanced:w"},
+     "cpu-sets-unset:w,hugepages-unbalanced:w,hugepages-runtime-allocated:i"},
     {"e5-2620 whole cores split", "e5-2620-legacy",
      "[compute]\ncpu_dedicated_set = 2-5,8-11\ncpu_shared_set = 0-1,12-13\n", 0, 0,
      "dedicated-not-isolated:w,isolate-policy-impossible:i,dedicated-siblings-not-dedicated:w,"
-     "hugepages-unbalanced:w"},
+     "hugepages-unbalanced:w,hugepages-runtime-allocated:i"},
     {"rt-good bad nova.conf", "rt-good",
      "[compute]\ncpu_dedicated_set = 4-11,40\ncpu_shared_set = x\nnot an option\n", 0, 4,
      "nova-conf-syntax:e,nova-cpu-set-offline:e,nova-cpu-set-invalid:e,"
@@ -163,6 +163,20 @@ static const struct dcase {
      "[compute]\ncpu_dedicated_set = 4-7\ncpu_shared_set = 0-3,12-15\n"
      "[libvirt]\ncpu_mode = 'host-passthrough'\nfile_backed_memory = 1024\n",
      0, 0, "isolated-not-used:w,file-backed-memory-hugepages:w"},
+    /* seed 000's Sugon host with the kernel tuning left wrong (real-time
+     * guests by nova.conf's realtime_scheduler_priority) */
+    {"badly-tuned", "badly-tuned", TREE_CONF, 0, 0,
+     "hugepages-not-on-every-node:w,hugepages-node-exhausted:w,hugepages-runtime-allocated:w,"
+     "hugepages-sysctl-short:w,tuned-not-realtime-virtual-host:w,thp-always-realtime:w,"
+     "thp-defrag-always-realtime:w,ksm-running:w,cpufreq-governor-not-performance:w,"
+     "cstates-deep-enabled:w,io-scheduler:i,vhost-net-not-loaded:i,node-without-hugepages:w"},
+    /* the same host for pinned guests that are not real-time: THP and
+     * C-states are not checked, KSM and the governor are notes */
+    {"badly-tuned, plain pinning", "badly-tuned",
+     "[compute]\ncpu_dedicated_set = 2-19,22-39\ncpu_shared_set = 0-1,20-21\n", 0, 0,
+     "hugepages-not-on-every-node:w,hugepages-node-exhausted:w,hugepages-runtime-allocated:w,"
+     "hugepages-sysctl-short:w,ksm-running:i,cpufreq-governor-not-performance:i,io-scheduler:i,"
+     "vhost-net-not-loaded:i,node-without-hugepages:w"},
     {"rt-good continuation and quotes", "rt-good",
      "# comment\n[DEFAULT]\n; another\nreserved_huge_pages = node:0,size:1GB,\n"
      "    count:1\n[compute]\ncpu_dedicated_set = \"4-11\"\ncpu_shared_set: 0-3,12-15\n"
@@ -265,6 +279,130 @@ START_TEST(test_texts) {
 }
 END_TEST
 
+/* true when host.not_checked has an entry starting with what */
+static bool not_checked(const json_t *report, const char *what) {
+    const json_t *a = json_object_get(json_object_get(report, "host"), "not_checked"), *v;
+    size_t i;
+    ck_assert(json_is_array(a));
+    json_array_foreach(a, i, v) if (!strncmp(json_string_value(v), what, strlen(what))) return true;
+    return false;
+}
+
+static const json_t *hget(const json_t *report, const char *path) {
+    const json_t *v = json_object_get(report, "host");
+    char buf[128], *save = NULL;
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+        v = json_object_get(v, k);
+    ck_assert_msg(v != NULL, "no host.%s", path);
+    return v;
+}
+
+static const char *hstr(const json_t *report, const char *path) {
+    const char *s = json_string_value(hget(report, path));
+    ck_assert_msg(s != NULL, "host.%s is not a string", path);
+    return s;
+}
+
+/* Each tuning check's evidence, read from the badly tuned host's files. */
+START_TEST(test_tuning_texts) {
+    json_t *j = run_tree("badly-tuned", 0);
+    ck_assert_str_eq(field(j, "thp-always-realtime", "detail"),
+                     "sys/kernel/mm/transparent_hugepage/enabled is [always]: khugepaged scans "
+                     "and collapses pages in the background and page faults may compact memory, "
+                     "which adds latency to the host and to the QEMU threads of real-time "
+                     "guests; their memory is on hugetlbfs pages (hw:mem_page_size), which THP "
+                     "does not touch, so they gain nothing from it.");
+    ck_assert_str_eq(field(j, "thp-defrag-always-realtime", "detail"),
+                     "sys/kernel/mm/transparent_hugepage/defrag is [always] (enabled [always]): "
+                     "a page fault that wants a huge page stops to compact memory, a stall of "
+                     "up to milliseconds in whichever thread faults.");
+    ck_assert_ptr_nonnull(strstr(field(j, "ksm-running", "detail"),
+                                 "sys/kernel/mm/ksm/run is 1, enabled by "
+                                 "etc/systemd/system/multi-user.target.wants/ksmtuned.service: "));
+    ck_assert_ptr_nonnull(strstr(field(j, "cpufreq-governor-not-performance", "detail"),
+                                 "CPUs 0-39 use the ondemand governor "));
+    ck_assert_ptr_nonnull(
+        strstr(field(j, "cstates-deep-enabled", "detail"),
+               "CPUs 0-39 can enter C6 (133 us) (cpuidle stateK/disable is 0): "));
+    ck_assert_ptr_nonnull(strstr(field(j, "cstates-deep-enabled", "detail"),
+                                 "the tuned profile \"virtual-host\" does not hold"));
+    ck_assert_ptr_nonnull(
+        strstr(field(j, "io-scheduler", "detail"), "sda: cfq, sdb: cfq (sys/block/DEV/"));
+    ck_assert_ptr_nonnull(
+        strstr(field(j, "vhost-net-not-loaded", "detail"), "proc/modules shows no vhost_net: "));
+    ck_assert_ptr_nonnull(strstr(field(j, "hugepages-not-on-every-node", "detail"),
+                                 "1G pages: node 1 has none, the other nodes with CPUs have up "
+                                 "to 16; "));
+    ck_assert_ptr_nonnull(strstr(field(j, "hugepages-node-exhausted", "detail"),
+                                 "1G pages (free_hugepages): node 0: 0 free of 16; "));
+    ck_assert_ptr_nonnull(strstr(field(j, "hugepages-runtime-allocated", "detail"),
+                                 "1G pages are reserved but the kernel command line has no "
+                                 "hugepages= count for them: they were vm.nr_hugepages = 32 in "
+                                 "etc/sysctl.conf, applied by systemd-sysctl."));
+    ck_assert_str_eq(field(j, "hugepages-sysctl-short", "detail"),
+                     "etc/sysctl.conf sets vm.nr_hugepages = 32 (1G pages) but only 16 are "
+                     "reserved: the kernel found too little contiguous free memory when the "
+                     "setting was applied after boot.");
+    /* the facts in host */
+    ck_assert_str_eq(hstr(j, "transparent_hugepage.enabled"), "always");
+    ck_assert_str_eq(hstr(j, "transparent_hugepage.defrag"), "always");
+    ck_assert_int_eq(json_integer_value(hget(j, "ksm.run")), 1);
+    ck_assert_str_eq(hstr(j, "power.not_performance"), "0-39");
+    ck_assert_str_eq(hstr(j, "power.other_governors"), "ondemand");
+    ck_assert_str_eq(hstr(j, "power.deep_idle_states"), "C6 (133 us)");
+    ck_assert_str_eq(hstr(j, "power.cmdline.intel_pstate"), "disable");
+    ck_assert(json_is_null(hget(j, "power.intel_pstate")));
+    ck_assert_str_eq(hstr(j, "kvm.module"), "kvm_intel");
+    ck_assert(json_is_null(hget(j, "kvm.dev_kvm")));
+    ck_assert_str_eq(hstr(j, "block_schedulers.sda"), "cfq");
+    ck_assert_ptr_null(json_object_get(hget(j, "block_schedulers"), "loop0"));
+    ck_assert(json_is_false(hget(j, "vhost_net")));
+    ck_assert_int_eq(json_integer_value(hget(j, "sysctl_nr_hugepages")), 32);
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(
+            json_object_get(json_array_get(hget(j, "nodes"), 0), "hugepages_free"), "1G")),
+        0);
+    ck_assert_uint_eq(json_array_size(hget(j, "not_checked")), 0);
+    json_decref(j);
+
+    j = run_tree("rt-good", 0);
+    ck_assert_str_eq(hstr(j, "transparent_hugepage.enabled"), "never");
+    ck_assert_int_eq(json_integer_value(hget(j, "ksm.run")), 0);
+    ck_assert(json_is_null(hget(j, "ksm.enabled_by")));
+    ck_assert_str_eq(hstr(j, "power.not_performance"), "");
+    ck_assert_str_eq(hstr(j, "power.deep_idle_cpus"), "");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(hget(j, "power.cmdline"), "intel_idle.max_cstate")), "0");
+    ck_assert(json_is_true(hget(j, "kvm.dev_kvm")));
+    ck_assert(json_is_false(hget(j, "kvm.nested")) || json_is_null(hget(j, "kvm.nested")));
+    ck_assert(json_is_true(hget(j, "vhost_net")));
+    ck_assert_str_eq(hstr(j, "block_schedulers.sdb"), "deadline");
+    ck_assert_uint_eq(json_array_size(hget(j, "not_checked")), 0);
+    json_decref(j);
+
+    /* a capture without the tuning files: each real-time check says it was
+     * not made */
+    j = run_tree("rt-mistakes", 0);
+    ck_assert(not_checked(j, "transparent huge pages: "));
+    ck_assert(not_checked(j, "ksm: "));
+    ck_assert(not_checked(j, "cpufreq governor: "));
+    ck_assert(not_checked(j, "C-states: "));
+    ck_assert(not_checked(j, "I/O schedulers: "));
+    ck_assert(!not_checked(j, "kvm: "));
+    ck_assert(json_is_null(hget(j, "transparent_hugepage.enabled")));
+    ck_assert(json_is_null(hget(j, "power.not_performance")));
+    json_decref(j);
+    j = run_tree("e5-2620-legacy", 0); /* not real-time: THP, governor, C-states unchecked */
+    ck_assert(!not_checked(j, "transparent huge pages: "));
+    ck_assert(!not_checked(j, "cpufreq governor: "));
+    ck_assert(not_checked(j, "ksm: "));
+    ck_assert_ptr_nonnull(strstr(field(j, "hugepages-runtime-allocated", "detail"),
+                                 "they were written to nr_hugepages by hand or by a script"));
+    json_decref(j);
+}
+END_TEST
+
 /* The same trees as the host model: discovery agrees with the doctor about
  * nova's InvalidConfiguration. */
 START_TEST(test_sysfs_agrees) {
@@ -350,8 +488,9 @@ START_TEST(test_memory_only_node) {
     puts_(root, "sys/devices/system/node/node2/meminfo", "Node 2 MemTotal: 67108864 kB\n");
     j = run(root, "[compute]\ncpu_dedicated_set = 2-7\ncpu_shared_set = 0-1\n", 0, &r);
     ids_of(j, ids, sizeof(ids));
-    ck_assert_str_eq(ids, "dedicated-not-isolated:w,hugepages-unbalanced:w,memory-only-node:i,"
-                          "node-without-hugepages:w,dedicated-uneven-nodes:w");
+    ck_assert_str_eq(ids,
+                     "dedicated-not-isolated:w,hugepages-not-on-every-node:w,memory-only-node:i,"
+                     "node-without-hugepages:w,dedicated-uneven-nodes:w");
     ck_assert_str_eq(field(j, "memory-only-node", "detail"),
                      "Node 2 has 65536 MiB and no CPUs: nova reports it as a cell without CPUs, "
                      "so no guest NUMA cell is placed there and its memory is not used for "
@@ -363,25 +502,157 @@ START_TEST(test_memory_only_node) {
 }
 END_TEST
 
+/* A root that is not a host's root is an error, not a clean bill of
+ * health; a root with proc/ alone is checked, every file missing listed. */
 START_TEST(test_missing_root) {
+    char *root = mktree(), path[PATH_MAX], *out = NULL, ids[512];
+    numafit_error_t e;
     json_t *j;
-    char ids[512];
     int r;
-    j = run("/nonexistent/numafit-doctor", NULL, 0, &r);
-    ids_of(j, ids, sizeof(ids));
-    ck_assert_str_eq(ids, "nova-conf-not-given:i");
-    ck_assert_int_eq(r, 0);
-    /* proc/cmdline, osrelease, cpu/online, meminfo, mounts are reported */
-    ck_assert_uint_ge(json_array_size(json_object_get(json_object_get(j, "host"), "unreadable")),
-                      5);
-    json_decref(j);
-    j = run("/nonexistent/numafit-doctor", "[compute]\ncpu_dedicated_set=2-3\n",
-            NUMAFIT_DOCTOR_REALTIME, &r);
+    ck_assert_int_eq(numafit_doctor("/nonexistent/numafit-doctor", NULL, 0, 0, &out, &e), -ENOENT);
+    ck_assert_str_eq(e.where, "root");
+    ck_assert_str_eq(e.text, "/nonexistent/numafit-doctor: No such file or directory");
+    ck_assert_int_eq(numafit_doctor(root, NULL, 0, 0, &out, &e), -ENOENT);
+    ck_assert_ptr_nonnull(strstr(e.text, "holds neither proc/ nor sys/: not a host's root"));
+    puts_(root, "etc/tuned/active_profile", "realtime\n");
+    ck_assert_int_eq(numafit_doctor(root, NULL, 0, 0, &out, &e), -ENOENT);
+    snprintf(path, sizeof(path), "%s/etc/tuned/active_profile", root);
+    ck_assert_int_eq(numafit_doctor(path, NULL, 0, 0, &out, &e), -ENOTDIR);
+    ck_assert_str_eq(e.where, "root");
+    ck_assert_ptr_null(out);
+    snprintf(path, sizeof(path), "%s/proc", root);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    j = run(root, "[compute]\ncpu_dedicated_set=2-3\n", NUMAFIT_DOCTOR_REALTIME, &r);
     ids_of(j, ids, sizeof(ids));
     ck_assert_str_eq(ids, "dedicated-not-isolated:e,tuned-not-realtime-virtual-host:w,"
                           "cpu-mode-not-host-passthrough:i");
     ck_assert_int_eq(r, 1);
+    /* proc/cmdline, osrelease, cpu/online, meminfo, mounts are reported */
+    ck_assert_uint_ge(json_array_size(json_object_get(json_object_get(j, "host"), "unreadable")),
+                      5);
+    ck_assert(not_checked(j, "kvm: neither dev/ nor sys/module/ was captured"));
+    ck_assert(not_checked(j, "ksm: "));
+    ck_assert(!not_checked(j, "C-states: ")); /* tuned realtime holds them */
     json_decref(j);
+    rmtree(root);
+    free(root);
+}
+END_TEST
+
+/* Built trees for the tuning checks the fixtures do not cover. */
+static json_t *run_built(const char *root, const char *conf, unsigned flags, char *ids,
+                         size_t cap) {
+    int r;
+    json_t *j = run(root, conf, flags, &r);
+    ids_of(j, ids, cap);
+    return j;
+}
+
+START_TEST(test_tuning_built) {
+    char *root = mktree(), ids[1024];
+    const char *conf = "[compute]\ncpu_dedicated_set=2-3\ncpu_shared_set=0-1\n"
+                       "[libvirt]\ncpu_mode=host-passthrough\n";
+    json_t *j;
+    puts_(root, "proc/cmdline", "ro isolcpus=2-3 nohz_full=2-3 rcu_nocbs=2-3\n");
+    puts_(root, "sys/devices/system/cpu/online", "0-3\n");
+    puts_(root, "proc/modules", "kvm 1 0 - Live 0x0\nvhost_net 1 0 - Live 0x0\n");
+    puts_(root, "sys/block/nvme0n1/queue/scheduler", "[none] mq-deadline kyber bfq\n");
+    puts_(root, "dev/null", "");
+    /* dev/ captured without kvm, no sys/module: KVM is missing */
+    j = run_built(root, conf, 0, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "kvm-not-available:e");
+    ck_assert_ptr_nonnull(strstr(field(j, "kvm-not-available", "detail"),
+                                 "dev/kvm does not exist: nova's libvirt driver"));
+    ck_assert(json_is_true(hget(j, "vhost_net"))); /* from proc/modules */
+    json_decref(j);
+    /* sys/module without kvm_intel or kvm_amd says the same */
+    puts_(root, "sys/module/kvm/refcnt", "0\n");
+    j = run_built(root, conf, 0, ids, sizeof(ids));
+    ck_assert_ptr_nonnull(strstr(field(j, "kvm-not-available", "detail"),
+                                 "dev/kvm does not exist and sys/module has neither kvm_intel "
+                                 "nor kvm_amd: "));
+    ck_assert(json_is_true(hget(j, "vhost_net"))); /* proc/modules lists it */
+    json_decref(j);
+    puts_(root, "sys/module/kvm_amd/parameters/nested", "1\n");
+    puts_(root, "sys/module/vhost_net/refcnt", "0\n");
+    /* intel_pstate active, THP madvise with defrag always, KSM off but
+     * enabled in etc/default, sysctl.d before sysctl.conf, a tuned latency
+     * profile holding the CPUs out of C6 */
+    puts_(root, "sys/devices/system/cpu/intel_pstate/status", "active\n");
+    puts_(root, "sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+    puts_(root, "sys/kernel/mm/transparent_hugepage/defrag",
+          "[always] defer defer+madvise madvise never\n");
+    puts_(root, "sys/kernel/mm/ksm/run", "0\n");
+    puts_(root, "etc/default/qemu-kvm", "# KSM\nKSM_ENABLED=AUTO\nSLEEP_MILLISECS=200\n");
+    puts_(root, "etc/sysctl.d/10-hugepages.conf", "vm.nr_hugepages = 8\n");
+    puts_(root, "etc/sysctl.d/20-more.conf", "; a comment\n-vm/nr_hugepages=6\n");
+    puts_(root, "etc/sysctl.conf", "kernel.sysrq = 0\n");
+    for (int c = 0; c < 4; c++) {
+        char rel[128];
+        snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
+        puts_(root, rel, "performance\n");
+        for (int st = 0; st < 3; st++) {
+            static const char *const names[] = {"POLL", "C1", "C6"};
+            static const char *const lat[] = {"0", "2", "133"};
+            snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpuidle/state%d/name", c, st);
+            puts_(root, rel, names[st]);
+            snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpuidle/state%d/latency", c,
+                     st);
+            puts_(root, rel, lat[st]);
+            snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", c,
+                     st);
+            puts_(root, rel, st == 2 && c < 2 ? "1" : "0");
+        }
+    }
+    puts_(root, "etc/tuned/active_profile", "network-latency\n");
+    j = run_built(root, conf, NUMAFIT_DOCTOR_REALTIME, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "tuned-not-realtime-virtual-host:w,thp-defrag-always-realtime:w,"
+                          "ksmtuned-enabled:w,intel-pstate-active:i");
+    ck_assert_ptr_nonnull(strstr(field(j, "ksmtuned-enabled", "detail"),
+                                 "but etc/default/qemu-kvm (KSM_ENABLED=AUTO) enables it"));
+    ck_assert_str_eq(hstr(j, "kvm.module"), "kvm_amd");
+    ck_assert(json_is_true(hget(j, "kvm.nested")));
+    ck_assert_int_eq(json_integer_value(hget(j, "sysctl_nr_hugepages")), 6);
+    ck_assert_str_eq(hstr(j, "power.deep_idle_cpus"), "2-3");
+    ck_assert_str_eq(hstr(j, "block_schedulers.nvme0n1"), "none");
+    json_decref(j);
+    /* without the latency profile the C6 of CPUs 2-3 is a warning */
+    puts_(root, "etc/tuned/active_profile", "virtual-host\n");
+    j = run_built(root, conf, NUMAFIT_DOCTOR_REALTIME, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "tuned-not-realtime-virtual-host:w,thp-defrag-always-realtime:w,"
+                          "ksmtuned-enabled:w,cstates-deep-enabled:w,intel-pstate-active:i");
+    ck_assert_ptr_nonnull(
+        strstr(field(j, "cstates-deep-enabled", "detail"), "CPUs 2-3 can enter C6"));
+    json_decref(j);
+    /* not real-time: a note on KSM only */
+    j = run_built(root, conf, 0, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "ksmtuned-enabled:i");
+    json_decref(j);
+    /* malformed tuning files are listed, their checks skipped */
+    puts_(root, "sys/kernel/mm/transparent_hugepage/enabled", "[always\n");
+    puts_(root, "sys/kernel/mm/ksm/run", "7\n");
+    puts_(root, "etc/sysctl.conf", "vm.nr_hugepages = lots\n");
+    j = run_built(root, conf, NUMAFIT_DOCTOR_REALTIME, ids, sizeof(ids));
+    ck_assert_str_eq(ids, "tuned-not-realtime-virtual-host:w,cstates-deep-enabled:w,"
+                          "intel-pstate-active:i");
+    ck_assert(not_checked(j, "transparent huge pages: "));
+    ck_assert(not_checked(j, "ksm: "));
+    ck_assert_int_eq(json_integer_value(hget(j, "sysctl_nr_hugepages")), 6);
+    {
+        const json_t *un = hget(j, "unreadable"), *v;
+        size_t i;
+        bool thp = false, ksm = false, sysctl = false;
+        json_array_foreach(un, i, v) {
+            const char *t = json_string_value(v);
+            thp |= !strcmp(t, "sys/kernel/mm/transparent_hugepage/enabled: not a [choice]");
+            ksm |= !strcmp(t, "sys/kernel/mm/ksm/run: not a number in range");
+            sysctl |= !strcmp(t, "etc/sysctl.conf: vm.nr_hugepages is not a count");
+        }
+        ck_assert(thp && ksm && sysctl);
+    }
+    json_decref(j);
+    rmtree(root);
+    free(root);
 }
 END_TEST
 
@@ -549,7 +820,7 @@ START_TEST(test_arguments) {
     free(big);
     ck_assert_ptr_null(out);
     /* indented output parses the same */
-    ck_assert_int_ge(numafit_doctor("/nonexistent", NULL, 0, NUMAFIT_DOCTOR_INDENT, &out, NULL), 0);
+    ck_assert_int_ge(numafit_doctor("/", NULL, 0, NUMAFIT_DOCTOR_INDENT, &out, NULL), 0);
     ck_assert_ptr_nonnull(strchr(out, '\n'));
     numafit_free(out);
 }
@@ -560,11 +831,13 @@ static Suite *doctor_suite(void) {
     TCase *tc = tcase_create("trees");
     tcase_add_loop_test(tc, test_tree, 0, (int)(sizeof(cases) / sizeof(cases[0])));
     tcase_add_test(tc, test_texts);
+    tcase_add_test(tc, test_tuning_texts);
     tcase_add_test(tc, test_sysfs_agrees);
     suite_add_tcase(s, tc);
     tc = tcase_create("robustness");
     tcase_add_test(tc, test_memory_only_node);
     tcase_add_test(tc, test_missing_root);
+    tcase_add_test(tc, test_tuning_built);
     tcase_add_test(tc, test_no_sys);
     tcase_add_test(tc, test_boot_mismatch);
     tcase_add_test(tc, test_garbage);

@@ -83,12 +83,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='1'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='1'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-3' memory='8388608' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     /* shared policy: unpinned vCPUs float over the host cell's shared CPUs */
     {"shared", HOST_HT, FL(2, 2048, "\"hw:numa_nodes\":\"1\""), SHARED_HT, 0, 0,
      "<vcpu>2</vcpu>\n"
@@ -101,12 +111,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"dedicated_prefer", HOST_HT, FL(4, 4096, "\"hw:cpu_policy\":\"dedicated\""), SHARED_HT, 0, 0,
      "<vcpu>4</vcpu>\n"
      "<cputune>\n"
@@ -120,12 +140,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-3' memory='4194304' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     /* isolate: nova refuses it on a hyper-threaded host with cpu_dedicated_set */
     {"dedicated_isolate", HOST_LEGACY,
      FL(2, 2048, "\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\""), NULL, 0,
@@ -140,12 +170,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"mixed", HOST_HT, FL(4, 4096, "\"hw:cpu_policy\":\"mixed\",\"hw:cpu_dedicated_mask\":\"2-3\""),
      SHARED_HT, 0, 0,
      "<vcpu>4</vcpu>\n"
@@ -160,12 +200,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-3' memory='4194304' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"emulator_isolate", HOST_HT,
      FL(2, 2048, "\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"isolate\""),
      SHARED_HT, 0, 0,
@@ -179,12 +229,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"emulator_share", HOST_HT,
      FL(2, 2048, "\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"share\""),
      SHARED_HT, 0, 0,
@@ -198,12 +258,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"emulator_share_noconf", HOST_HT,
      FL(2, 2048, "\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"share\""), NULL,
      0, 0,
@@ -217,12 +287,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"hugepages", HOST_HT, FL(2, 2048, "\"hw:mem_page_size\":\"1GB\""), SHARED_HT, 0, 0,
      "<memoryBacking>\n"
      "  <hugepages>\n"
@@ -239,12 +319,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"multi_cell", HOST_HT,
      FL(4, 4096,
         "\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\",\"hw:mem_page_size\":\"2MB\""),
@@ -268,13 +358,23 @@ static const struct dcase cases[] = {
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='1' mode='strict' nodeset='1'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "    <cell id='1' cpus='2-3' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"realtime", HOST_HT,
      FL(4, 2048,
         "\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_realtime\":\"yes\","
@@ -300,12 +400,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='4' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-3' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"locked_memory", HOST_HT,
      FL(2, 2048, "\"hw:locked_memory\":\"true\",\"hw:mem_page_size\":\"2MB\""), SHARED_HT, 0, 0,
      "<memoryBacking>\n"
@@ -324,12 +434,22 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB' memAccess='shared'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     {"quotas", HOST_HT,
      FL(2, 2048,
         "\"hw:numa_nodes\":\"1\",\"quota:cpu_shares\":\"1024\",\"quota:cpu_period\":\"100000\","
@@ -351,18 +471,38 @@ static const struct dcase cases[] = {
      "  <memory mode='strict' nodeset='0'/>\n"
      "  <memnode cellid='0' mode='strict' nodeset='0'/>\n"
      "</numatune>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='2' cores='1' threads='1'/>\n"
      "  <numa>\n"
      "    <cell id='0' cpus='0-1' memory='2097152' unit='KiB'/>\n"
      "  </numa>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
     /* no guest NUMA topology: only <vcpu cpuset> (and the CPU topology) */
     {"no_numa", HOST_HT, FL(3, 1024, "\"hw:cpu_sockets\":\"1\""), SHARED_HT, 0, 0,
      "<vcpu cpuset='0,4,8,12'>3</vcpu>\n"
-     "<cpu>\n"
+     "<cpu mode='host-model'>\n"
      "  <topology sockets='1' cores='3' threads='1'/>\n"
-     "</cpu>\n"},
+     "</cpu>\n"
+     "<clock offset='utc'>\n"
+     "  <timer name='pit' tickpolicy='delay'/>\n"
+     "  <timer name='rtc' tickpolicy='catchup'/>\n"
+     "  <timer name='hpet' present='no'/>\n"
+     "</clock>\n"
+     "<devices>\n"
+     "  <memballoon model='virtio'>\n"
+     "    <stats period='10'/>\n"
+     "  </memballoon>\n"
+     "</devices>\n"},
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -1079,9 +1219,11 @@ START_TEST(test_hostdev_define) {
          * the VF's network interface, virtio with 4 queues), a vdpa one
          * (an <interface type="vdpa"> on its vhost-vdpa device), a
          * remote-managed one (an <interface type="hostdev"> without VLAN), a
-         * virtio-forwarder one (left out); a direct one without a MAC, a
+         * virtio-forwarder one (an <interface type="vhostuser"> on the
+         * forwarder's socket); a direct one without a MAC, a
          * macvtap one without its interface name, a vdpa one without its
-         * device and a macvtap one bound by Open vSwitch (refused) */
+         * device, a virtio-forwarder one without its socket and a macvtap
+         * one bound by Open vSwitch (refused) */
         static const char ports[] =
             "{\"flavor\": {\"vcpus\": 4, \"extra_specs\": {\"quota:vif_inbound_average\": "
             "\"1000\", \"hw:vif_multiqueue_enabled\": \"true\"}},"
@@ -1096,8 +1238,13 @@ START_TEST(test_hostdev_define) {
             "\"vdpa\", \"mac\": \"fa:16:3e:00:00:04\", \"dev_path\": \"/dev/vhost-vdpa-0\"},"
             " {\"address\": \"0000:81:02.3\", \"requester_id\": \"p5\", \"vnic_type\": "
             "\"remote-managed\", \"mac\": \"fa:16:3e:00:00:05\", \"vlan\": 200},"
-            " {\"address\": \"0000:81:02.4\", \"requester_id\": \"p6\", \"vnic_type\": "
-            "\"virtio-forwarder\"}]}";
+            " {\"address\": \"0000:81:02.4\", \"requester_id\": \"p6-0123456789\", "
+            "\"vnic_type\": \"virtio-forwarder\", \"mac\": \"fa:16:3e:00:00:06\", "
+            "\"vhostuser_socket\": \"/var/run/vrt/sock0\", \"vhostuser_mode\": \"client\"}],"
+            " \"tx_queue_size\": 512}";
+        static const char nosock[] =
+            "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
+            "\"virtio-forwarder\", \"mac\": \"fa:16:3e:00:00:01\"}]";
         static const char nopath[] =
             "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
             "\"vdpa\", \"mac\": \"fa:16:3e:00:00:01\", \"dev_path\": \"vhost-vdpa-0\"}]";
@@ -1111,7 +1258,7 @@ START_TEST(test_hostdev_define) {
         static const char noifname[] =
             "[{\"address\": \"0000:81:02.0\", \"requester_id\": \"p1\", \"vnic_type\": "
             "\"macvtap\", \"mac\": \"fa:16:3e:00:00:01\", \"ifname\": \"a/b\"}]";
-        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 5);
+        ck_assert_int_eq(numafit_domain_hostdev_xml(ports, strlen(ports), 0, &hx, &e), 6);
         snprintf(xml, sizeof(xml),
                  "<domain type='test'><name>numafit-ports</name><memory>1048576</memory>"
                  "<vcpu>2</vcpu><os><type>hvm</type></os><devices>\n%s</devices></domain>\n",
@@ -1138,7 +1285,12 @@ START_TEST(test_hostdev_define) {
         ck_assert_ptr_nonnull(strstr(back, "<mac address='fa:16:3e:00:00:05'/>"));
         ck_assert_ptr_nonnull(strstr(back, "function='0x3'"));
         ck_assert_ptr_null(strstr(back, "<tag id='200'/>")); /* os-vif writes no VLAN */
-        ck_assert_ptr_null(strstr(back, "function='0x4'"));
+        ck_assert_ptr_null(strstr(back, "function='0x4'"));  /* the forwarder's VF */
+        ck_assert_ptr_nonnull(strstr(back, "<interface type='vhostuser'>"));
+        ck_assert_ptr_nonnull(
+            strstr(back, "<source type='unix' path='/var/run/vrt/sock0' mode='client'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "<target dev='vhup6-01234567'/>"));
+        ck_assert_ptr_nonnull(strstr(back, "tx_queue_size='512'"));
         ck_assert_int_eq(virDomainUndefine(dom), 0);
         virDomainFree(dom);
         free(back);
@@ -1151,6 +1303,9 @@ START_TEST(test_hostdev_define) {
         ck_assert_str_eq(e.where, "devices/0/ifname");
         ck_assert_int_eq(numafit_domain_hostdev_xml(nopath, strlen(nopath), 0, &hx, &e), -EINVAL);
         ck_assert_str_eq(e.where, "devices/0/dev_path");
+        ck_assert_int_eq(numafit_domain_hostdev_xml(nosock, strlen(nosock), 0, &hx, &e), -EINVAL);
+        ck_assert_str_eq(e.where, "devices/0/vhostuser_socket");
+        ck_assert_str_eq(e.exception, "VifDetailsMissingVhostuserSockPath");
         ck_assert_int_eq(numafit_domain_hostdev_xml(ovs_macvtap, strlen(ovs_macvtap), 0, &hx, &e),
                          -EINVAL);
         ck_assert_str_eq(e.where, "devices/0/vif_type");

@@ -584,6 +584,12 @@ static int op_request(struct ctx *c) {
 static int op_request_to_json(struct ctx *c) {
     return numafit_request_to_json(c->req, c->flags, &c->o_str, &c->err);
 }
+static int op_flavor_normalize(struct ctx *c) {
+    return numafit_flavor_normalize(c->text, c->len, 0, &c->o_str, NULL, &c->err);
+}
+static int op_image_normalize(struct ctx *c) {
+    return numafit_image_normalize(c->text, c->len, 0, &c->o_str, NULL, &c->err);
+}
 static int op_request_dup(struct ctx *c) {
     return numafit_request_dup(c->req, &c->o_req);
 }
@@ -897,6 +903,36 @@ START_TEST(request_new) {
 }
 END_TEST
 
+/* the forms of flavors and images (flavor_forms.c): each of them, text
+ * properties, and refusals */
+START_TEST(forms) {
+    static const struct {
+        const char *text;
+        bool image;
+    } docs[] = {
+        {"{\"vcpus\":4,\"memory_mb\":8192,\"extra_specs\":{\"hw:cpu_policy\":\"dedicated\"}}",
+         false},
+        {"{\"ram\":8192,\"vcpus\":4,\"disk\":20,\"swap\":\"\",\"OS-FLV-EXT-DATA:ephemeral\":0,"
+         "\"name\":\"rt\",\"properties\":\"hw:cpu_policy='dedicated', "
+         "pci_passthrough:alias='a1:2,a2:1', x='it's'\"}",
+         false},
+        {"{\"flavor\":{\"ram\":8192,\"vcpus\":4,\"extra_specs\":{\"hw:numa_nodes\":\"2\"}}}",
+         false},
+        {"{\"ram\":1,\"vcpus\":1,\"properties\":\"a='1', a='2'\"}", false},
+        {"{\"vcpus\":1,\"memory_mb\":1,\"properties\":{}}", false},
+        {"{\"id\":\"i\",\"status\":\"active\",\"hw_numa_nodes\":\"2\","
+         "\"properties\":\"hw_cpu_policy='dedicated'\"}",
+         true},
+        {"{\"id\":\"i\",\"hw_numa_nodes\":\"2\",\"properties\":{\"hw_numa_nodes\":\"1\"}}", true},
+        {"{\"properties\":{\"hw_cpu_policy\":\"dedicated\"}}", true},
+    };
+    for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+        struct ctx c = {.what = docs[i].text, .text = docs[i].text, .len = strlen(docs[i].text)};
+        oom_loop(&c, docs[i].image ? op_image_normalize : op_flavor_normalize);
+    }
+}
+END_TEST
+
 START_TEST(options) {
     static const char *const limits[] = {
         "{\"cpu_allocation_ratio\":16.0,\"ram_allocation_ratio\":1.5}",
@@ -1152,6 +1188,7 @@ static Suite *oom_suite(void) {
     tcase_add_test(tc, host_synthetic);
     tcase_add_loop_test(tc, host_to_json_dup_queries, 0, 3);
     tcase_add_test(tc, request_new);
+    tcase_add_test(tc, forms);
     tcase_add_test(tc, options);
     tcase_add_loop_test(tc, fit_claim_release, 0, sizeof(scenarios) / sizeof(scenarios[0]));
     tcase_add_test(tc, domain_xml);

@@ -826,6 +826,41 @@ START_TEST(test_tracker) {
         int64_t zero = 0;
         ck_assert_int_eq(numafit_pci_tracker_claim(t, h, vf, &zero, 1, &c2, &e), -ENOSPC);
     }
+    {
+        /* a later run: a tracker made again from the same devices takes the
+         * kept claim again and reports the same pools; a device taken
+         * twice, one it does not have, or the PF of the claimed VF are
+         * refused and change nothing */
+        numafit_pci_tracker_t *t2 = NULL;
+        numafit_pci_pools_t *p1 = NULL, *p2 = NULL;
+        const char *pf_claim = "{\"devices\": [{\"address\": \"0000:81:00.0\"}]}";
+        const char *unknown = "{\"devices\": [{\"address\": \"0000:82:00.0\"}]}";
+        const char *twice = "{\"devices\": [{\"address\": \"0000:81:02.0\"},"
+                            " {\"address\": \"0000:81:02.0\"}]}";
+        ck_assert_int_eq(numafit_pci_tracker_new(d, conf, strlen(conf), NUMAFIT_PCI_ZED, &t2, &e),
+                         0);
+        ck_assert_int_eq(numafit_pci_tracker_restore(t2, unknown, strlen(unknown), &e), -EINVAL);
+        ck_assert_str_eq(e.where, "devices/0");
+        ck_assert_int_eq(numafit_pci_tracker_restore(t2, twice, strlen(twice), &e), -EINVAL);
+        ck_assert_str_eq(e.where, "devices/1");
+        ck_assert_int_eq(tracker_count(t2, 1), 2);
+        ck_assert_int_eq(numafit_pci_tracker_restore(t2, c1, strlen(c1), &e), 0);
+        ck_assert_int_eq(numafit_pci_tracker_get_pools(t, &p1), 0);
+        ck_assert_int_eq(numafit_pci_tracker_get_pools(t2, &p2), 0);
+        ck_assert_int_eq(numafit_pci_pools_equal(p1, p2), 1);
+        ck_assert_int_eq(numafit_pci_tracker_restore(t2, c1, strlen(c1), &e), -EBUSY);
+        ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_PCI);
+        ck_assert_int_eq(numafit_pci_tracker_restore(t2, pf_claim, strlen(pf_claim), &e), -EBUSY);
+        ck_assert_ptr_nonnull(strstr(e.text, "0000:81:00.0"));
+        ck_assert_int_eq(tracker_count(t2, 0), 1);
+        /* and gives it back as the first run would */
+        ck_assert_int_eq(numafit_pci_tracker_release(t2, c1, strlen(c1), &e), 0);
+        ck_assert_int_eq(tracker_count(t2, 0), 2);
+        ck_assert_int_eq(tracker_count(t2, 1), 1);
+        numafit_pci_pools_free(p1);
+        numafit_pci_pools_free(p2);
+        numafit_pci_tracker_free(t2);
+    }
     /* a release that names a device not claimed changes nothing */
     {
         const char *bad = "{\"devices\": [{\"address\": \"0000:81:02.0\"}]}";

@@ -89,12 +89,17 @@ class DomLib:
                                   vcpu_pin_set=c.get("vcpu_pin_set"),
                                   online_cpus=c.get("online"), realtime_priority=c["priority"],
                                   cpu_control=bool(c["cpu_control"]),
-                                  file_backed_memory=c["file_backed"])
+                                  file_backed_memory=c["file_backed"],
+                                  virt_type=c["virt_type"], arch=c["arch"],
+                                  cpu_mode=c["cpu_mode"], cpu_models=c["cpu_models"],
+                                  cpu_model_extra_flags=c["cpu_flags"],
+                                  mem_stats_period=c["mem_stats"],
+                                  disk_cachemodes=c["cachemodes"])
 
     def domain_xml(self, host, req, p, flavor, image, conf, nova_exact=False):
         """(XML text, None) or (None, error dict)."""
         try:
-            return self.nf.domain_xml(host, req, p, flavor, image, conf,
+            return self.nf.domain_xml(host, req, p, flavor, image, conf, full=True,
                                       nova_exact=nova_exact), None
         except self.nf.errors.NumafitError as e:
             return None, nfd.error_dict(e)
@@ -112,13 +117,13 @@ class DomLib:
 # nova side
 # --------------------------------------------------------------------------
 class FakeHost:
-    def __init__(self, online, cpu_control):
+    def __init__(self, online, cpu_control, arch="x86_64"):
         self.online = online
         self.cpu_control = cpu_control
         caps = vconfig.LibvirtConfigCaps()
         caps.host = vconfig.LibvirtConfigCapsHost()
         caps.host.cpu = vconfig.LibvirtConfigCPU()
-        caps.host.cpu.arch = "x86_64"
+        caps.host.cpu.arch = arch
         self.caps = caps
 
     def get_online_cpus(self):
@@ -134,11 +139,22 @@ class FakeHost:
         return self.cpu_control
 
 
-def nova_driver(host_topo, online, cpu_control):
+def nova_driver(host_topo, online, cpu_control, arch="x86_64"):
     drv = libvirt_driver.LibvirtDriver.__new__(libvirt_driver.LibvirtDriver)
-    drv._host = FakeHost(online, cpu_control)
+    drv._host = FakeHost(online, cpu_control, arch)
     drv._get_host_numa_topology = lambda: host_topo
     drv._sev_enabled = lambda flavor, image_meta: False
+    # the guest runs on the host's architecture (no emulation); the models
+    # are the host's own spelling (libvirt's getCPUModelNames is not asked)
+    drv._check_emulation_arch = lambda image_meta: arch
+    drv._get_cpu_model_mapping = lambda model: model
+    # what LibvirtDriver.__init__ makes of [libvirt] disk_cachemodes
+    drv.disk_cachemodes = {}
+    for item in CONF.libvirt.disk_cachemodes:
+        kind, _, mode = item.partition("=")
+        if mode in libvirt_driver.VALID_DISK_CACHEMODES:
+            drv.disk_cachemodes[kind] = mode
+    drv._disk_cachemode = "none"  # the instances' file system has O_DIRECT
     return drv
 
 
@@ -148,7 +164,13 @@ def set_conf(c):
     CONF.set_override("vcpu_pin_set", c.get("vcpu_pin_set"))
     CONF.set_override("realtime_scheduler_priority", c["priority"], group="libvirt")
     CONF.set_override("file_backed_memory", c["file_backed"], group="libvirt")
-    CONF.set_override("virt_type", "kvm", group="libvirt")
+    CONF.set_override("virt_type", c["virt_type"], group="libvirt")
+    CONF.set_override("cpu_mode", c["nova_cpu_mode"], group="libvirt")
+    CONF.set_override("cpu_models", c["nova_cpu_models"], group="libvirt")
+    CONF.set_override("cpu_model_extra_flags", c["nova_cpu_flags"], group="libvirt")
+    CONF.set_override("mem_stats_period_seconds", c["nova_mem_stats"], group="libvirt")
+    CONF.set_override("disk_cachemodes", c["nova_cachemodes"], group="libvirt")
+    CONF.set_override("skip_cpu_compare_at_startup", True, group="workarounds")
 
 
 def nova_render(host_topo, inst_topo, flavor_d, image_d, c):
@@ -156,20 +178,38 @@ def nova_render(host_topo, inst_topo, flavor_d, image_d, c):
     set_conf(c)
     online = set(range(nova_online_max(host_topo))) if c.get("online") is None else \
         hardware.parse_cpu_spec(c["online"])
-    drv = nova_driver(host_topo, online, c["cpu_control"])
+    drv = nova_driver(host_topo, online, c["cpu_control"], c["arch"])
+    # the disk sizes for get_flags_by_flavor_specs (cpu_mode custom)
     flavor = objects.Flavor(vcpus=flavor_d["vcpus"], memory_mb=flavor_d["memory_mb"],
+                            root_gb=1, ephemeral_gb=0, swap=0, name="f", flavorid="f",
                             extra_specs=dict(flavor_d["extra_specs"]))
-    image_meta = objects.ImageMeta.from_dict(copy.deepcopy(image_d))
+    # the instance's os_type: the image's text (compute API
+    # _inherit_properties_from_image)
+    os_type = image_d.get("properties", {}).get("os_type")
     root = ET.Element("root")
     try:
+        drv._check_cpu_compatibility()  # at the service's start
+        # a name and an id for the messages of get_pmu_constraint and _set_kvm_timers
+        image_meta = objects.ImageMeta.from_dict(dict(copy.deepcopy(image_d), name="image",
+                                                      id="2a7a5b80-0000-4000-8000-000000000001"))
         numa = drv._get_guest_numa_config(inst_topo, flavor, image_meta)
         memb = drv._get_guest_memory_backing_config(inst_topo, numa.numatune, flavor,
                                                     image_meta)
         guest = vconfig.LibvirtConfigGuest()
         guest.cputune = numa.cputune
         drv._update_guest_cputune(guest, flavor)
-        topo = hardware.get_best_cpu_topology(flavor, image_meta)
+        cpu = drv._get_guest_cpu_config(flavor, image_meta, numa.numaconfig, inst_topo)
+        drv._set_features(guest, os_type, image_meta, flavor)
+        drv._set_clock(guest, os_type, image_meta)
+        drv._guest_add_memory_balloon(guest)
+        disk = vconfig.LibvirtConfigGuestDisk()
+        disk.source_type = "file"
+        disk.driver_cache = drv.disk_cachemode
+        drv._set_cache_mode(disk)
     except Exception as e:
+        if os.environ.get("NOVA_DIFF_TRACE"):
+            import traceback
+            traceback.print_exc()
         return None, type(e).__name__
     parts = []
     if memb is not None:
@@ -183,13 +223,22 @@ def nova_render(host_topo, inst_topo, flavor_d, image_d, c):
         parts.append(guest.cputune.to_xml())
     if numa.numatune is not None:
         parts.append(numa.numatune.to_xml())
-    cpu = vconfig.LibvirtConfigGuestCPU()
-    cpu.sockets, cpu.cores, cpu.threads = topo.sockets, topo.cores, topo.threads
-    cpu.numa = numa.numaconfig
-    parts.append(cpu.to_xml())
+    if cpu is not None:
+        parts.append(cpu.to_xml())
+    feats = ET.Element("features")
+    for f in guest.features:
+        if isinstance(f, vconfig.LibvirtConfigGuestFeaturePMU):
+            feats.append(ET.fromstring(f.to_xml()))
+    if len(feats):
+        parts.append(ET.tostring(feats).decode())
+    parts.append(guest.clock.to_xml())
+    devs = ET.Element("devices")
+    for d in guest.devices:
+        devs.append(ET.fromstring(d.to_xml()))
+    parts.append(ET.tostring(devs).decode())
     for text in parts:
         root.append(ET.fromstring(text))
-    return root, None
+    return root, disk.driver_cache
 
 
 def nova_online_max(host_topo):
@@ -273,6 +322,24 @@ def canon(root):
         out["memoryBacking"] = None
     cpu = root.find("cpu")
     if cpu is not None:
+        mode = cpu.get("mode")
+        m = cpu.find("model")
+        out["cpu-model"] = {
+            "mode": mode, "model": m.text if m is not None else None,
+            # libvirt's match matters with a model only (nova writes exact)
+            "match": cpu.get("match") if mode == "custom" else None,
+            "features": sorted((f.get("name"), f.get("policy")) for f in cpu.findall("feature"))}
+    else:
+        out["cpu-model"] = None
+    f = root.find("features/pmu")
+    out["pmu"] = f.get("state") if f is not None else None
+    clk = root.find("clock")
+    out["clock"] = (clk.get("offset"), [(t.get("name"), t.get("tickpolicy"), t.get("present"))
+                                        for t in clk.findall("timer")]) if clk is not None else None
+    b = root.findall("devices/memballoon")
+    out["memballoon"] = [(e.get("model"), [s.get("period") for s in e.findall("stats")])
+                         for e in b]
+    if cpu is not None:
         t = cpu.find("topology")
         cells = []
         for c in cpu.findall("numa/cell"):
@@ -344,6 +411,53 @@ def gen_quotas(rng):
     return es
 
 
+CPU_FLAGS = ["pcid", "+ssbd", "-hle", "-RTM", "+PDPE1GB", "vmx", "--mtrr", "+invtsc"]
+CACHE_ENTRIES = ["file=directsync", "file=writeback", "file=none", "file=unsafe",
+                 "file=writethrough", "file=default", "block=none", "network=writeback"]
+CACHE_BAD = ["file=bogus", "file", "=none"]
+
+
+def gen_cpu_conf(rng, c):
+    """[libvirt] virt_type, cpu_mode, cpu_models, cpu_model_extra_flags,
+    mem_stats_period_seconds, disk_cachemodes and the host's arch: c's
+    numafit values (oslo list texts) and nova's (lists)."""
+    c["virt_type"] = rng.choice(["kvm"] * 8 + ["qemu", "qemu", "lxc", "parallels"])
+    c["arch"] = "aarch64" if rng.random() < 0.1 else "x86_64"
+    mode = rng.choice([None] * 6 + ["host-model", "host-passthrough", "custom", "custom",
+                                    "none"])
+    models = []
+    if mode == "custom" or rng.random() < 0.03:
+        models = rng.sample(["Haswell-noTSX-IBRS", "Skylake-Client", "Cascadelake-Server",
+                             "EPYC"], rng.choice([1, 1, 2]))
+        if rng.random() < 0.05:
+            models = []  # custom without a model: Invalid
+    flags = rng.sample(CPU_FLAGS, rng.choice([0, 0, 0, 1, 2, 3]))
+    mem = rng.choice([None, None, None, 10, 0, -1, 5, 3600])
+    cache = rng.sample(CACHE_ENTRIES, rng.choice([0, 0, 1, 2, 3]))
+    c["cache_bad"] = False
+    if rng.random() < 0.04:
+        cache.append(rng.choice(CACHE_BAD))
+        c["cache_bad"] = True
+    c["cpu_mode"] = c["nova_cpu_mode"] = mode
+    c["cpu_models"], c["nova_cpu_models"] = ", ".join(models) or None, models
+    c["cpu_flags"], c["nova_cpu_flags"] = ", ".join(flags) or None, flags
+    c["mem_stats"], c["nova_mem_stats"] = mem, 10 if mem is None else mem
+    c["cachemodes"], c["nova_cachemodes"] = ",".join(cache) or None, cache
+
+
+def gen_guest_props(rng, flavor, image):
+    """hw:pmu, hw_pmu, os_type and hw_time_hpet."""
+    props = image.setdefault("properties", {})
+    if rng.random() < 0.2:
+        flavor["extra_specs"]["hw:pmu"] = rng.choice(["true", "false", "yes", "0", "True"])
+    if rng.random() < 0.2:
+        props["hw_pmu"] = rng.choice([True, False, "true", "false"])
+    if rng.random() < 0.3:
+        props["os_type"] = rng.choice(["linux", "windows", "windows", "Windows", "bsd"])
+    if rng.random() < 0.2:
+        props["hw_time_hpet"] = rng.choice([True, False, "yes"])
+
+
 def gen_conf(rng, host_topo):
     shared = set()
     allc = set()
@@ -363,6 +477,7 @@ def gen_conf(rng, host_topo):
         c["vcpu_pin_set"] = nfd.cpu_spec(allc)
     if allc and rng.random() < 0.05:
         c["online"] = nfd.cpu_spec(rng.sample(sorted(allc), rng.randint(1, len(allc))))
+    gen_cpu_conf(rng, c)
     return c
 
 
@@ -391,7 +506,7 @@ def main():
     rng = random.Random(args.seed)
     passed = failed = 0
     stats = {"fit": 0, "no-numa": 0, "nofit": 0, "nova-exc-agree": 0, "libvirtError": 0,
-             "ValidationError": 0, "skipped-request": 0}
+             "ValidationError": 0, "skipped-request": 0, "cachemode-refused": 0}
     features = {}
     kinds = ["normal", "normal", "small", "big", "cache"]
 
@@ -412,6 +527,7 @@ def main():
         if rng.random() < 0.15:
             flavor["extra_specs"]["hw:cpu_sockets"] = str(rng.choice([1, 2]))
         c = gen_conf(rng, host_topo)
+        gen_guest_props(rng, flavor, image)
         hjson = nfd.host_json(host_topo)
         h = nf.Host.from_json(hjson)
         req = p = conf = None
@@ -435,8 +551,20 @@ def main():
                 inst_topo = objects.InstanceNUMATopology.obj_from_primitive(prim)
             else:
                 stats["no-numa"] += 1
-            conf = D.conf(c)
+            try:
+                conf = D.conf(c)
+            except nf.errors.NumafitError as e:
+                # an entry nova ignores with a warning: numafit refuses it
+                if c["cache_bad"] and e.exception == "ConfigFileValueError":
+                    stats["cachemode-refused"] += 1
+                    passed += 1
+                else:
+                    fail(i, "DomainConf refused", err=nfd.error_dict(e), conf=c)
+                continue
             nroot, nexc = nova_render(host_topo, inst_topo, flavor, image, c)
+            ncache = None
+            if nroot is not None:
+                ncache, nexc = nexc, None
             mxml, merr = D.domain_xml(h, req, p, flavor, image, conf)
             es = flavor["extra_specs"]
             if merr and merr["exception"] == "ValidationError":
@@ -451,6 +579,10 @@ def main():
                 # nova writes it: with NOVA_EXACT numafit must write the same
                 stats["libvirtError"] += 1
                 mxml, merr = D.domain_xml(h, req, p, flavor, image, conf, nova_exact=True)
+                if merr and merr["exception"] == "ValidationError" and validator_refuses(es):
+                    stats["ValidationError"] += 1  # a quota:vif_* of the --domain interface
+                    passed += 1
+                    continue
             if nexc is not None:
                 if merr and merr["exception"] == nexc:
                     stats["nova-exc-agree"] += 1
@@ -459,15 +591,20 @@ def main():
                     stats["ValidationError"] += 1
                     passed += 1
                 else:
-                    fail(i, "nova raised %s" % nexc, numafit=merr or mxml, specs=es, conf=c)
+                    fail(i, "nova raised %s" % nexc, numafit=merr or mxml, specs=es, conf=c,
+                         image=image)
                 continue
             if merr:
                 fail(i, "numafit failed, nova did not", err=merr, specs=es, conf=c,
                      nova=ET.tostring(nroot).decode())
                 continue
-            mroot = ET.fromstring("<root>" + mxml + "</root>")
+            mroot = ET.fromstring(mxml)
             a, b = canon(nroot), canon(mroot)
             ok = a == b
+            mdisk = mroot.find("devices/disk/driver")
+            if mdisk is not None and mdisk.get("cache") != ncache:
+                ok = False
+                a["disk-cache"], b["disk-cache"] = ncache, mdisk.get("cache")
             # devices
             dxml, derr = D.device_xml(flavor, True)
             if derr and derr["exception"] == "libvirtError":
@@ -500,12 +637,22 @@ def main():
                     ("hugepages", b["memoryBacking"] and b["memoryBacking"]["pages"]),
                     ("locked", b["memoryBacking"] and b["memoryBacking"]["locked"]),
                     ("file-backed", b["memoryBacking"] and b["memoryBacking"]["source"]),
-                    ("memAccess", b["cpu"]["numa"] and any(x[3] for x in b["cpu"]["numa"])),
-                    ("multi-cell", b["cpu"]["numa"] and len(b["cpu"]["numa"]) > 1),
+                    ("memAccess", b["cpu"] and b["cpu"]["numa"] and any(x[3] for x in b["cpu"]["numa"])),
+                    ("multi-cell", b["cpu"] and b["cpu"]["numa"] and len(b["cpu"]["numa"]) > 1),
                     ("emulator-isolate", es.get("hw:emulator_threads_policy") == "isolate"),
                     ("emulator-share", es.get("hw:emulator_threads_policy") == "share"),
                     ("mixed", es.get("hw:cpu_policy") == "mixed"),
-                    ("iotune", m_io), ("bandwidth", m_bw)):
+                    ("iotune", m_io), ("bandwidth", m_bw),
+                    ("cpu-mode-default", c["cpu_mode"] is None and b["cpu-model"]),
+                    ("cpu-mode-aarch64", c["arch"] == "aarch64" and b["cpu-model"]),
+                    ("cpu-custom", b["cpu-model"] and b["cpu-model"]["model"]),
+                    ("cpu-features", b["cpu-model"] and b["cpu-model"]["features"]),
+                    ("no-cpu", b["cpu-model"] is None),
+                    ("pmu", b["pmu"]), ("clock-timers", b["clock"] and b["clock"][1]),
+                    ("clock-localtime", b["clock"] and b["clock"][0] == "localtime"),
+                    ("hpet-yes", b["clock"] and ("hpet", None, "yes") in b["clock"][1]),
+                    ("memballoon", b["memballoon"]), ("no-memballoon", not b["memballoon"]),
+                    ("disk-cache", mdisk is not None and mdisk.get("cache") != "none")):
                 if present:
                     features[feat] = features.get(feat, 0) + 1
             passed += 1

@@ -3,11 +3,13 @@ against Debian's nova 26.2.2: the element nova's libvirt VIF driver writes
 for a neutron port with a claimed PCI device (LibvirtGenericVIFDriver.
 get_config for vif types hw_veb and hostdev_physical: vnic types direct,
 macvtap and direct-physical; for vif type ovs through os-vif: vdpa,
-remote-managed and hardware-offloaded direct ports) and the <hostdev> of a flavor alias's device
+remote-managed and hardware-offloaded direct ports; for vif type vhostuser
+through os-vif: virtio-forwarder ports on their vhost-user socket) and the
+<hostdev> of a flavor alias's device
 (LibvirtDriver._get_guest_pci_device), on random claims: virt type kvm or
 qemu, flavors with quota:vif_* and hw:vif_multiqueue_enabled, images with
-hw_vif_model and hw_vif_multiqueue_enabled, [libvirt] rx_queue_size and
-max_queues, VLANs as neutron writes them ("0" for a flat network) or as
+hw_vif_model and hw_vif_multiqueue_enabled, [libvirt] rx_queue_size,
+tx_queue_size and max_queues, VLANs as neutron writes them ("0" for a flat network) or as
 integers. nova reads the VF's interface name from sysfs when it writes a
 macvtap port: a stand-in returns the name the claim gives; and its
 multiqueue cap without [libvirt] max_queues is the running kernel's
@@ -81,7 +83,7 @@ def random_case(rng):
     for i in range(rng.randint(1, 3)):
         addr = "0000:%02x:%02x.%x" % (rng.randint(0, 255), rng.randint(0, 31), rng.randint(0, 7))
         kind = rng.choice(["alias", "direct", "macvtap", "direct-physical", "vdpa",
-                           "remote-managed"])
+                           "remote-managed", "virtio-forwarder"])
         d = {"address": addr}
         if kind != "alias":
             d.update({"requester_id": "a0b1c2d3-0000-4000-8000-%012d" % i, "vnic_type": kind,
@@ -95,10 +97,26 @@ def random_case(rng):
                 vt = rng.choice([None, "hw_veb", "ovs"])
                 if vt:
                     d["vif_type"] = vt
+            if kind == "virtio-forwarder":
+                # the binding's details: the socket (sometimes missing), the
+                # mode, who plugs it, the tap name neutron may give
+                if rng.random() < 0.5:
+                    d["vif_type"] = "vhostuser"
+                if rng.random() < 0.93:
+                    d["vhostuser_socket"] = "/var/run/vrt/sock%d" % rng.randint(0, 99)
+                mode = rng.choice([None, "client", "server"])
+                if mode:
+                    d["vhostuser_mode"] = mode
+                plug = rng.choice([None, True, False])
+                if plug is not None:
+                    d["vhostuser_ovs_plug"] = plug
+                if rng.random() < 0.5:
+                    d["devname"] = "tap%d" % rng.randint(0, 999)
         devices.append(d)
     return {"devices": devices, "flavor": flavor, "image": {"properties": props},
             "virt_type": rng.choice(["kvm", "qemu"]),
             "rx_queue_size": rng.choice([None, 256, 512, 1024]),
+            "tx_queue_size": rng.choice([None, 256, 512, 1024]),
             "max_queues": rng.choice([None, 1, 2, 4])}
 
 
@@ -106,6 +124,7 @@ def nova_side(case):
     """nova's elements for the claim, or the exception class name."""
     CONF.set_override("virt_type", case["virt_type"], "libvirt")
     CONF.set_override("rx_queue_size", case["rx_queue_size"], "libvirt")
+    CONF.set_override("tx_queue_size", case["tx_queue_size"], "libvirt")
     CONF.set_override("max_queues", case["max_queues"], "libvirt")
     paths = {d["address"]: d.get("dev_path") for d in case["devices"]}
     host = mock.Mock()
@@ -127,6 +146,17 @@ def nova_side(case):
                 if "vnic_type" not in d:
                     dev = objects.PciDevice(address=d["address"])
                     conf = drv._get_guest_pci_device(dev)
+                elif d["vnic_type"] == "virtio-forwarder":
+                    # a vhost-user binding: nova goes through os-vif
+                    net = network_model.Network(id="net1", bridge="br-int", subnets=[])
+                    details = {"vhostuser_ovs_plug": d.get("vhostuser_ovs_plug", True)}
+                    for k in ("vhostuser_socket", "vhostuser_mode"):
+                        if k in d:
+                            details[k] = d[k]
+                    vif = network_model.VIF(
+                        id=d["requester_id"], address=d["mac"], network=net, type="vhostuser",
+                        vnic_type=d["vnic_type"], devname=d.get("devname"),
+                        profile={"pci_slot": d["address"]}, details=details)
                 elif d["vnic_type"] in ("vdpa", "remote-managed") or d.get("vif_type") == "ovs":
                     # Open vSwitch's binding: nova goes through os-vif
                     net = network_model.Network(id="net1", bridge="br-int", subnets=[])
@@ -147,7 +177,7 @@ def nova_side(case):
     except Exception as e:
         return type(e).__name__
     finally:
-        for k in ("virt_type", "rx_queue_size", "max_queues"):
+        for k in ("virt_type", "rx_queue_size", "tx_queue_size", "max_queues"):
             CONF.clear_override(k, "libvirt")
     return out
 

@@ -58,6 +58,10 @@ enum numafit_discover_flags {
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_hostconf_new(numafit_hostconf_t **ret_conf);
 /** Free a configuration (NULL is fine). */
 NUMAFIT_EXPORT void numafit_hostconf_free(numafit_hostconf_t *conf);
+/** \brief Does conf set one of the CPU options ([compute] cpu_dedicated_set,
+ * cpu_shared_set, [DEFAULT] vcpu_pin_set)? Without any, nova's host is in
+ * legacy mode (every CPU shared). \return 1, 0, -EINVAL (conf NULL). */
+NUMAFIT_EXPORT int numafit_hostconf_has_cpu_sets(const numafit_hostconf_t *conf);
 
 /**
  * \brief Set [compute] cpu_dedicated_set, [compute] cpu_shared_set or
@@ -141,6 +145,35 @@ NUMAFIT_EXPORT int numafit_hostconf_set_from_nova_conf(numafit_hostconf_t *conf,
                                                        numafit_error_t *reterr);
 
 /**
+ * \brief The options of a nova.conf text that nova does not read because
+ * they stand in another section: oslo.config reads an option from its own
+ * group only (e.g. vcpu_pin_set under [libvirt] is ignored: nova reads it
+ * from [DEFAULT]). Checked are the options libnumafit reads
+ * (numafit_hostconf_set_from_nova_conf(), numafit_domconf_set_from_nova_conf(),
+ * numafit_inventory_new_from_host(), the [pci] readers), with the deprecated
+ * names nova still accepts in their old groups ([DEFAULT] pci_alias,
+ * pci_passthrough_whitelist; [libvirt] cpu_model); numa_nodes belongs in
+ * [neutron_tunnel] or a [neutron_physnet_NAME] section. The library reads
+ * such a line as nova does (not at all) and never prints: the caller
+ * decides whether to warn.
+ * \param text the text (no NUL byte); may be NULL when len is 0.
+ * \param len its length in bytes, at most NUMAFIT_NOVA_CONF_MAX.
+ * \param flags 0.
+ * \param ret_json a JSON list, in the order of the file, of
+ * {"line": N, "section": "libvirt", "option": "vcpu_pin_set",
+ * "group": "DEFAULT"} (group: where nova reads the option); free with
+ * numafit_free().
+ * \return the number of misplaced options (>= 0); -EBADMSG (a line that is
+ * not a section, an option, a comment or a continuation: reterr->where
+ * "nova.conf line N"; a NUL byte); -ERANGE (text too large); -EINVAL (bad
+ * arguments or flags); -ENOMEM.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_nova_conf_misplaced(const char *text, size_t len,
+                                                                 unsigned flags, char **ret_json,
+                                                                 numafit_error_t *reterr);
+
+/**
  * \brief Build a host from libvirt capabilities XML (virConnectGetCapabilities,
  * `virsh capabilities`). Reads /capabilities/host/topology/cells/cell:
  * id, \<memory unit>, \<pages unit size>, \<cpus>/\<cpu id socket_id core_id
@@ -187,8 +220,14 @@ numafit_host_new_from_libvirt(const char *uri, const numafit_hostconf_t *conf, u
  * sys/devices/system/cpu/online, read as libvirt does: cell memory = node
  * MemTotal, pages = the base 4 KiB pages ((MemTotal - huge pages) / 4) then
  * each huge page size ascending; a CPU without topology files is socket 0,
- * core 0, its own sibling (libvirt's defaults). Without node directories the
- * host has 0 cells. Every file read is bounded (64 KiB) and must be a
+ * core 0, its own sibling (libvirt's defaults). A node without cpulist is
+ * read from its cpumap (hex mask). Without node directories (a kernel
+ * without NUMA) the host has one cell, id 0, of the online CPUs, with
+ * proc/meminfo's MemTotal and no page sizes (libvirt's fake cell). Online
+ * CPUs: sys/devices/system/cpu/online, else each CPU's cpu\<N>/online (none:
+ * online). root must hold sys/devices/system/cpu (-ENOENT otherwise). Errors
+ * name the file by its full path in reterr->text (reterr->where: the path
+ * below root). Every file read is bounded (64 KiB) and must be a
  * regular file: a FIFO, device, directory or symbolic link in its place is
  * refused (opened without blocking, never read).
  * \return as numafit_host_new_from_caps_xml(), plus -ENOENT/-EACCES/-EIO for

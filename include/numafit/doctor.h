@@ -32,14 +32,18 @@ enum numafit_doctor_flags {
  * {"host": {summary}, "findings": [{"id", "severity" ("error", "warning" or
  * "info"), "title", "detail", "fix"}, ...]}, findings in a fixed order.
  *
- * Reads only files below root (NULL or "" = "/"): proc/cmdline, proc/mounts,
- * proc/meminfo, proc/sys/kernel/osrelease, sys/kernel/realtime,
- * sys/devices/system/{cpu,node}/..., sys/kernel/mm/hugepages/...,
- * sys/module/kvm_intel/parameters/preemption_timer, etc/tuned/active_profile
- * and etc/tuned/\<profile>-variables.conf. Missing, unreadable, malformed or
- * oversized files (over 256 KiB), and anything that is not a regular file (a
- * FIFO, a device, a directory) are listed in host.unreadable and the checks
- * that need them are skipped; they are not errors.
+ * Reads only files below root (NULL or "" = "/"), which must be a directory
+ * holding proc/ or sys/: proc/cmdline, proc/mounts, proc/meminfo,
+ * proc/modules, proc/sys/kernel/osrelease, sys/kernel/realtime,
+ * sys/devices/system/{cpu,node}/... (with cpufreq, cpuidle, intel_pstate),
+ * sys/kernel/mm/{hugepages,transparent_hugepage,ksm}/..., sys/module/...,
+ * sys/block/DEV/queue/scheduler, dev/kvm, etc/tuned/active_profile,
+ * etc/tuned/\<profile>-variables.conf, etc/sysctl.conf, etc/sysctl.d/NAME.conf,
+ * etc/systemd/system/multi-user.target.wants/ and etc/default/ (KSM).
+ * Missing, unreadable, malformed or oversized files (over 256 KiB), and
+ * anything that is not a regular file (a FIFO, a device, a directory) are
+ * listed in host.unreadable and the checks that need them are skipped, with
+ * a note in host.not_checked; they are not errors.
  *
  * \param nova_conf the text of nova.conf (INI), or NULL to skip the nova.conf
  * checks; it is not read from root.
@@ -47,7 +51,9 @@ enum numafit_doctor_flags {
  * \param flags enum numafit_doctor_flags.
  * \param[out] ret_json the report, freed with numafit_free().
  * \return the number of findings with severity "error" (>= 0); -EINVAL (bad
- * arguments or flags, root path too long); -ERANGE (nova_conf too large);
+ * arguments or flags, root path too long); -ENOENT (root does not exist or
+ * holds neither proc/ nor sys/) or -ENOTDIR (root is not a directory), with
+ * reterr->where "root"; -ERANGE (nova_conf too large);
  * -EBADMSG (nova_conf contains a NUL byte); -ENOMEM.
  * \ownership owned
  */

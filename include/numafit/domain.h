@@ -39,8 +39,10 @@ enum numafit_domain_flags {
 
 /** \brief Host settings with nova's defaults: no cpu_shared_set, no
  * vcpu_pin_set, every CPU online, realtime priority 1, a cgroup cpu
- * controller, no file-backed memory, domain type "kvm", name
- * "instance-00000001", no uuid, no CPU mode. \return 0, -EINVAL, -ENOMEM.
+ * controller, no file-backed memory, virt type "kvm" on an x86_64 host,
+ * nova's default CPU mode (host-model), no cpu_models or extra flags, a
+ * memory stats period of 10 seconds, no disk cache modes, name
+ * "instance-00000001", no uuid. \return 0, -EINVAL, -ENOMEM.
  * \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domconf_new(numafit_domconf_t **ret_conf);
 /** \brief NULL-safe. */
@@ -67,10 +69,25 @@ NUMAFIT_EXPORT int numafit_domconf_set_realtime_priority(numafit_domconf_t *conf
 NUMAFIT_EXPORT int numafit_domconf_set_cpu_control(numafit_domconf_t *conf, int capable);
 /** \brief [libvirt] file_backed_memory in MiB (0 = off). \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_domconf_set_file_backed_memory(numafit_domconf_t *conf, uint64_t mib);
-/** \brief Domain type for NUMAFIT_DOMAIN_FULL: "kvm" (default), "qemu",
- * "test" (libvirt's test driver)... letters and digits only.
+/** \brief The \<domain type=...> of NUMAFIT_DOMAIN_FULL when it is not the
+ * virt type (numafit_domconf_set_virt_type()), e.g. "test" for libvirt's
+ * test driver: letters and digits only. It changes no rule.
  * \return 0, -EINVAL, -ENOMEM. */
 NUMAFIT_EXPORT int numafit_domconf_set_domain_type(numafit_domconf_t *conf, const char *type);
+/** \brief [libvirt] virt_type: "kvm" (the default), "qemu", "lxc" or
+ * "parallels" (nova's choices). It is the \<domain type> of
+ * NUMAFIT_DOMAIN_FULL and decides, as in nova: the default CPU mode (kvm,
+ * qemu: host-model; lxc, parallels: no \<cpu> element at all), the clock's
+ * timers (kvm only), the PMU feature and the memory balloon (kvm and qemu).
+ * \return 0, -EINVAL. */
+NUMAFIT_EXPORT int numafit_domconf_set_virt_type(numafit_domconf_t *conf, const char *type);
+/** \brief The host's architecture, one of nova's (libvirt's) names:
+ * "x86_64" (the default), "i686", "aarch64", "ppc64le", "s390x"... The
+ * guest runs on it (emulated guests, hw_emulation_architecture, are not
+ * written). aarch64 makes host-passthrough the default CPU mode; only
+ * x86_64 and i686 guests get the hpet timer. \return 0, -EINVAL.
+ * */
+NUMAFIT_EXPORT int numafit_domconf_set_arch(numafit_domconf_t *conf, const char *arch);
 /** \brief Domain name for NUMAFIT_DOMAIN_FULL (1..255 bytes of UTF-8, no '/', no
  * control characters, nothing XML 1.0 refuses).
  * \return 0, -EINVAL, -ENOMEM. */
@@ -79,23 +96,67 @@ NUMAFIT_EXPORT int numafit_domconf_set_name(numafit_domconf_t *conf, const char 
  * use the placement's uuid if it has one, else none (libvirt makes one).
  * \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_domconf_set_uuid(numafit_domconf_t *conf, const char *uuid);
-/** \brief \<cpu mode=...>: "host-model", "host-passthrough", "custom",
- * "maximum" or NULL (no mode attribute, the default). \return 0, -EINVAL. */
+/** \brief [libvirt] cpu_mode: "host-model", "host-passthrough", "custom",
+ * "none" (a \<cpu> with no mode: QEMU's default model; with lxc or
+ * parallels no \<cpu> at all), libvirt's "maximum" (not one of nova's
+ * choices), or NULL for nova's default (the default): host-model with kvm
+ * and qemu, host-passthrough when the architecture is aarch64, none with
+ * lxc and parallels (_get_guest_cpu_model_config). \return 0, -EINVAL. */
 NUMAFIT_EXPORT int numafit_domconf_set_cpu_mode(numafit_domconf_t *conf, const char *mode);
+/** \brief [libvirt] cpu_models, an oslo.config list ("Haswell, Skylake-Client";
+ * NULL or "" for none): names of letters, digits, '-', '_', '.', at most 63
+ * bytes, at most 64 of them. The first is written as \<model> (nova picks
+ * another only to match the flavor's CPU traits, which libnumafit does not
+ * do; nova also respells it as the host's libvirt names it: give it that
+ * way). Only with cpu_mode custom, which needs it: otherwise
+ * numafit_domain_xml() fails with exception "Invalid" as nova's start does.
+ * \return 0; -EINVAL with reterr->where "[libvirt] cpu_models" and
+ * exception "ConfigFileValueError". */
+NUMAFIT_EXPORT int numafit_domconf_set_cpu_models(numafit_domconf_t *conf, const char *list,
+                                                  numafit_error_t *reterr);
+/** \brief [libvirt] cpu_model_extra_flags, an oslo.config list ("-hle, +pcid,
+ * ssbd"; NULL or "" for none): lower-cased, a leading '-' disables the
+ * flag, '+' or nothing requires it; written as \<feature policy=...
+ * name=...> sorted by name (as nova sorts them) with every mode but none.
+ * The same flag both required and disabled is refused (libvirt refuses a
+ * feature named twice); the same item twice counts once.
+ * \return 0; -EINVAL (exception "ConfigFileValueError"); -ENOMEM. */
+NUMAFIT_EXPORT int numafit_domconf_set_cpu_model_extra_flags(numafit_domconf_t *conf,
+                                                             const char *list,
+                                                             numafit_error_t *reterr);
+/** \brief [libvirt] mem_stats_period_seconds (default 10): with kvm and qemu
+ * a \<memballoon model="virtio"> with \<stats period=N/> is written when
+ * it is above 0; 0 or below writes no balloon. \return 0, -EINVAL.
+ * */
+NUMAFIT_EXPORT int numafit_domconf_set_mem_stats_period(numafit_domconf_t *conf, int seconds);
+/** \brief [libvirt] disk_cachemodes, an oslo.config list of TYPE=MODE
+ * ("file=directsync,block=none,network=writeback"; NULL or "" for none),
+ * MODE one of nova's default, none, writethrough, writeback, directsync,
+ * unsafe. libnumafit writes one disk, the instance's image-backed file
+ * disk of NUMAFIT_DOMAIN_FULL: the "file" entry sets its cache (else
+ * "none", nova's choice on a file system with O_DIRECT); the other
+ * types are checked and kept out of the XML. An entry that is not
+ * TYPE=MODE with one of those modes is refused (nova logs a warning and
+ * ignores it). \return 0; -EINVAL (exception "ConfigFileValueError").
+ * */
+NUMAFIT_EXPORT int numafit_domconf_set_disk_cachemodes(numafit_domconf_t *conf, const char *list,
+                                                       numafit_error_t *reterr);
 
 /**
  * \brief Set the nova.conf settings of conf from the text of a nova.conf,
  * read as numafit_hostconf_set_from_nova_conf() reads it (discover.h):
  * [compute] cpu_shared_set, [DEFAULT] vcpu_pin_set, [libvirt]
  * realtime_scheduler_priority (Python int(), 1..99), file_backed_memory
- * (MiB), virt_type (kvm, lxc, qemu, parallels: the domain type) and
- * cpu_mode (host-model, host-passthrough, custom, or none for no mode
- * attribute). An option the text does not set, or sets to a blank integer,
- * takes nova's default; an unset cpu_mode writes no mode attribute (nova
- * chooses host-model, or host-passthrough on aarch64, by the host's
- * architecture, which conf does not know: set it with
- * numafit_domconf_set_cpu_mode() after this call). The settings that are
- * not nova.conf options (online CPUs, cpu controller, name, uuid) are kept.
+ * (MiB), virt_type (kvm, lxc, qemu, parallels), cpu_mode (host-model,
+ * host-passthrough, custom, none), cpu_models (or its deprecated name
+ * cpu_model), cpu_model_extra_flags, mem_stats_period_seconds and
+ * disk_cachemodes. An option the text does not set, or sets to a blank
+ * integer, takes nova's default; an unset cpu_mode is nova's default for
+ * the virt type and the architecture (numafit_domconf_set_arch(), which
+ * nova.conf does not say). The CPU options are then checked as nova's
+ * _check_cpu_compatibility checks them at start (exception "Invalid",
+ * -EINVAL). The settings that are not nova.conf options (online CPUs, cpu
+ * controller, architecture, domain type, name, uuid) are kept.
  * All or nothing: on error conf is unchanged.
  * \param text the text (no NUL byte), len bytes, at most NUMAFIT_NOVA_CONF_MAX;
  * may be NULL when len is 0. \param flags 0.
@@ -114,9 +175,17 @@ NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, c
 /**
  * \brief The libvirt domain XML elements nova's libvirt driver writes for an
  * instance (_get_guest_numa_config, _get_guest_memory_backing_config,
- * _update_guest_cputune, the CPU topology of _get_guest_cpu_config), in
- * libvirt's element order, indented by two spaces:
- * \<memoryBacking>, \<vcpu>, \<cputune>, \<numatune>, \<cpu>.
+ * _update_guest_cputune, _get_guest_cpu_config, the PMU of _set_features,
+ * _set_clock, _guest_add_memory_balloon), in libvirt's element order,
+ * indented by two spaces: \<memoryBacking>, \<vcpu>, \<cputune>,
+ * \<numatune>, \<features> (only \<pmu state="on|off"/>, only when the
+ * flavor's hw:pmu or the image's hw_pmu sets it; nova's other features,
+ * acpi, apic, vmcoreinfo, hyperv, are not written), \<cpu> (mode, model,
+ * topology, extra flags, NUMA cells), \<clock> (offset utc, localtime for
+ * an image whose os_type is "windows"; with kvm the timers pit delay, rtc
+ * catchup, hpet present="no" unless the image's hw_time_hpet, and
+ * hypervclock for Windows), and \<devices> with the \<memballoon> (with
+ * NUMAFIT_DOMAIN_FULL inside the domain's devices).
  * Elements nova would not write are left out. quota:disk_* and quota:vif_*
  * are read (and validated) only with NUMAFIT_DOMAIN_FULL; otherwise use
  * numafit_domain_disk_iotune_xml() and numafit_domain_interface_bandwidth_xml().
@@ -127,11 +196,14 @@ NUMAFIT_EXPORT int numafit_domconf_set_from_nova_conf(numafit_domconf_t *conf, c
  * \param p     the placement, or NULL for a guest without NUMA topology
  * \param flavor_json, flavor_len  the flavor ({"vcpus","memory_mb",
  *              "extra_specs"}) for quota:cpu_* and the CPU topology; NULL for none
- * \param image_json, image_len  image properties for the CPU topology, or NULL
+ * \param image_json, image_len  the image ({"properties": {...}}) for the CPU
+ *              topology, hw_pmu, hw_time_hpet and os_type, or NULL
  * \param conf  host settings, NULL for the defaults
  * \param flags enum numafit_domain_flags
  * \return 0 and *ret_xml; -EINVAL with reterr->exception naming nova's
- * exception (RealtimeMaskNotFoundOrInvalid, Invalid, MemoryPagesUnsupported,
+ * exception (RealtimeMaskNotFoundOrInvalid, Invalid (also conf's CPU options
+ * nova refuses at start), FlavorImageConflict (hw:pmu and hw_pmu differ),
+ * ValueError (an os_type nova's image model refuses), MemoryPagesUnsupported,
  * UnsupportedHostCPUControlPolicy, ValidationError for a quota:* value that
  * is not an integer or below its minimum, the topology exceptions) and
  * reterr->where the key; -ERANGE for a value libvirt refuses (exception
@@ -189,20 +261,27 @@ numafit_domain_interface_bandwidth_xml(const char *flavor_json, size_t flavor_le
  * (hardware offload), as \<interface type="hostdev" managed="yes">. A
  * port's "vif_type" (absent: its vnic type's usual binding) must match:
  * "hw_veb" (direct, macvtap), "ovs" (direct, vdpa, remote-managed) or
- * "hostdev_physical" (direct-physical). Other ports (virtio-forwarder)
- * and ports without a vnic_type are left out. The claim object may
+ * "hostdev_physical" (direct-physical) or "vhostuser" (virtio-forwarder).
+ * A `virtio-forwarder` port (the VF is the host forwarder's) is an
+ * \<interface type="vhostuser"> on "vhostuser_socket" (required, else
+ * VifDetailsMissingVhostuserSockPath) in "vhostuser_mode" ("server" by
+ * default, or "client") with the tap "vhu" + the port's id (its
+ * requester_id) when "vhostuser_ovs_plug" is absent or true, else
+ * "devname" or "nic" + the id; with the model, queues and queue sizes of
+ * the base config. Ports without a vnic_type are left out. The claim object may
  * add what nova knows of the instance and the node: "flavor" (vcpus,
  * extra_specs: quota:vif_* as each port interface's \<bandwidth>,
  * hw:vif_multiqueue_enabled), "image" (properties: hw_vif_model,
  * hw_vif_multiqueue_enabled), "virt_type" ("kvm" or "qemu"),
- * "rx_queue_size" and "max_queues" ([libvirt]); doc/pci.md.
+ * "rx_queue_size", "tx_queue_size" and "max_queues" ([libvirt]); doc/pci.md.
  * \param claim_json what numafit_pci_tracker_claim() wrote (with those
  *   keys added), or a list of such device objects (each with "address")
  * \return the number of elements written (>= 0) and *ret_xml ("" for
  * none); -EINVAL (err->where "devices/I/address", "devices/I/mac",
  * "devices/I/vlan", "devices/I/ifname", "devices/I/dev_path",
- * "devices/I/vif_type", a claim key; err->exception
- * ValueError, UnsupportedHardware or FlavorImageConflict where nova
+ * "devices/I/vif_type", "devices/I/vhostuser_socket", ..., a claim key;
+ * err->exception ValueError, UnsupportedHardware, FlavorImageConflict or
+ * VifDetailsMissingVhostuserSockPath where nova
  * raises), -EBADMSG, -ERANGE, -ENOMEM. \ownership owned (numafit_free)
  */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_domain_hostdev_xml(const char *claim_json, size_t len,

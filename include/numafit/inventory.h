@@ -130,6 +130,26 @@ numafit_inventory_new_from_host(const numafit_host_t *host, const char *nova_con
                                 numafit_inventory_t **ret_inv, numafit_error_t *reterr);
 
 /**
+ * \brief The allocation ratios a compute node with this nova.conf reports
+ * when placement has none yet, as numafit_inventory_new_from_host() chooses
+ * them without `current`: `cpu_allocation_ratio`, `ram_allocation_ratio`,
+ * `disk_allocation_ratio` of [DEFAULT] when set and not 0, else
+ * `initial_*_allocation_ratio` (defaults 4.0, 1.0, 1.0; with
+ * NUMAFIT_INVENTORY_ZED 16.0, 1.5, 1.0). The CPU and RAM ratios are also
+ * the NUMA limits nova's scheduler passes for the host
+ * (numafit_options_set_limits()).
+ * \param nova_conf nova.conf's text, or NULL (len 0) for nova's defaults
+ * \param flags 0 or NUMAFIT_INVENTORY_ZED
+ * \return 0; -EINVAL (arguments, flags, a value that is not a number from
+ * 0 up: err->where names the option), -EBADMSG (a line oslo.config cannot
+ * parse, a NUL byte), -ERANGE (text too large), -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_inventory_ratios_from_nova_conf(const char *nova_conf, size_t conf_len,
+                                                           unsigned flags, double *ret_cpu,
+                                                           double *ret_ram, double *ret_disk,
+                                                           numafit_error_t *reterr);
+
+/**
  * \brief Is the inventory a candidate for these amounts (indexed by enum
  * numafit_resource_class, n of them; 0 asks for nothing), as placement's
  * allocation candidates decide: the provider's traits match the query's

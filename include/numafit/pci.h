@@ -435,6 +435,21 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_tracker_release(numafit_pci_tra
                                                                  numafit_error_t *reterr);
 
 /**
+ * \brief Take again the devices of an earlier claim (its JSON, as
+ * numafit_pci_tracker_claim() wrote it and the caller kept it), as a
+ * compute node that starts finds them allocated in its database: each
+ * device leaves its pool, a PF's free VFs and a VF's or vdpa device's free
+ * PF become unavailable. For a tracker made again in a later run (the
+ * claims persist with the caller, e.g. `numafit xml --pci-claims`). All or
+ * nothing. \return 0; -EBUSY (a device is not free: claimed, unavailable
+ * or not assignable; err->where "devices/I", NUMAFIT_E_NOFIT_PCI); -EINVAL
+ * (a device the tracker does not have, or twice), -EBADMSG, -ERANGE,
+ * -ENOMEM.
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_pci_tracker_restore(numafit_pci_tracker_t *t,
+                                                                 const char *claim_json, size_t len,
+                                                                 numafit_error_t *reterr);
+/**
  * \brief Fit req on host with the tracker's free devices (its pools, as the
  * scheduler sees them) and claim both: the placement on the host
  * (numafit_host_claim()) and particular devices on the tracker

@@ -65,6 +65,76 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_request_new(const char *flavor_json
                                                          unsigned flags,
                                                          numafit_request_t **ret_req,
                                                          numafit_error_t *reterr);
+/** The forms of a flavor or image numafit_flavor_normalize() and
+ * numafit_image_normalize() read (numafit_input_form_to_string() names them). */
+enum numafit_input_form {
+    /** numafit's own: {"vcpus","memory_mb","extra_specs"}, {"properties"} */
+    NUMAFIT_FORM_NATIVE = 0,
+    /** `openstack flavor show -f json`, "properties" an object */
+    NUMAFIT_FORM_OSC_FLAVOR = 1,
+    /** `openstack flavor show -f json`, "properties" openstackclient's text
+     * ("hw:cpu_policy='dedicated', hw:mem_page_size='1GB'") */
+    NUMAFIT_FORM_OSC_FLAVOR_TEXT = 2,
+    /** nova's API: {"flavor": {"ram","vcpus",...,"extra_specs"}} */
+    NUMAFIT_FORM_NOVA_FLAVOR = 3,
+    /** nova's API flavor without its envelope */
+    NUMAFIT_FORM_NOVA_FLAVOR_BARE = 4,
+    /** `openstack image show -f json`, "properties" an object */
+    NUMAFIT_FORM_OSC_IMAGE = 5,
+    /** `openstack image show -f json`, "properties" as text */
+    NUMAFIT_FORM_OSC_IMAGE_TEXT = 6,
+    /** glance's v2 image: its custom properties at the top level */
+    NUMAFIT_FORM_GLANCE_IMAGE = 7,
+};
+
+/**
+ * \brief A flavor in any form numafit reads, as numafit's flavor JSON (the
+ * form numafit_request_new() and the other flavor readers take).
+ *
+ * Forms (doc/json-formats.md): numafit's (returned as given, but refused
+ * with a key other than vcpus, memory_mb, extra_specs, root_gb,
+ * ephemeral_gb, swap, name: a misplaced "properties" or "hw:..." would
+ * otherwise be a flavor without NUMA topology); `openstack flavor show -f
+ * json` ("ram", "properties" an object or openstackclient's text form);
+ * nova's API flavor, with or without its {"flavor": ...} envelope (its
+ * "extra_specs" when present). ram becomes memory_mb, disk root_gb,
+ * OS-FLV-EXT-DATA:ephemeral ephemeral_gb, swap "" 0; keys that look like
+ * extra specs at the top level of these forms are refused, their other
+ * fields are left out.
+ * \param flags 0
+ * \param ret_json numafit's flavor JSON text \ownership owned (numafit_free)
+ * \param ret_form if not NULL, the enum numafit_input_form read
+ * \return 0; -EINVAL (a misplaced or unknown key, a text form that cannot
+ * be read: reterr->where names the field), -EBADMSG, -ERANGE, -ENOMEM.
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_flavor_normalize(const char *json, size_t len,
+                                                              unsigned flags, char **ret_json,
+                                                              int *ret_form,
+                                                              numafit_error_t *reterr);
+/**
+ * \brief An image in any form numafit reads, as numafit's image JSON
+ * {"properties": {...}}.
+ *
+ * Forms: numafit's (returned as given; refused with a key other than
+ * "properties", such as hw_* properties at the top level); a glance image
+ * (one of glance's own fields id, status, disk_format, container_format,
+ * checksum, file, schema, visibility present): `openstack image show -f
+ * json` ("properties" an object or text) or glance's v2 JSON (properties
+ * at the top level), both merged, glance's own fields left out. JSON null
+ * is numafit's form (no image).
+ * \param flags 0
+ * \param ret_json numafit's image JSON text \ownership owned (numafit_free)
+ * \param ret_form if not NULL, the enum numafit_input_form read
+ * \return 0, -EINVAL, -EBADMSG, -ERANGE, -ENOMEM (as numafit_flavor_normalize()).
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_image_normalize(const char *json, size_t len,
+                                                             unsigned flags, char **ret_json,
+                                                             int *ret_form,
+                                                             numafit_error_t *reterr);
+/** \return a short name of an enum numafit_input_form ("openstack flavor
+ * show JSON (properties as text)"), NULL if unknown. \ownership borrowed */
+NUMAFIT_EXPORT const char *numafit_input_form_to_string(int form);
+
 /** Free a request (NULL is fine). */
 NUMAFIT_EXPORT void numafit_request_free(numafit_request_t *req);
 /** \brief A copy of the request. \return 0, -EINVAL, -ENOMEM. \ownership owned */

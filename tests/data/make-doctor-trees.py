@@ -28,6 +28,12 @@ Scenarios (tests/check_doctor.c lists the findings each one must give):
                 node1 6-11,18-23) in legacy [DEFAULT] vcpu_pin_set mode, no
                 isolation, 2M pages 512 on node0 and 1024 on node1, an Ubuntu
                 kernel, no tuned.
+  badly-tuned   seed 000's Sugon I620-G30 isolated for real-time guests with
+                the kernel tuning left wrong (see badly_tuned()).
+
+rt-mistakes and e5-2620-legacy have none of the kernel tuning files (THP,
+KSM, cpufreq, cpuidle, sys/block, sys/module beyond kvm_intel): the doctor
+lists those checks as not checked.
 """
 import os
 import shutil
@@ -71,10 +77,12 @@ def node_meminfo(node, total_kib, huge_kib):
 
 def tree(name, *, nodes, siblings, cmdline, osrelease, rt, smt_control,
          mounts, pages, default_kib, tuned=None, preemption_timer="Y",
-         nova_conf):
+         nova_conf, free=None, tuning=None):
     """nodes: [(cpus, MemTotal kB)]; siblings: cpu -> list; pages:
-    {size_kib: [count per node]}; tuned: (profile, variables file name,
-    isolated_cores) or None."""
+    {size_kib: [count per node]}; free: the same for free_hugepages (default:
+    all free); tuning: a dict of the kernel tuning files (see write_tuning)
+    or None for a capture without them; tuned: (profile, variables file
+    name, isolated_cores) or None."""
     root = os.path.join(OUT, name)
     shutil.rmtree(root, ignore_errors=True)
     cpus = sorted(c for n in nodes for c in n[0])
@@ -137,13 +145,14 @@ def tree(name, *, nodes, siblings, cmdline, osrelease, rt, smt_control,
             p = d + "hugepages/hugepages-%dkB/" % size
             count = pages.get(size, [0] * len(nodes))[ni]
             write(root, p + "nr_hugepages", "%d\n" % count)
-            write(root, p + "free_hugepages", "%d\n" % count)
+            nfree = (free or pages).get(size, [0] * len(nodes))[ni]
+            write(root, p + "free_hugepages", "%d\n" % nfree)
             write(root, p + "surplus_hugepages", "0\n")
     for size in (2048, GiB_KiB):
         p = "sys/kernel/mm/hugepages/hugepages-%dkB/" % size
         count = sum(pages.get(size, [0]))
         write(root, p + "nr_hugepages", "%d\n" % count)
-        write(root, p + "free_hugepages", "%d\n" % count)
+        write(root, p + "free_hugepages", "%d\n" % sum((free or pages).get(size, [0])))
     write(root, "sys/module/kvm_intel/parameters/preemption_timer",
           preemption_timer + "\n")
     if tuned:
@@ -157,6 +166,50 @@ def tree(name, *, nodes, siblings, cmdline, osrelease, rt, smt_control,
                   "# lapic_timer_adv_ns=0\n"
                   "isolated_cores=%s\n" % cores)
     write(root, "etc/nova/nova.conf", nova_conf)
+    if tuning:
+        write_tuning(root, cpus, **tuning)
+
+
+def write_tuning(root, cpus, *, thp, thp_defrag, ksm_run, ksmtuned, governor,
+                 cpuidle, block, modules, sysctl=None, pstate=None, dev_kvm=False):
+    """The files of the kernel tuning checks: transparent_hugepage/enabled
+    and defrag (the kernel's "[choice]" lines), ksm/run, ksmtuned enabled in
+    systemd (the unit file copied, as a capture with cp -L has it), each
+    CPU's scaling_governor and cpuidle states [(name, latency us, disabled)],
+    intel_pstate/status, sys/block/*/queue/scheduler, the loaded modules in
+    sys/module and proc/modules, etc/sysctl.conf, dev/kvm."""
+    write(root, "sys/kernel/mm/transparent_hugepage/enabled", thp + "\n")
+    write(root, "sys/kernel/mm/transparent_hugepage/defrag", thp_defrag + "\n")
+    write(root, "sys/kernel/mm/ksm/run", "%d\n" % ksm_run)
+    write(root, "sys/kernel/mm/ksm/pages_shared", "%d\n" % (183712 if ksm_run else 0))
+    if ksmtuned:
+        write(root, "etc/systemd/system/multi-user.target.wants/ksmtuned.service",
+              "[Unit]\nDescription=Kernel Samepage Merging (KSM) Tuning Daemon\n"
+              "After=syslog.target\nRequires=ksm.service\n\n[Service]\n"
+              "ExecStart=/usr/sbin/ksmtuned\nType=forking\n\n[Install]\n"
+              "WantedBy=multi-user.target\n")
+    sysc = "sys/devices/system/cpu/"
+    if pstate:
+        write(root, sysc + "intel_pstate/status", pstate + "\n")
+    for c in cpus:
+        d = sysc + "cpu%d/" % c
+        write(root, d + "cpufreq/scaling_governor", governor + "\n")
+        for i, (name, latency, disabled) in enumerate(cpuidle):
+            st = d + "cpuidle/state%d/" % i
+            write(root, st + "name", name + "\n")
+            write(root, st + "latency", "%d\n" % latency)
+            write(root, st + "disable", "%d\n" % disabled)
+    for dev, sched in block.items():
+        write(root, "sys/block/%s/queue/scheduler" % dev, sched + "\n")
+    lines = []
+    for m in modules:
+        write(root, "sys/module/%s/refcnt" % m, "0\n")
+        lines.append("%s 65536 0 - Live 0x0000000000000000" % m)
+    write(root, "proc/modules", "\n".join(lines) + "\n")
+    if sysctl:
+        write(root, "etc/sysctl.conf", sysctl)
+    if dev_kvm:
+        write(root, "dev/kvm", "")
 
 
 def main():
@@ -167,6 +220,7 @@ def main():
                   "root=/dev/mapper/centos-root ro crashkernel=auto "
                   "rd.lvm.lv=centos/root rd.lvm.lv=centos/swap rhgb quiet "
                   "default_hugepagesz=1G hugepagesz=1G hugepages=16 "
+                  "intel_idle.max_cstate=0 processor.max_cstate=1 "
                   "skew_tick=1 isolcpus=4-11 intel_pstate=disable nosoftlockup "
                   "nohz=on nohz_full=4-11 rcu_nocbs=4-11")
     tree("rt-good",
@@ -178,6 +232,13 @@ def main():
          pages={GiB_KiB: [8, 8]}, default_kib=GiB_KiB,
          tuned=("realtime-virtual-host", "realtime-virtual-host-variables.conf", "4-11"),
          preemption_timer="Y",
+         tuning=dict(thp="always madvise [never]", thp_defrag="always madvise [never]",
+                     ksm_run=0, ksmtuned=False, governor="performance",
+                     # BIOS power management off: acpi_idle with C1 only
+                     cpuidle=[("POLL", 0, 0), ("C1", 1, 0)],
+                     block={"sda": "noop [deadline] cfq", "sdb": "noop [deadline] cfq"},
+                     modules=["kvm", "kvm_intel", "vhost", "vhost_net", "tun"],
+                     dev_kvm=True),
          nova_conf="[DEFAULT]\n"
                    "# seed 000: 16 x 1G pages, 8 per node\n"
                    "reserved_huge_pages = node:0,size:1GB,count:0\n"
@@ -233,5 +294,44 @@ def main():
                    "virt_type = kvm\n")
 
 
+def badly_tuned():
+    """The Sugon I620-G30 of seed 000 (2 x Xeon Gold 6148, 20 cores each,
+    hyper-threading off, 1 TiB) isolated by hand for real-time guests, with
+    the kernel left as installed: THP and its defrag always, KSM running
+    and ksmtuned enabled, the ondemand governor of acpi-cpufreq, intel_idle
+    C-states down to C6, the cfq scheduler, vhost_net not loaded, and 1G
+    pages from sysctl's vm.nr_hugepages = 32 after boot, which gave 16, all
+    on node 0 and all in use."""
+    tree("badly-tuned",
+         nodes=[(list(range(0, 20)), 528280640), (list(range(20, 40)), 528482304)],
+         siblings={c: [c] for c in range(40)},
+         cmdline=("BOOT_IMAGE=/vmlinuz-3.10.0-1062.rt56.1022.el7.x86_64 "
+                  "root=/dev/mapper/centos-root ro crashkernel=auto rhgb quiet "
+                  "default_hugepagesz=1G intel_pstate=disable "
+                  "isolcpus=2-19,22-39 nohz_full=2-19,22-39 rcu_nocbs=2-19,22-39"),
+         osrelease="3.10.0-1062.rt56.1022.el7.x86_64", rt=True,
+         smt_control="notsupported",
+         mounts=["hugetlbfs /dev/hugepages hugetlbfs rw,seclabel,relatime,pagesize=1G 0 0"],
+         pages={GiB_KiB: [16, 0]}, free={GiB_KiB: [0, 0]}, default_kib=GiB_KiB,
+         tuned=("virtual-host", None, None), preemption_timer="Y",
+         tuning=dict(thp="[always] madvise never", thp_defrag="[always] madvise never",
+                     ksm_run=1, ksmtuned=True, governor="ondemand",
+                     cpuidle=[("POLL", 0, 0), ("C1", 2, 0), ("C1E", 10, 0), ("C6", 133, 0)],
+                     block={"sda": "noop deadline [cfq]", "sdb": "noop deadline [cfq]",
+                            "loop0": "none"},
+                     modules=["kvm", "kvm_intel", "tun", "bridge"],
+                     sysctl="# System default settings live in /usr/lib/sysctl.d/00-system.conf.\n"
+                            "vm.nr_hugepages=32\n"),
+         nova_conf="[compute]\n"
+                   "cpu_dedicated_set = 2-19,22-39\n"
+                   "cpu_shared_set = 0-1,20-21\n"
+                   "\n"
+                   "[libvirt]\n"
+                   "virt_type = kvm\n"
+                   "cpu_mode = host-passthrough\n"
+                   "realtime_scheduler_priority = 1\n")
+
+
 if __name__ == "__main__":
     main()
+    badly_tuned()

@@ -10,9 +10,14 @@
  * nova.conf text (the doctor does not read it from the tree); the record
  * "flags" (not a file the doctor reads) chooses NUMAFIT_DOCTOR_REALTIME
  * ('r' in it) and NUMAFIT_DOCTOR_INDENT ('i').
+ * Records under dev/, etc/sysctl.d/, etc/systemd/, sys/block/,
+ * sys/module/ and sys/kernel/mm/{transparent_hugepage,ksm}/ reach the
+ * tuning checks (doctor_tuning.c) like any other file.
  * Invariants: the result is the number of "error" findings of a valid JSON
- * report {"host":{...},"findings":[{"id","severity",...}]}, or a known
- * negative errno with no report.
+ * report {"host":{...,"unreadable":[...],"not_checked":[...]},"findings":
+ * [{"id","severity",...}]}, or a known negative errno with no report;
+ * -ENOENT only for a tree with neither proc/ nor sys/ (reterr names
+ * "root").
  */
 #include "config.h"
 
@@ -69,7 +74,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     r = numafit_doctor(root, (const char *)conf, clen, flags, &json, &err);
     fuzz_check_error(&err);
     if (r < 0) {
-        FUZZ_ASSERT(r == -EBADMSG || r == -ERANGE || r == -ENOMEM);
+        FUZZ_ASSERT(r == -EBADMSG || r == -ERANGE || r == -ENOMEM || r == -ENOENT);
+        if (r == -ENOENT)
+            FUZZ_ASSERT(!strcmp(err.where, "root"));
         FUZZ_ASSERT(json == NULL);
         FUZZ_ASSERT(err.text[0] != '\0');
         return 0;
@@ -80,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_note("the doctor's report is not JSON:\n%s", json);
     FUZZ_ASSERT(report != NULL);
     FUZZ_ASSERT(json_is_object(json_object_get(report, "host")));
+    FUZZ_ASSERT(json_is_array(json_object_get(json_object_get(report, "host"), "not_checked")));
     findings = json_object_get(report, "findings");
     FUZZ_ASSERT(json_is_array(findings));
     json_array_foreach(findings, i, f) {

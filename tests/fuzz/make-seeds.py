@@ -5,7 +5,8 @@
 
   caps_xml    tests/data/caps/*.xml (those under 16 KiB)
   sysfs       tests/data/sysfs/<host>/sys/devices/system as PATH\\0CONTENT\\0 records
-  doctor      tests/data/doctor/<host>/ as records, and rt-good with "flags" r
+  doctor      tests/data/doctor/<host>/ as records, rt-good with "flags" r,
+              and the kernel tuning files of a 2-CPU host
   synthetic   the specs of the unit tests and the documentation
   placement   examples/fleet/instances.jsonl topologies (with their host's
               JSON when it is small) and the plain placements of tests/cases
@@ -18,9 +19,9 @@
   extra_specs the flavors' extra specs of tests/cases, and single keys and
               values (KEY NUL VALUE)
   hostdev     claims with alias devices and direct, macvtap,
-              direct-physical, vdpa and remote-managed ports (bound by the
-              SR-IOV agent or Open vSwitch), flavors, images and [libvirt]
-              settings
+              direct-physical, vdpa, remote-managed and virtio-forwarder
+              ports (bound by the SR-IOV agent, Open vSwitch or a vhost-user
+              forwarder), flavors, images and [libvirt] settings
   host_records  tests/data/hosts/*.json (the versioned ones) as integer
               records, 16-bit values where they fit, else 64-bit
 
@@ -131,6 +132,34 @@ def main():
     put("doctor", "rt-good-flags",
         records(os.path.join(TOP, "tests", "data", "doctor", "rt-good")) + b"flags\0ri\0")
     put("doctor", "conf-only", b"etc/nova/nova.conf\0[compute]\ncpu_dedicated_set = 2-7\n\0")
+    # the kernel tuning files on a 2-CPU host (the fixtures' trees are larger)
+    tuning = [("proc/cmdline", "default_hugepagesz=1G idle=halt intel_idle.max_cstate=3\n"),
+              ("sys/devices/system/cpu/online", "0-1\n"),
+              ("sys/devices/system/cpu/intel_pstate/status", "active\n"),
+              ("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n"),
+              ("sys/kernel/mm/transparent_hugepage/defrag", "always defer [madvise] never\n"),
+              ("sys/kernel/mm/ksm/run", "1\n"),
+              ("sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "2\n"),
+              ("sys/devices/system/node/node0/cpulist", "0-1\n"),
+              ("sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages", "2\n"),
+              ("sys/devices/system/node/node0/hugepages/hugepages-1048576kB/free_hugepages",
+               "0\n"),
+              ("etc/default/qemu-kvm", "KSM_ENABLED=1\n"),
+              ("etc/systemd/system/multi-user.target.wants/ksmtuned.service", "[Unit]\n"),
+              ("etc/sysctl.d/80-huge.conf", "vm.nr_hugepages = 4\n"),
+              ("etc/sysctl.conf", "-vm/nr_hugepages=3\n"),
+              ("sys/block/sda/queue/scheduler", "mq-deadline kyber [bfq] none\n"),
+              ("sys/module/kvm_intel/parameters/nested", "Y\n"),
+              ("sys/module/kvm_intel/parameters/preemption_timer", "N\n"),
+              ("proc/modules", "vhost_net 32768 0 - Live 0x0\n"),
+              ("dev/kvm", ""), ("flags", "r")]
+    for c in range(2):
+        tuning.append(("sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor" % c, "schedutil\n"))
+        for st, (name, lat) in enumerate((("POLL", 0), ("C1", 2), ("C6", 133))):
+            d = "sys/devices/system/cpu/cpu%d/cpuidle/state%d/" % (c, st)
+            tuning += [(d + "name", name + "\n"), (d + "latency", "%d\n" % lat),
+                       (d + "disable", "%d\n" % (st == 2 and c == 1))]
+    put("doctor", "tuning", b"".join(p.encode() + b"\0" + t.encode() + b"\0" for p, t in tuning))
 
     specs = [
         "cells:2 cores:8 threads:2 mem:64G pages:1G=4,2M=512 dedicated:2-7,18-23 shared:0-1,16-17",
@@ -279,6 +308,13 @@ def main():
               "mac": "fa:16:3e:00:00:05"}
     offload = dict(port, vif_type="ovs", requester_id="p6")
     put("hostdev", "claim-ovs", json.dumps({"devices": [vdpa, remote, offload, port]}))
+    fwd = {"address": "0000:81:02.6", "requester_id": "5d0a4f31-9c2e-4b7a-8e1f-0a9b8c7d6e5f",
+           "vnic_type": "virtio-forwarder", "vif_type": "vhostuser",
+           "mac": "fa:16:3e:00:00:07", "vhostuser_socket": "/var/run/vrt/sock1",
+           "vhostuser_mode": "client"}
+    put("hostdev", "claim-vhostuser", json.dumps({
+        "devices": [fwd, dict(fwd, vhostuser_ovs_plug=False, devname="tap7", address="0000:81:02.7")],
+        "flavor": flavor, "virt_type": "kvm", "rx_queue_size": 512, "tx_queue_size": 1024}))
     put("hostdev", "claim-qemu", json.dumps({
         "devices": [macvtap], "flavor": flavor, "image": {"properties": {}},
         "virt_type": "qemu", "rx_queue_size": 1024}))

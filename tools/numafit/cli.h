@@ -18,7 +18,10 @@
 #include <numafit.h>
 
 #define CLI_EXIT_USAGE 2
-#define CLI_EXIT_NOFIT 3 /* fit and xml: the flavor does not fit (a verdict, not a failure) */
+/* The most instances a plan places on one host unless told otherwise
+ * (one-host plan: --max, up to PLAN_CAP; fleet plan: --max-instances). */
+#define CLI_PLAN_DEFAULT_MAX 10000L
+#define CLI_EXIT_NOFIT       3 /* fit and xml: the flavor does not fit (a verdict, not a failure) */
 
 /* ------------------------------------------------------------------ subcommands */
 
@@ -71,6 +74,17 @@ void cli_error(const char *who, const char *label, int rc, const numafit_error_t
 
 /* A cleared error: nothing set, no cell. */
 void cli_error_clear(numafit_error_t *e);
+
+/* The ROOT of `--sysfs [ROOT]` (an optional_argument option) after
+ * getopt_long returned it: "--sysfs=ROOT" gives optarg; "--sysfs ROOT" the
+ * next argument, only when it comes right after the flag and does not start
+ * with '-' (it is taken, *optind moves past it); else NULL: the default
+ * root, "/". An empty ROOT ("--sysfs=") is refused: -1 after saying so. */
+int cli_sysfs_root(const char *who, int argc, char **argv, int *optind_, const char *arg,
+                   const char **ret_root);
+/* The usage error for operands left after the options (one line naming the
+ * first, with a hint when --sysfs was given without ROOT). */
+void cli_extra_operand(const char *who, const char *operand, bool sysfs_without_root);
 
 /* ------------------------------------------------------------------ fit options */
 

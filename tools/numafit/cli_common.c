@@ -14,7 +14,9 @@
 char *cli_error_format(char *out, size_t outlen, const char *label, int rc,
                        const numafit_error_t *e, unsigned flags) {
     const char *text = e->text[0] ? e->text : numafit_strerror(rc);
-    const char *where = e->where[0] ? e->where : NULL;
+    /* a text that already names where (a sysfs file's full path) says it once */
+    const char *where =
+        e->where[0] && !(flags & CLI_ERR_WHERE_AT && strstr(text, e->where)) ? e->where : NULL;
     const char *exc = e->exception[0] ? e->exception : NULL;
 
     snprintf(
@@ -37,6 +39,24 @@ void cli_error(const char *who, const char *label, int rc, const numafit_error_t
     char msg[1024]; /* the library's parts are short; label, any length, is printed as it is */
     fprintf(stderr, "%s: %s%s%s\n", who, label ? label : "", label ? ": " : "",
             cli_error_format(msg, sizeof(msg), NULL, rc, e, flags));
+}
+
+int cli_sysfs_root(const char *who, int argc, char **argv, int *optind_, const char *arg,
+                   const char **ret_root) {
+    if (!arg && *optind_ < argc && argv[*optind_][0] != '-')
+        arg = argv[(*optind_)++];
+    if (arg && !*arg) {
+        fprintf(stderr, "%s: --sysfs= wants a ROOT (or give --sysfs alone for /)\n", who);
+        return -1;
+    }
+    *ret_root = arg;
+    return 0;
+}
+
+void cli_extra_operand(const char *who, const char *operand, bool sysfs_without_root) {
+    fprintf(stderr, "%s: unexpected argument '%s'%s\n", who, operand,
+            sysfs_without_root ? " (ROOT goes right after --sysfs: --sysfs ROOT or --sysfs=ROOT)"
+                               : "");
 }
 
 void cli_error_clear(numafit_error_t *e) {

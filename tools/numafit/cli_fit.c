@@ -18,10 +18,13 @@
 
 #include <numafit.h>
 
+#include "cli_conf.h"
 #include "cli_fit.h"
 #include "cli_io.h"
 
 const struct labels batch_labels = {"host", "flavor", "image", "limits", "inventory"};
+static const struct labels nova_conf_labels = {"host", "flavor", "image", "--nova-conf",
+                                               "inventory"};
 
 /* ------------------------------------------------------------------ JSON helpers */
 
@@ -135,7 +138,14 @@ numafit_options_t *make_options(const struct fit_cli *c, const json_t *limits,
     }
     rc = cli_options_new(&c->fit, txt, txt ? strlen(txt) : 0, &opt, &e, &bad);
     free(txt);
+    if (rc == 0 && !limits && c->default_limits) {
+        /* nova's scheduler always passes the host's ratios */
+        rc = cli_nova_conf_limits(c->nc, c->fit.profile == NUMAFIT_PROFILE_ZED, opt, &e);
+        bad = CLI_OPTIONS_BAD_LIMITS;
+        lb = &nova_conf_labels;
+    }
     if (rc < 0) {
+        numafit_options_free(opt);
         *ret_err = lib_error(bad == CLI_OPTIONS_BAD_LIMITS ? lb->limits : "options", rc, &e);
         return NULL;
     }
@@ -216,12 +226,12 @@ static int plan_fit_cb(void *ctx, size_t request_index, const numafit_placement_
 }
 
 /* plan: fit and claim req on host until it no longer fits, or max (< 0:
- * PLAN_CAP); the answer in out->answer. Returns NULL, or an error answer. */
+ * CLI_PLAN_DEFAULT_MAX); the answer in out->answer. Returns NULL, or an error answer. */
 static json_t *run_plan(numafit_host_t *host, const numafit_request_t *req,
                         const numafit_options_t *opt, long max, struct run *out) {
     const numafit_request_t *reqs[1] = {req};
     struct plan_fits pf = {json_array(), NULL};
-    long limit = max < 0 || max > PLAN_CAP ? PLAN_CAP : max;
+    long limit = max < 0 ? CLI_PLAN_DEFAULT_MAX : max > PLAN_CAP ? PLAN_CAP : max;
     json_t *after, *err = NULL;
     uint64_t n = 0;
     int rc;
@@ -394,6 +404,51 @@ json_t *pci_step(const struct fit_cli *c, const char *ftxt, const char *itxt,
     return NULL;
 }
 
+/* *txt (a flavor or image) in numafit's form (numafit_flavor_normalize,
+ * numafit_image_normalize), *form the form read; *as the object when it
+ * was another form. NULL, or an error answer. */
+static json_t *read_form(bool image, char **txt, const char *label, int *form, json_t **as) {
+    numafit_error_t e;
+    char *n = NULL, *copy;
+    int rc;
+
+    cli_error_clear(&e);
+    rc = (image ? numafit_image_normalize : numafit_flavor_normalize)(*txt, strlen(*txt), 0, &n,
+                                                                      form, &e);
+    if (rc < 0)
+        return lib_error(label, rc, &e);
+    if (*form == NUMAFIT_FORM_NATIVE) {
+        numafit_free(n);
+        return NULL;
+    }
+    copy = strdup(n);
+    numafit_free(n);
+    *as = copy ? json_loads(copy, 0, NULL) : NULL;
+    if (!*as) {
+        free(copy);
+        return error_answer("NOMEM", "out of memory");
+    }
+    free(*txt);
+    *txt = copy;
+    return NULL;
+}
+
+/* "read_as": {"flavor": "...", "image": "..."}, the forms other than
+ * numafit's, added to a successful answer. */
+static void add_read_as(const struct run *r) {
+    json_t *as;
+    if (r->flavor_form == NUMAFIT_FORM_NATIVE && r->image_form == NUMAFIT_FORM_NATIVE)
+        return;
+    if (!(as = json_object()))
+        return;
+    if (r->flavor_form != NUMAFIT_FORM_NATIVE)
+        json_object_set_new(as, "flavor",
+                            json_string(numafit_input_form_to_string(r->flavor_form)));
+    if (r->image_form != NUMAFIT_FORM_NATIVE)
+        json_object_set_new(as, "image", json_string(numafit_input_form_to_string(r->image_form)));
+    json_object_set_new(r->answer, "read_as", as);
+}
+
 void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const json_t *flavor_v,
              const json_t *image_v, const json_t *limits_v, long max, const struct labels *lb,
              bool want_host, struct run *out) {
@@ -427,11 +482,23 @@ void run_job(const struct fit_cli *c, bool plan, const json_t *host_v, const jso
         err = lib_error(lb->host, rc, &e);
         goto done;
     }
+    if (c->nc && (rc = cli_nova_conf_host(c->nc, host, &e)) < 0) {
+        err = lib_error("--nova-conf", rc, &e);
+        goto done;
+    }
     if (want_host) {
         out->host0 = host_json(host, &err);
         if (!out->host0)
             goto done;
     }
+
+    /* the flavor and image as the operator has them (openstack CLI, nova's
+     * and glance's API), in numafit's form, before anything reads them */
+    err = read_form(false, &ftxt, lb->flavor, &out->flavor_form, &out->flavor);
+    if (!err && itxt)
+        err = read_form(true, &itxt, lb->image, &out->image_form, &out->image);
+    if (err)
+        goto done;
 
     cli_error_clear(&e);
     rc = cli_check_extra_specs(c->fit.profile, c->fit.no_xs_check, c->fit.xs_allow, ftxt,
@@ -535,6 +602,8 @@ done:
     }
     if (resources && !out->error)
         json_object_set(out->answer, "resources", resources);
+    if (!out->error)
+        add_read_as(out);
     json_decref(resources);
     numafit_placement_free(p);
     numafit_options_free(opt);
@@ -551,6 +620,8 @@ done:
 void run_free(struct run *r) {
     json_decref(r->answer);
     json_decref(r->host0);
+    json_decref(r->flavor);
+    json_decref(r->image);
     memset(r, 0, sizeof(*r));
 }
 

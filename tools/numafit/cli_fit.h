@@ -16,7 +16,9 @@
 
 #include "cli.h"
 
-#define PLAN_CAP 100000L /* most instances a plan places */
+struct cli_nova_conf;
+
+#define PLAN_CAP 100000L /* most instances a one-host plan places (--max) */
 
 /* The settings of fit, plan, bench and demo. */
 struct fit_cli {
@@ -44,6 +46,9 @@ struct fit_cli {
     const json_t *pci_pools, *pci_requests;
     const char *nova_conf; /* nova.conf's text, NULL: none */
     size_t nova_conf_len;
+    const struct cli_nova_conf *nc; /* --nova-conf (NULL: none): the CPU pools of the host */
+    /* a job without limits gets nova's: nc's ratios, else the initial ones */
+    bool default_limits;
 };
 
 /*
@@ -74,6 +79,10 @@ struct run {
     int cpu_policy;
     int thread_policy;
     int emulator_policy;
+    int flavor_form; /* enum numafit_input_form of the flavor read */
+    int image_form;  /* ... of the image (NUMAFIT_FORM_NATIVE without one) */
+    json_t *flavor;  /* the flavor in numafit's form when read from another (owned) */
+    json_t *image;   /* the same for the image */
 };
 
 /* Where the parts of a job came from, for error messages. */

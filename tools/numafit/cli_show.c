@@ -163,6 +163,12 @@ static const char *policy_name(const char *s) {
 }
 
 static void print_request(FILE *o, const struct run *r, const json_t *flavor) {
+    if (r->flavor_form != NUMAFIT_FORM_NATIVE)
+        fprintf(o, "flavor: read as %s\n", numafit_input_form_to_string(r->flavor_form));
+    if (r->image_form != NUMAFIT_FORM_NATIVE)
+        fprintf(o, "image: read as %s\n", numafit_input_form_to_string(r->image_form));
+    if (r->flavor)
+        flavor = r->flavor;
     fprintf(o,
             "request: %d vCPUs, %lld MiB, cpu policy %s, thread policy %s, "
             "emulator threads %s\n",
@@ -374,7 +380,7 @@ void show_plan(const struct run *r, const json_t *flavor, long max) {
     else if (max >= 0)
         printf(" (stopped at --max %ld)\n", max);
     else
-        printf(" (stopped at the cap of %ld)\n", PLAN_CAP);
+        printf(" (stopped at the default cap of %ld: --max raises it)\n", CLI_PLAN_DEFAULT_MAX);
     json_array_foreach(fits, i, f) {
         printf("  #%zu:", i + 1);
         json_array_foreach(f, j, gc) {

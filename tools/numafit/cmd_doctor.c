@@ -4,10 +4,12 @@
  * huge pages and hugetlbfs, the real-time kernel and tuned profile, NUMA
  * balance) and print each problem with its fix.
  *
- *   numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--json]
+ *   numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--text|--json]
  *
- * Exit status: 0 no error found, 1 errors found (or the check failed),
- * 2 usage.
+ * Exit status: 0 no error found, 1 errors found, 2 the host could not be
+ * checked (usage, a --root that is not a host's root, an unreadable
+ * --nova-conf, out of memory); a failed write of the report exits 1 as in
+ * every command.
  */
 #include "config.h"
 
@@ -28,20 +30,25 @@
 #include "cli_io.h"
 
 static void usage(FILE *o) {
-    fprintf(o, "usage: numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--json]\n"
+    fprintf(o, "usage: numafit doctor [--root DIR] [--nova-conf FILE] [--realtime]\n"
+               "                      [--text | --json]\n"
                "\n"
                "Check a compute host for pinned, huge-page and real-time guests: CPU isolation\n"
                "against nova's cpu_dedicated_set / cpu_shared_set / vcpu_pin_set,\n"
                "hyper-threading, huge pages and hugetlbfs, the real-time kernel and tuned\n"
-               "profile, NUMA balance. Each finding comes with its fix.\n"
+               "profile, NUMA balance, KVM, transparent huge pages, KSM, CPU frequency and\n"
+               "C-states, I/O schedulers, vhost_net. Each finding comes with its fix.\n"
                "\n"
-               "  --root DIR        read proc/, sys/ and etc/tuned/ below DIR (default /)\n"
+               "  --root DIR        read dev/, proc/, sys/ and etc/ below DIR (default /); DIR\n"
+               "                    must hold proc/ or sys/\n"
                "  --nova-conf FILE  nova.conf to check (default DIR/etc/nova/nova.conf if it\n"
                "                    exists; - = stdin)\n"
                "  --realtime        real-time flavors (hw:cpu_realtime) are to be offered\n"
-               "  --json            print the JSON report even on a terminal\n"
+               "  --text            print the report as text (the default on a terminal)\n"
+               "  --json            print the JSON report (the default otherwise)\n"
                "\n"
-               "Exit status: 0 no errors, 1 errors found, 2 usage.\n");
+               "Exit status: 0 no errors, 1 errors found, 2 could not check (usage, bad\n"
+               "--root or --nova-conf).\n");
 }
 
 static void print_wrapped(FILE *o, const char *indent, const char *text) {
@@ -61,6 +68,47 @@ static void print_wrapped(FILE *o, const char *indent, const char *text) {
         while (*p == ' ')
             p++;
     }
+}
+
+static const char *jstr(const json_t *o, const char *k, const char *dflt) {
+    const char *s = json_string_value(json_object_get(o, k));
+    return s && *s ? s : dflt;
+}
+
+static const char *jbool(const json_t *o, const char *k, const char *yes, const char *no) {
+    const json_t *v = json_object_get(o, k);
+    return json_is_true(v) ? yes : json_is_false(v) ? no : "unknown";
+}
+
+/* THP, KSM, power, KVM, block schedulers */
+static void print_tuning(FILE *o, const json_t *h) {
+    const json_t *t = json_object_get(h, "transparent_hugepage"), *k = json_object_get(h, "ksm");
+    const json_t *p = json_object_get(h, "power"), *kvm = json_object_get(h, "kvm"), *v;
+    const char *key;
+    fprintf(o, "  THP              enabled %s, defrag %s\n", jstr(t, "enabled", "unknown"),
+            jstr(t, "defrag", "unknown"));
+    v = json_object_get(k, "run");
+    fprintf(o, "  KSM              %s%s%s\n",
+            !json_is_integer(v)          ? "unknown"
+            : json_integer_value(v) == 1 ? "running"
+                                         : "off",
+            *jstr(k, "enabled_by", "") ? ", enabled by " : "", jstr(k, "enabled_by", ""));
+    if (!json_is_string(json_object_get(p, "not_performance")))
+        fprintf(o, "  cpufreq          unknown\n");
+    else if (*jstr(p, "not_performance", ""))
+        fprintf(o, "  cpufreq          %s on CPUs %s\n", jstr(p, "other_governors", "?"),
+                jstr(p, "not_performance", ""));
+    else
+        fprintf(o, "  cpufreq          performance\n");
+    if (json_is_string(json_object_get(p, "deep_idle_cpus")))
+        fprintf(o, "  deep C-states    %s%s%s\n", jstr(p, "deep_idle_states", "none"),
+                *jstr(p, "deep_idle_cpus", "") ? " on CPUs " : "", jstr(p, "deep_idle_cpus", ""));
+    fprintf(o, "  KVM              /dev/kvm %s, module %s, nested %s\n",
+            jbool(kvm, "dev_kvm", "present", "missing"),
+            json_is_null(json_object_get(kvm, "module")) ? "unknown" : jstr(kvm, "module", "none"),
+            jbool(kvm, "nested", "on", "off"));
+    json_object_foreach(json_object_get(h, "block_schedulers"), key, v)
+        fprintf(o, "  I/O scheduler    %s: %s\n", key, json_string_value(v));
 }
 
 static void print_report(FILE *o, const json_t *report) {
@@ -103,8 +151,11 @@ static void print_report(FILE *o, const json_t *report) {
     }
     fprintf(o, "  real-time checks %s\n",
             json_is_true(json_object_get(h, "realtime")) ? "on" : "off (use --realtime)");
+    print_tuning(o, h);
     json_array_foreach(json_object_get(h, "unreadable"), i, v)
         fprintf(o, "  not read         %s\n", json_string_value(v));
+    json_array_foreach(json_object_get(h, "not_checked"), i, v)
+        fprintf(o, "  not checked      %s\n", json_string_value(v));
     if (!json_array_size(findings)) {
         fprintf(o, "\nNo findings.\n");
         return;
@@ -130,14 +181,18 @@ static void print_report(FILE *o, const json_t *report) {
 
 int cmd_doctor(int argc, char **argv) {
     static const struct option opts[] = {
-        {"root", required_argument, NULL, 'r'}, {"nova-conf", required_argument, NULL, 'n'},
-        {"realtime", no_argument, NULL, 't'},   {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"root", required_argument, NULL, 'r'},
+        {"nova-conf", required_argument, NULL, 'n'},
+        {"realtime", no_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'j'},
+        {"text", no_argument, NULL, 'x'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *root = NULL, *conf_path = NULL;
     char *conf = NULL, *out = NULL, defconf[4096], why[256];
     size_t conf_len = 0;
-    bool json = false;
+    bool json = false, text = false;
     unsigned flags = 0;
     numafit_error_t e;
     int c, rc;
@@ -157,6 +212,11 @@ int cmd_doctor(int argc, char **argv) {
                 break;
             case 'j':
                 json = true;
+                text = false;
+                break;
+            case 'x':
+                text = true;
+                json = false;
                 break;
             case 'h':
                 usage(stdout);
@@ -180,14 +240,14 @@ int cmd_doctor(int argc, char **argv) {
     /* a regular file (a directory or FIFO is refused, never read) or "-" */
     if (conf_path && !(conf = cli_read_input("numafit doctor", "--nova-conf", conf_path,
                                              NUMAFIT_DOCTOR_CONF_MAX, true, &conf_len, NULL)))
-        return 1;
-    if (!json && !isatty(STDOUT_FILENO))
+        return CLI_EXIT_USAGE;
+    if (!json && !text && !isatty(STDOUT_FILENO))
         json = true;
     rc = numafit_doctor(root, conf, conf_len, flags | (json ? NUMAFIT_DOCTOR_INDENT : 0), &out, &e);
     free(conf);
     if (rc < 0) {
         cli_error("numafit doctor", NULL, rc, &e, 0);
-        return 1;
+        return CLI_EXIT_USAGE;
     }
     if (json) {
         fputs(out, stdout);
@@ -199,7 +259,7 @@ int cmd_doctor(int argc, char **argv) {
             cli_json_error(&je, why, sizeof(why));
             fprintf(stderr, "numafit doctor: %s\n", why);
             numafit_free(out);
-            return 1;
+            return CLI_EXIT_USAGE;
         }
         print_report(stdout, report);
         json_decref(report);

@@ -20,6 +20,7 @@
 #include <numafit.h>
 
 #include "cli.h"
+#include "cli_conf.h"
 #include "cli_fit.h"
 #include "cli_io.h"
 
@@ -50,7 +51,7 @@ static void usage_fit(FILE *o) {
                "                     (as plan --add-hosts takes it)\n"
                "  --flavor FILE      {\"vcpus\":N,\"memory_mb\":N,\"extra_specs\":{...}}\n"
                "  --image FILE       {\"properties\":{\"hw_...\":...}}\n"
-               "  --limits FILE      {\"cpu_allocation_ratio\":x,\"ram_allocation_ratio\":y,\n"
+               "  --limits FILE|none {\"cpu_allocation_ratio\":x,\"ram_allocation_ratio\":y,\n"
                "                      \"network_metadata\":{\"physnets\":[...],\"tunneled\":b}}\n"
                "  --inventory FILE   placement's inventory of the host: {\"inventories\":\n"
                "                     {\"VCPU\":{\"total\":N,...},...},\"usages\":{...}}\n"
@@ -59,8 +60,11 @@ static void usage_fit(FILE *o) {
                "                     PciDevicePoolList, or `numafit pci` output)\n"
                "  --pci-requests FILE the instance's PCI requests (InstancePCIRequests);\n"
                "                     default: the flavor's pci_passthrough:alias\n"
-               "  --nova-conf FILE   nova.conf: its [pci] alias entries for the flavor's\n"
-               "                     aliases\n"
+               "  --nova-conf FILE   nova.conf (- = stdin): its [pci] alias entries for the\n"
+               "                     flavor's aliases, its CPU sets (the host's pools\n"
+               "                     re-split), its CPU and RAM ratios (the limits, unless\n"
+               "                     --limits); options in a section nova does not read\n"
+               "                     them from are warned about\n"
                "  --json             print the answer line instead of a table\n"
                "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
                "  --strategy S       spread (default) or pack\n");
@@ -83,11 +87,13 @@ static void usage_plan(FILE *o) {
             "                    [--allow-extra-specs LIST | --no-check-extra-specs]\n"
             "\n"
             "Fit and claim instances of a flavor until the next one does not fit\n"
-            "(at most N, at most %ld), and show the host afterwards. With PCI pools\n"
+            "(at most N, default %ld, at most %ld), and show the host afterwards. With PCI pools\n"
             "every instance takes its devices (the flavor's pci_passthrough:alias with\n"
             "nova.conf's [pci] alias, or --pci-requests) until they run out\n"
-            "(numafit fit --help).\n",
-            PLAN_CAP);
+            "(numafit fit --help). Limits: --limits FILE, none, or by default\n"
+            "--nova-conf's CPU and RAM ratios, else nova's initial ones (4 and 1; zed:\n"
+            "16 and 1.5), as the fleet plan takes them.\n",
+            CLI_PLAN_DEFAULT_MAX, PLAN_CAP);
     cli_extra_specs_help(o, 2, 21);
     cli_budget_help(o, 2, 21);
     fprintf(o, "Exit status: 0 ok, 1 error, 2 usage.\n"
@@ -201,7 +207,9 @@ static int single_main(const struct fit_cli *cli) {
             goto out;
         }
     }
-    if (c->limits_path) {
+    if (c->limits_path && !strcmp(c->limits_path, "none")) {
+        limits = json_null();
+    } else if (c->limits_path) {
         limits = load_file(c->limits_path);
         if (!limits)
             goto out;
@@ -243,11 +251,11 @@ static int single_main(const struct fit_cli *cli) {
         show_plan(&r, flavor, c->has_max ? c->max : -1);
         if (r.nofit) {
             printf("why the next one does not fit:\n");
-            print_stop_why(c, &r, flavor, image, limits);
+            print_stop_why(c, &r, r.flavor ? r.flavor : flavor, r.image ? r.image : image, limits);
         }
         ret = 0;
     } else {
-        ret = show_fit(&r, flavor, image);
+        ret = show_fit(&r, r.flavor ? r.flavor : flavor, r.image ? r.image : image);
     }
     run_free(&r);
 out:
@@ -264,21 +272,28 @@ out:
 /* fit and the single-host plan: argv[0] says which */
 static int fit_main(int argc, char **argv, void (*usage)(FILE *)) {
     struct fit_cli c;
+    struct cli_nova_conf nc = {NULL, 0, NULL};
+    numafit_error_t e;
     int rc = fit_cli_parse(argc, argv, &c, usage);
-
-    char *conf = NULL;
 
     if (rc <= 0)
         return rc < 0 ? CLI_EXIT_USAGE : 0;
     if (c.nova_conf_path) {
-        conf = cli_read_input("numafit", "--nova-conf", c.nova_conf_path, NUMAFIT_NOVA_CONF_MAX,
-                              true, &c.nova_conf_len, NULL);
-        if (!conf)
+        char who[32];
+        snprintf(who, sizeof(who), "numafit %s", c.cmd);
+        if ((rc = cli_nova_conf_read(&nc, who, c.nova_conf_path, &e)) < 0) {
+            cli_error(who, "--nova-conf", rc, &e, 0);
             return 1;
-        c.nova_conf = conf;
+        }
+        c.nova_conf = nc.text;
+        c.nova_conf_len = nc.len;
+        c.nc = &nc;
     }
+    /* plan: nova's limits unless told otherwise, as the fleet plan; fit:
+     * those of a nova.conf, else none (numa_fit_instance_to_host's default) */
+    c.default_limits = strcmp(c.cmd, "plan") == 0 || nc.text;
     rc = c.batch ? batch_main(&c) : single_main(&c);
-    free(conf);
+    cli_nova_conf_free(&nc);
     return rc;
 }
 

@@ -4,7 +4,7 @@
  * sysfs tree, and print it as nova's NUMATopology JSON (or a summary on a
  * terminal).
  *
- *   numafit host --libvirt URI | --caps FILE | --sysfs [ROOT]
+ *   numafit host --libvirt URI | --caps FILE | --sysfs [ROOT] | --sysfs=ROOT
  *                [--cpu-dedicated-set S] [--cpu-shared-set S] [--vcpu-pin-set S]
  *                [--reserved-huge-pages node:N,size:S,count:C]...
  *                [--physnet NAME:NODES]... [--tunnel NODES]
@@ -41,7 +41,9 @@ static void usage(FILE *o) {
             "  --libvirt URI            read-only libvirt connection (e.g. qemu:///system,\n"
             "                           test:///default); online CPUs from virNodeGetCPUMap\n"
             "  --caps FILE              capabilities XML ('virsh capabilities'; - = stdin)\n"
-            "  --sysfs [ROOT]           Linux sysfs under ROOT (default /)\n"
+            "  --sysfs [ROOT]           Linux sysfs under ROOT (default /): the directory\n"
+            "                           holding sys/; ROOT right after the flag, or\n"
+            "                           --sysfs=ROOT\n"
             "nova.conf options:\n"
             "  --cpu-dedicated-set S    [compute] cpu_dedicated_set\n"
             "  --cpu-shared-set S       [compute] cpu_shared_set\n"
@@ -54,7 +56,9 @@ static void usage(FILE *o) {
             "  --nova-conf FILE         all of these from a nova.conf (- = stdin); replaces\n"
             "                           the options before it, those after it change it\n"
             "Other:\n"
-            "  --online SPEC            online CPUs for --caps (default: all listed)\n"
+            "  --online SPEC            the online CPUs (nova's virNodeGetCPUMap), which\n"
+            "                           capabilities XML lacks: --caps only (default: all\n"
+            "                           listed); --sysfs and --libvirt read them\n"
             "  --all-online             ignore libvirt's CPU map / sysfs cpu/online\n"
             "  --any-arch               skip nova's architecture check\n"
             "  --json                   print JSON even on a terminal\n"
@@ -70,7 +74,8 @@ static void usage(FILE *o) {
             "                           initial_{cpu,ram,disk}_allocation_ratio\n"
             "  --nova-release R         latest (default) or zed: the initial ratios' defaults\n"
             "\n"
-            "Exit status: 0 ok, 1 error (nova's exception name is printed), 2 usage.\n");
+            "Exit status: 0 ok, 1 error (with nova's exception name where nova raises\n"
+            "one, e.g. Invalid), 2 usage.\n");
 }
 
 static json_t *data(json_t *o) {
@@ -184,37 +189,19 @@ static int summary(const numafit_host_t *h, const char *json, const char *source
 }
 
 /* The inventory of host as placement's JSON, into *out; 1 after saying why. */
-static int inventory_json(const numafit_host_t *host, const char *conf_path, const char *sets,
-                          int64_t disk_gb, unsigned flags, char **out) {
+static int inventory_json(const numafit_host_t *host, const struct cli_nova_conf *nc,
+                          const char *sets, int64_t disk_gb, unsigned flags, char **out) {
     numafit_inventory_t *inv = NULL;
     numafit_error_t err;
-    char *text = NULL;
     size_t len = 0;
+    char *text = cli_inventory_conf(nc, sets, &len);
     int rc;
-    if (conf_path) {
-        if (!strcmp(conf_path, "-")) {
-            fprintf(stderr, "numafit host: --inventory reads --nova-conf again: give a file, "
-                            "not standard input\n");
-            return 1;
-        }
-        text = cli_read_input("numafit host", "nova.conf", conf_path, NUMAFIT_NOVA_CONF_MAX, false,
-                              &len, NULL);
-        if (!text)
-            return 1;
-    }
-    if (sets) {
-        char *n = realloc(text, len + strlen(sets) + 12);
-        if (!n) {
-            free(text);
-            fprintf(stderr, "numafit host: out of memory\n");
-            return 1;
-        }
-        text = n;
-        len += (size_t)sprintf(text + len, "\n[DEFAULT]\n%s", sets);
+    if (!text) {
+        fprintf(stderr, "numafit host: out of memory\n");
+        return 1;
     }
     memset(&err, 0, sizeof(err));
-    rc = numafit_inventory_new_from_host(host, text, text ? len : 0, disk_gb, NULL, flags, &inv,
-                                         &err);
+    rc = numafit_inventory_new_from_host(host, text, len, disk_gb, NULL, flags, &inv, &err);
     free(text);
     if (rc == 0)
         rc = numafit_inventory_to_json(inv, NUMAFIT_JSON_INDENT, out, &err);
@@ -268,7 +255,7 @@ int cmd_host(int argc, char **argv) {
     numafit_error_t err;
     const char *libvirt_uri = NULL, *caps = NULL, *sysfs = NULL, *online = NULL;
     bool have_sysfs = false, json = false, inventory = false, inv_opts = false;
-    const char *conf_path = NULL;
+    struct cli_nova_conf nc = {NULL, 0, NULL};
     unsigned flags = 0, inv_flags = 0;
     int64_t disk_gb = 0;
     char *out = NULL, *sets = NULL, label[300];
@@ -296,14 +283,13 @@ int cmd_host(int argc, char **argv) {
             case O_SYSFS:
                 have_sysfs = true;
                 nsrc++;
-                sysfs = optarg;
-                if (!sysfs && optind < argc && argv[optind][0] != '-')
-                    sysfs = argv[optind++];
+                if (cli_sysfs_root("numafit host", argc, argv, &optind, optarg, &sysfs) < 0) {
+                    ret = CLI_EXIT_USAGE;
+                    goto out;
+                }
                 break;
             case O_CONF ... O_CONF_LAST:
-                rc = cli_conf_apply(conf, opt - O_CONF, optarg, &err);
-                if (opt - O_CONF == CLI_CONF_NOVA_CONF)
-                    conf_path = optarg;
+                rc = cli_conf_apply(conf, &nc, "numafit host", opt - O_CONF, optarg, &err);
                 break;
             case O_INVENTORY:
                 inventory = true;
@@ -369,14 +355,22 @@ int cmd_host(int argc, char **argv) {
             goto out;
         }
     }
-    if (optind < argc || nsrc != 1) {
+    if (optind < argc) {
+        cli_extra_operand("numafit host", argv[optind], have_sysfs && !sysfs);
+        fprintf(stderr, "Try 'numafit host --help'.\n");
+        ret = CLI_EXIT_USAGE;
+        goto out;
+    }
+    if (nsrc != 1) {
         fprintf(stderr, "numafit host: give exactly one of --libvirt URI, --caps FILE, "
                         "--sysfs [ROOT]\nTry 'numafit host --help'.\n");
         ret = CLI_EXIT_USAGE;
         goto out;
     }
     if (online && !caps) {
-        fprintf(stderr, "numafit host: --online only goes with --caps\n");
+        fprintf(stderr, "numafit host: --online goes with --caps only: --sysfs reads the online "
+                        "CPUs from ROOT/sys/devices/system/cpu/online, --libvirt from "
+                        "virNodeGetCPUMap (--all-online counts every CPU online)\n");
         ret = CLI_EXIT_USAGE;
         goto out;
     }
@@ -399,7 +393,6 @@ int cmd_host(int argc, char **argv) {
         rc = numafit_host_new_from_caps_xml(xml, len, conf, online, flags, &host, &err);
         free(xml);
     } else {
-        (void)have_sysfs;
         snprintf(label, sizeof(label), "sysfs %s", sysfs ? sysfs : "/");
         rc = numafit_host_new_from_sysfs(sysfs, conf, flags, &host, &err);
     }
@@ -408,7 +401,7 @@ int cmd_host(int argc, char **argv) {
         goto out;
     }
     if (inventory) {
-        ret = inventory_json(host, conf_path, sets, disk_gb, inv_flags, &out);
+        ret = inventory_json(host, &nc, sets, disk_gb, inv_flags, &out);
         if (ret == 0)
             printf("%s\n", out);
         goto out;
@@ -425,6 +418,7 @@ int cmd_host(int argc, char **argv) {
     ret = 0; /* main() checks that standard output was written */
 out:
     free(sets);
+    cli_nova_conf_free(&nc);
     numafit_free(out);
     numafit_host_free(host);
     numafit_hostconf_free(conf);

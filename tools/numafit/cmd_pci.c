@@ -35,7 +35,8 @@ static void usage(FILE *o) {
                "compute_nodes.pci_stats column, a PciDevicePoolList).\n"
                "\n"
                "Source (one):\n"
-               "  --sysfs [ROOT]      ROOT/sys/bus/pci/devices (default /)\n"
+               "  --sysfs [ROOT]      ROOT/sys/bus/pci/devices (default /); ROOT right after\n"
+               "                      the flag, or --sysfs=ROOT\n"
                "  --nodedev FILE      libvirt node device XML, one or more <device> documents\n"
                "                      one after another, as a loop of 'virsh nodedev-dumpxml'\n"
                "                      prints them for the pci, net and vdpa devices\n"
@@ -50,7 +51,8 @@ static void usage(FILE *o) {
                "  --list-devices      print the devices (nova's JSON) instead of the pools\n"
                "  --json              print JSON even on a terminal\n"
                "\n"
-               "Exit status: 0 ok, 1 error (nova's exception name is printed), 2 usage.\n");
+               "Exit status: 0 ok, 1 error (with nova's exception name where nova raises\n"
+               "one), 2 usage.\n");
 }
 
 static int fail(const char *what, int rc, const numafit_error_t *e) {
@@ -146,9 +148,10 @@ int cmd_pci(int argc, char **argv) {
             case O_SYSFS:
                 have_sysfs = true;
                 nsrc++;
-                sysfs = optarg;
-                if (!sysfs && optind < argc && argv[optind][0] != '-')
-                    sysfs = argv[optind++];
+                if (cli_sysfs_root("numafit pci", argc, argv, &optind, optarg, &sysfs) < 0) {
+                    ret = CLI_EXIT_USAGE;
+                    goto out;
+                }
                 break;
             case O_NODEDEV:
                 if (nnodedev == NODEDEV_FILES_MAX) {
@@ -198,7 +201,13 @@ int cmd_pci(int argc, char **argv) {
                 goto out;
         }
     }
-    if (optind < argc || nsrc != 1) {
+    if (optind < argc) {
+        cli_extra_operand("numafit pci", argv[optind], have_sysfs && !sysfs);
+        fprintf(stderr, "Try 'numafit pci --help'.\n");
+        ret = CLI_EXIT_USAGE;
+        goto out;
+    }
+    if (nsrc != 1) {
         fprintf(stderr, "numafit pci: give exactly one of --sysfs [ROOT], --nodedev FILE..., "
                         "--libvirt URI, --devices FILE\nTry 'numafit pci --help'.\n");
         ret = CLI_EXIT_USAGE;

@@ -34,7 +34,7 @@
 
 #define DEFAULT_DRAW          8
 #define DEFAULT_TOP           10
-#define DEFAULT_MAX_INSTANCES 10000
+#define DEFAULT_MAX_INSTANCES CLI_PLAN_DEFAULT_MAX
 
 static void usage(FILE *o) {
     fprintf(o,
@@ -68,7 +68,9 @@ static void usage(FILE *o) {
             "  --reserved-huge-pages node:N,size:S,count:C  --physnet NAME:NODES\n"
             "  --tunnel NODES  --all-online  --any-arch\n"
             "  --nova-conf FILE       these from a nova.conf, for --sysfs and --uri hosts\n"
-            "                         (replaces the options before it; later ones change it);\n"
+            "                         (replaces the options before it; later ones change it;\n"
+            "                         its CPU sets re-split the other hosts too), its CPU\n"
+            "                         and RAM ratios (default limits) and inventory options;\n"
             "                         also its [pci] alias for the flavors'\n"
             "                         pci_passthrough:alias, and [pci] device_spec for the\n"
             "                         devices of --sysfs and --uri hosts\n"
@@ -89,8 +91,9 @@ static void usage(FILE *o) {
             "                         left unchecked (comma-separated); the others are\n"
             "                         checked as nova's API checks them (doc/extra-specs.md)\n"
             "  --no-check-extra-specs do not check the flavors' extra specs\n"
-            "  --limits FILE|none     NUMATopologyLimits (default: nova's initial ratios, as\n"
-            "                         the scheduler passes them: cpu_allocation_ratio 4,\n"
+            "  --limits FILE|none     NUMATopologyLimits (default: --nova-conf's CPU and RAM\n"
+            "                         ratios, else nova's initial ones, as the scheduler\n"
+            "                         passes them: cpu_allocation_ratio 4,\n"
             "                         ram_allocation_ratio 1; zed: 16 and 1.5); none: no\n"
             "                         limits\n"
             "  --max-instances N      at most N instances on one host per fill (default %d)\n"
@@ -116,7 +119,7 @@ static void usage(FILE *o) {
             "                         a fleet option, that is the one-host `numafit plan`)\n"
             "\n"
             "Exit status: 0 done, 1 failure, 2 usage or bad input.\n",
-            (unsigned long long)NUMAFIT_BUDGET_DEFAULT, DEFAULT_MAX_INSTANCES, DEFAULT_DRAW,
+            (unsigned long long)NUMAFIT_BUDGET_DEFAULT, (int)DEFAULT_MAX_INSTANCES, DEFAULT_DRAW,
             DEFAULT_TOP);
 }
 
@@ -248,12 +251,9 @@ static void fleet_stats(struct plan *pl) {
     }
 }
 
-/* The nova.conf text of the inventory: --nova-conf's file (its [DEFAULT]
+/* The nova.conf text of the inventory: --nova-conf's text (its [DEFAULT]
  * reserved_host_* and ratio options), then the --set options. */
-static int inventory_conf(struct plan *pl, const char *conf_path, const char *sets,
-                          size_t sets_len) {
-    char *text = NULL;
-    size_t len = 0;
+static int inventory_conf(struct plan *pl, const struct cli_nova_conf *nc, const char *sets) {
     if (!pl->inventory) {
         if (sets || pl->disk_gb >= 0) {
             plan_err("--set and --disk-gb are the inventory's: not with --no-inventory");
@@ -271,34 +271,39 @@ static int inventory_conf(struct plan *pl, const char *conf_path, const char *se
         while (at && at != sets && at[-1] != '\n')
             at = strstr(at + 1, ratio_opts[k]);
         if (at) {
-            plan_err("--set %.*s: the plan takes the CPU and RAM ratios from --limits or the "
-                     "dump's columns (nova uses them for both steps)",
+            plan_err("--set %.*s: the plan takes the CPU and RAM ratios from --limits, "
+                     "--nova-conf or the dump's columns (nova uses them for both steps)",
                      (int)strlen(ratio_opts[k]) - 1, ratio_opts[k]);
             return PLAN_EXIT_INPUT;
         }
     }
-    if (conf_path) {
-        if (!strcmp(conf_path, "-")) {
-            plan_err("the inventory reads --nova-conf again: give a file, not standard input");
-            return PLAN_EXIT_INPUT;
-        }
-        text = cli_read_input("numafit plan", "nova.conf", conf_path, NUMAFIT_NOVA_CONF_MAX, false,
-                              &len, NULL);
-        if (!text)
-            return PLAN_EXIT_INPUT;
+    if (!nc->text && !sets)
+        return 0;
+    if (!(pl->inv_conf = cli_inventory_conf(nc, sets, &pl->inv_conf_len))) {
+        plan_err("out of memory");
+        return PLAN_EXIT_FAIL;
     }
-    if (sets) {
-        char *n = realloc(text, len + sets_len + 12);
-        if (!n) {
-            free(text);
-            plan_err("out of memory");
-            return PLAN_EXIT_FAIL;
-        }
-        text = n;
-        len += (size_t)sprintf(text + len, "\n[DEFAULT]\n%s", sets);
+    return 0;
+}
+
+/* The default limits: the CPU and RAM ratios of --nova-conf, else nova's
+ * initial ones (as the single-host plan takes them: cli_nova_conf_ratios). */
+static int default_limits(struct plan *pl, const struct cli_nova_conf *nc) {
+    numafit_error_t e;
+    int rc = cli_nova_conf_ratios(nc, pl->profile == NUMAFIT_PROFILE_ZED, &pl->limits[0].cpu_ratio,
+                                  &pl->limits[0].ram_ratio, &e);
+    if (rc < 0) {
+        cli_error("numafit plan", "--nova-conf", rc, &e, CLI_ERR_WHERE_FIRST | CLI_ERR_EXCEPTION);
+        return rc == -ENOMEM ? PLAN_EXIT_FAIL : PLAN_EXIT_INPUT;
     }
-    pl->inv_conf = text;
-    pl->inv_conf_len = len;
+    /* named when they differ from nova's defaults */
+    if (nc->text) {
+        struct cli_nova_conf none = {NULL, 0, NULL};
+        double cpu, ram;
+        if (cli_nova_conf_ratios(&none, pl->profile == NUMAFIT_PROFILE_ZED, &cpu, &ram, &e) == 0 &&
+            (cpu != pl->limits[0].cpu_ratio || ram != pl->limits[0].ram_ratio))
+            pl->limits_from = nc->path;
+    }
     return 0;
 }
 
@@ -438,7 +443,7 @@ int cmd_plan_fleet(int argc, char **argv) {
     bool *flav_single = NULL;
     size_t nsrcs = 0, ninst = 0, nflav = 0;
     numafit_hostconf_t *conf = NULL;
-    const char *conf_path = NULL;
+    struct cli_nova_conf nc = {NULL, 0, NULL};
     char *sets = NULL;
     size_t sets_len = 0;
     numafit_error_t e;
@@ -470,8 +475,6 @@ int cmd_plan_fleet(int argc, char **argv) {
     pl->top = DEFAULT_TOP;
     pl->max_instances = DEFAULT_MAX_INSTANCES;
     pl->nlimits = 1;
-    pl->limits[0].cpu_ratio = PLAN_DEFAULT_CPU_RATIO;
-    pl->limits[0].ram_ratio = PLAN_DEFAULT_RAM_RATIO;
 
     memset(&e, 0, sizeof(e));
     optind = 1;
@@ -511,11 +514,10 @@ int cmd_plan_fleet(int argc, char **argv) {
                 inst[ninst++] = optarg;
                 break;
             case O_CONF ... O_CONF_LAST:
-                if (opt - O_CONF <= CLI_CONF_PIN)
-                    cpu_opts = true;
-                if (opt - O_CONF == CLI_CONF_NOVA_CONF)
-                    conf_path = optarg; /* its inventory options, read again below */
-                rc = cli_conf_apply(conf, opt - O_CONF, optarg, &e);
+                /* a file replaces the options before it */
+                cpu_opts = opt - O_CONF <= CLI_CONF_PIN ||
+                           (cpu_opts && opt - O_CONF != CLI_CONF_NOVA_CONF);
+                rc = cli_conf_apply(conf, &nc, "numafit plan", opt - O_CONF, optarg, &e);
                 break;
             case O_NO_INVENTORY:
                 pl->inventory = false;
@@ -666,22 +668,16 @@ int cmd_plan_fleet(int argc, char **argv) {
         plan_err("no flavors: give --flavors FILE or --flavor FILE");
         goto out;
     }
-    if (!pl->limits_path && !pl->no_limits && pl->profile == NUMAFIT_PROFILE_ZED) {
-        /* nova 26's initial ratios, which its compute nodes report */
-        pl->limits[0].cpu_ratio = PLAN_ZED_CPU_RATIO;
-        pl->limits[0].ram_ratio = PLAN_ZED_RAM_RATIO;
-    }
-    if ((ret = inventory_conf(pl, conf_path, sets, sets_len)) != 0)
+    /* the CPU pools of the last --nova-conf re-split the hosts too */
+    cpu_opts = cpu_opts || numafit_hostconf_has_cpu_sets(conf) > 0;
+    if (!pl->limits_path && !pl->no_limits && (ret = default_limits(pl, &nc)) != 0)
         goto out;
-    if (conf_path) {
-        /* the [pci] aliases of the flavors and device_spec of discovered hosts */
-        pl->nova_conf = cli_read_input("numafit plan", "nova.conf", conf_path,
-                                       NUMAFIT_NOVA_CONF_MAX, false, &pl->nova_conf_len, NULL);
-        if (!pl->nova_conf) {
-            ret = PLAN_EXIT_INPUT;
-            goto out;
-        }
-    }
+    if ((ret = inventory_conf(pl, &nc, sets)) != 0)
+        goto out;
+    /* the [pci] aliases of the flavors and device_spec of discovered hosts */
+    pl->nova_conf = nc.text;
+    pl->nova_conf_len = nc.len;
+    nc.text = NULL;
     ret = PLAN_EXIT_INPUT;
     in_options = false;
     pl->tty = isatty(STDERR_FILENO) && !pl->no_progress;
@@ -842,6 +838,7 @@ out:
     free(flav);
     free(flav_single);
     free(sets);
+    cli_nova_conf_free(&nc);
     numafit_hostconf_free(conf);
     return ret;
 }

@@ -3,15 +3,20 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
 
 #include <numafit.h>
 #include <numafit/domain.h>
 
 #include "cli.h"
+#include "cli_conf.h"
 #include "cli_io.h"
 
 #define XML_EXIT_ERROR 1
@@ -27,7 +32,8 @@ static void xml_usage(FILE *o) {
             "\n"
             "Fit the flavor on the host as nova does, then print the libvirt domain XML\n"
             "elements nova's libvirt driver writes for the placement: <memoryBacking>,\n"
-            "<vcpu>, <cputune>, <numatune> and <cpu>; with --domain, a whole minimal\n"
+            "<vcpu>, <cputune>, <numatune>, <features> (the PMU), <cpu>, <clock> and\n"
+            "<devices> (the memory balloon); with --domain, a whole minimal\n"
             "domain (with a disk and an interface carrying quota:disk_* and quota:vif_*).\n"
             "\n"
             "--host-spec SPEC: a synthetic host, e.g. \"2x8c2t 2cells 1G:16\" (as plan\n"
@@ -42,10 +48,21 @@ static void xml_usage(FILE *o) {
             "  --no-cpu-control            the host has no cgroup cpu controller\n"
             "  --domain-type TYPE          <domain type=...> with --domain (kvm)\n"
             "  --name NAME, --uuid UUID    domain name and uuid with --domain\n"
-            "  --cpu-mode MODE             host-model, host-passthrough, custom, maximum\n"
+            "  --cpu-mode MODE             host-model, host-passthrough, custom, none, maximum\n"
+            "                              (default: nova's, host-model; aarch64\n"
+            "                              host-passthrough; lxc, parallels none)\n"
+            "  --cpu-models LIST           [libvirt] cpu_models (the first is written)\n"
+            "  --cpu-model-extra-flags LIST  [libvirt] cpu_model_extra_flags (-flag, +flag)\n"
+            "  --virt-type TYPE            [libvirt] virt_type: kvm, qemu, lxc, parallels\n"
+            "  --arch ARCH                 the host's architecture (x86_64)\n"
+            "  --mem-stats-period N        [libvirt] mem_stats_period_seconds (10; <= 0: no\n"
+            "                              memory balloon)\n"
+            "  --disk-cachemodes LIST      [libvirt] disk_cachemodes (file=MODE: --domain's disk)\n"
             "  --nova-conf FILE            these from a nova.conf ([compute] cpu_shared_set,\n"
             "                              vcpu_pin_set, [libvirt] realtime_scheduler_priority,\n"
-            "                              file_backed_memory, virt_type, cpu_mode; - = stdin);\n"
+            "                              file_backed_memory, virt_type, cpu_mode, cpu_models,\n"
+            "                              cpu_model_extra_flags, mem_stats_period_seconds,\n"
+            "                              disk_cachemodes; - = stdin);\n"
             "                              the options above, when given, win\n"
             "  --nova-exact                write what nova writes even if libvirt refuses it\n"
             "  --pci-devices FILE          the host's PCI devices (nova's pci_passthrough_devices\n"
@@ -55,6 +72,10 @@ static void xml_usage(FILE *o) {
             "                              the fit needs the devices, the compute node's claim\n"
             "                              takes particular ones and their <hostdev> elements\n"
             "                              are written (inside <devices> with --domain)\n"
+            "  --pci-claims FILE           the device claims of earlier runs (a JSON list of\n"
+            "                              the claims this option kept; a missing file is an\n"
+            "                              empty list): taken again before the fit, and the\n"
+            "                              new claim appended (the file replaced whole)\n"
             "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
             "  --strategy spread|pack      host cell order (default spread)\n"
             "The flavor's extra specs are first checked as nova's API checks them:\n");
@@ -73,11 +94,41 @@ static void report(const char *what, int rc, const numafit_error_t *e) {
     cli_error("numafit", what, rc, e, CLI_ERR_EXCEPTION | CLI_ERR_WHERE_BOX);
 }
 
+/* *buf (a flavor or image read from path) in numafit's form; a note on
+ * standard error names another form read. 0, or -1 (reported). */
+static int read_form(bool image, const char *path, char **buf, size_t *len) {
+    numafit_error_t e;
+    char *n = NULL, *copy;
+    int form, rc;
+
+    memset(&e, 0, sizeof(e));
+    rc = (image ? numafit_image_normalize : numafit_flavor_normalize)(*buf, *len, 0, &n, &form, &e);
+    if (rc < 0) {
+        report(path, rc, &e);
+        return -1;
+    }
+    copy = form == NUMAFIT_FORM_NATIVE ? NULL : strdup(n);
+    numafit_free(n);
+    if (form == NUMAFIT_FORM_NATIVE)
+        return 0;
+    if (!copy) {
+        fprintf(stderr, "numafit: out of memory\n");
+        return -1;
+    }
+    fprintf(stderr, "numafit xml: %s: read as %s\n", path, numafit_input_form_to_string(form));
+    free(*buf);
+    *buf = copy;
+    *len = strlen(copy);
+    return 0;
+}
+
 struct xml_args {
     const char *host, *flavor, *image, *limits;
     const char *host_spec; /* --host-spec: a synthetic host */
     const char *shared, *pinset, *online, *type, *name, *uuid, *cpu_mode, *nova_conf;
-    const char *pci_devices;
+    const char *pci_devices, *pci_claims;
+    struct cli_nova_conf nc; /* --nova-conf's text, read once */
+    const char *virt_type, *arch, *cpu_models, *cpu_flags, *cachemodes, *mem_stats;
     long priority;
     unsigned long long filebacked;
     struct cli_fit_options fit; /* --nova-release, --strategy */
@@ -144,6 +195,20 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
             dst = &a->nova_conf;
         else if (!strcmp(o, "--pci-devices"))
             dst = &a->pci_devices;
+        else if (!strcmp(o, "--pci-claims"))
+            dst = &a->pci_claims;
+        else if (!strcmp(o, "--virt-type"))
+            dst = &a->virt_type;
+        else if (!strcmp(o, "--arch"))
+            dst = &a->arch;
+        else if (!strcmp(o, "--cpu-models"))
+            dst = &a->cpu_models;
+        else if (!strcmp(o, "--cpu-model-extra-flags"))
+            dst = &a->cpu_flags;
+        else if (!strcmp(o, "--disk-cachemodes"))
+            dst = &a->cachemodes;
+        else if (!strcmp(o, "--mem-stats-period"))
+            dst = &a->mem_stats;
         if (dst) {
             *dst = argv[++i];
             continue;
@@ -196,26 +261,16 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
         fprintf(stderr, "numafit xml: give --host or --host-spec, not both\n");
         return -1;
     }
+    if (a->pci_claims && !a->pci_devices) {
+        fprintf(stderr, "numafit xml: --pci-claims needs --pci-devices\n");
+        return -1;
+    }
     return 1;
-}
-
-/* --nova-conf FILE: the nova.conf settings (numafit_domconf_set_from_nova_conf);
- * -EIO when the file cannot be read (said here). */
-static int apply_nova_conf(numafit_domconf_t *c, const char *path, numafit_error_t *e) {
-    size_t len = 0;
-    char *text =
-        cli_read_input("numafit xml", "--nova-conf", path, NUMAFIT_NOVA_CONF_MAX, true, &len, NULL);
-    int rc;
-    if (!text)
-        return -EIO;
-    rc = numafit_domconf_set_from_nova_conf(c, text, len, 0, e);
-    free(text);
-    return rc;
 }
 
 /* The settings; -EIO when --nova-conf could not be used (said), another
  * -errno for a bad option. */
-static int make_conf(const struct xml_args *a, numafit_domconf_t **ret) {
+static int make_conf(struct xml_args *a, numafit_domconf_t **ret) {
     numafit_domconf_t *c = NULL;
     numafit_error_t e;
     int rc;
@@ -224,9 +279,14 @@ static int make_conf(const struct xml_args *a, numafit_domconf_t **ret) {
         fprintf(stderr, "numafit: %s\n", numafit_strerror(rc));
         return rc;
     }
-    if (a->nova_conf && (rc = apply_nova_conf(c, a->nova_conf, &e)) < 0) {
-        if (rc != -EIO)
-            report(a->nova_conf, rc, &e);
+    if (a->nova_conf && (rc = cli_nova_conf_read(&a->nc, "numafit xml", a->nova_conf, &e)) < 0) {
+        fprintf(stderr, "numafit xml: --nova-conf %s\n", e.text);
+        numafit_domconf_free(c);
+        return -EIO;
+    }
+    if (a->nova_conf &&
+        (rc = numafit_domconf_set_from_nova_conf(c, a->nc.text, a->nc.len, 0, &e)) < 0) {
+        report(a->nova_conf, rc, &e);
         numafit_domconf_free(c);
         return -EIO; /* an input error, not a usage error */
     }
@@ -259,8 +319,38 @@ static int make_conf(const struct xml_args *a, numafit_domconf_t **ret) {
         goto fail;
     }
     if (a->cpu_mode && (rc = numafit_domconf_set_cpu_mode(c, a->cpu_mode)) < 0) {
-        fprintf(stderr, "numafit xml: --cpu-mode: host-model, host-passthrough, custom or "
+        fprintf(stderr, "numafit xml: --cpu-mode: host-model, host-passthrough, custom, none or "
                         "maximum\n");
+        goto fail;
+    }
+    if (a->virt_type && (rc = numafit_domconf_set_virt_type(c, a->virt_type)) < 0) {
+        fprintf(stderr, "numafit xml: --virt-type: kvm, qemu, lxc or parallels\n");
+        goto fail;
+    }
+    if (a->arch && (rc = numafit_domconf_set_arch(c, a->arch)) < 0) {
+        fprintf(stderr, "numafit xml: --arch: an architecture as nova names it (x86_64, "
+                        "aarch64, ...)\n");
+        goto fail;
+    }
+    if (a->mem_stats) {
+        char *end;
+        long n;
+        errno = 0;
+        n = strtol(a->mem_stats, &end, 10);
+        if (errno || end == a->mem_stats || *end || n < INT_MIN || n > INT_MAX) {
+            fprintf(stderr, "numafit xml: --mem-stats-period: not an integer: '%s'\n",
+                    a->mem_stats);
+            rc = -EINVAL;
+            goto fail;
+        }
+        if ((rc = numafit_domconf_set_mem_stats_period(c, (int)n)) < 0)
+            goto fail;
+    }
+    if ((a->cpu_models && (rc = numafit_domconf_set_cpu_models(c, a->cpu_models, &e)) < 0) ||
+        (a->cpu_flags &&
+         (rc = numafit_domconf_set_cpu_model_extra_flags(c, a->cpu_flags, &e)) < 0) ||
+        (a->cachemodes && (rc = numafit_domconf_set_disk_cachemodes(c, a->cachemodes, &e)) < 0)) {
+        report("host settings", rc, &e);
         goto fail;
     }
     *ret = c;
@@ -277,12 +367,75 @@ struct xml_pci {
     numafit_pci_tracker_t *t;
     numafit_pci_pools_t *pools;
     numafit_pci_requests_t *reqs;
+    json_t *claims; /* --pci-claims: the kept claims (a list), or NULL */
 };
+
+/* --pci-claims FILE: the kept claims (a missing file: none), each taken
+ * again on the tracker. Returns 0, or -1 after saying why. */
+static int pci_restore(const char *path, numafit_pci_tracker_t *t, json_t **ret) {
+    json_t *list, *c;
+    size_t i;
+    int rc = 0;
+    numafit_error_t e;
+    struct stat st;
+    memset(&e, 0, sizeof(e));
+    if (stat(path, &st) < 0 && errno == ENOENT)
+        return (*ret = json_array()) ? 0 : -1;
+    if (!(list = cli_load_json_file("numafit xml", "--pci-claims", path, NUMAFIT_INPUT_MAX, NULL)))
+        return -1;
+    if (!json_is_array(list)) {
+        fprintf(stderr, "numafit xml: %s: --pci-claims holds a JSON list of claims\n", path);
+        json_decref(list);
+        return -1;
+    }
+    json_array_foreach(list, i, c) {
+        char *txt = json_dumps(c, JSON_COMPACT);
+        char what[64];
+        rc = txt ? numafit_pci_tracker_restore(t, txt, strlen(txt), &e) : -ENOMEM;
+        free(txt);
+        if (rc < 0) {
+            snprintf(what, sizeof(what), "claim %zu", i);
+            cli_error("numafit xml", path, rc, &e, CLI_ERR_EXCEPTION);
+            fprintf(stderr, "numafit xml: %s: %s of --pci-claims cannot be taken again\n", path,
+                    what);
+            json_decref(list);
+            return -1;
+        }
+    }
+    *ret = list;
+    return 0;
+}
+
+/* The kept claims with the new one, written whole (a temporary file renamed
+ * into place). Returns 0, or -1 after saying why. */
+static int pci_save(const char *path, json_t *claims, const char *claim) {
+    json_error_t je;
+    json_t *c = json_loads(claim, 0, &je);
+    char *txt = NULL, *out = NULL, why[256];
+    int rc = -1;
+    if (c && !json_array_append_new(claims, c) &&
+        (txt = json_dumps(claims, JSON_INDENT(1) | JSON_COMPACT)) != NULL &&
+        (out = malloc(strlen(txt) + 2)) != NULL) {
+        size_t n = strlen(txt);
+        memcpy(out, txt, n);
+        out[n++] = '\n';
+        if (cli_write_file(path, out, n, why, sizeof(why)) == 0)
+            rc = 0;
+        else
+            fprintf(stderr, "numafit xml: %s: %s\n", path, why);
+    } else {
+        fprintf(stderr, "numafit xml: out of memory\n");
+    }
+    free(out);
+    free(txt);
+    return rc;
+}
 
 static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor_n,
                      const char *image, size_t image_n, struct xml_pci *x) {
-    char *devs_s = NULL, *conf_s = NULL;
-    size_t devs_n = 0, conf_n = 0;
+    char *devs_s = NULL;
+    const char *conf_s = a->nc.text;
+    size_t devs_n = 0, conf_n = a->nc.len;
     numafit_pci_devices_t *devs = NULL;
     numafit_error_t e;
     unsigned flags = a->fit.profile == NUMAFIT_PROFILE_ZED ? NUMAFIT_PCI_ZED : 0;
@@ -291,9 +444,6 @@ static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor
     memset(&e, 0, sizeof(e));
     if (!(devs_s = read_all(a->pci_devices, &devs_n)))
         return XML_EXIT_ERROR;
-    if (a->nova_conf && !(conf_s = cli_read_input("numafit xml", "--nova-conf", a->nova_conf,
-                                                  NUMAFIT_NOVA_CONF_MAX, false, &conf_n, NULL)))
-        goto out;
     if ((rc = numafit_pci_devices_new_from_json(devs_s, devs_n, 0, &devs, &e)) < 0) {
         report(a->pci_devices, rc, &e);
         goto out;
@@ -302,6 +452,8 @@ static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor
         report(a->nova_conf ? a->nova_conf : "device_spec", rc, &e);
         goto out;
     }
+    if (a->pci_claims && pci_restore(a->pci_claims, x->t, &x->claims) < 0)
+        goto out;
     if ((rc = numafit_pci_tracker_get_pools(x->t, &x->pools)) < 0 ||
         (rc = numafit_pci_requests_from_flavor(flavor, flavor_n, image, image_n, conf_s, conf_n,
                                                flags, &x->reqs, &e)) < 0) {
@@ -312,7 +464,6 @@ static int pci_setup(const struct xml_args *a, const char *flavor, size_t flavor
 out:
     numafit_pci_devices_free(devs);
     free(devs_s);
-    free(conf_s);
     return status;
 }
 
@@ -358,7 +509,7 @@ int cmd_xml(int argc, char **argv) {
     numafit_placement_t *p = NULL;
     numafit_domconf_t *conf = NULL;
     numafit_error_t e;
-    struct xml_pci pci = {NULL, NULL, NULL};
+    struct xml_pci pci = {NULL, NULL, NULL, NULL};
     char *claim = NULL, *hostdev = NULL, *whole = NULL;
     int rc, status = XML_EXIT_ERROR;
 
@@ -371,8 +522,10 @@ int cmd_xml(int argc, char **argv) {
             fprintf(stderr, "Try 'numafit xml --help'.\n");
         return rc < 0 ? XML_EXIT_USAGE : 0;
     }
-    if ((rc = make_conf(&a, &conf)) < 0)
+    if ((rc = make_conf(&a, &conf)) < 0) {
+        cli_nova_conf_free(&a.nc);
         return rc == -EIO ? XML_EXIT_ERROR : XML_EXIT_USAGE;
+    }
     if (a.host_spec) {
         char *text = cli_synthetic_host_text(a.host_spec, "xml");
         host_s = text ? strdup(text) : NULL;
@@ -386,8 +539,15 @@ int cmd_xml(int argc, char **argv) {
         (a.image && !(image_s = read_all(a.image, &image_n))) ||
         (a.limits && !(limits_s = read_all(a.limits, &limits_n))))
         goto out;
+    if (read_form(false, a.flavor, &flavor_s, &flavor_n) < 0 ||
+        (image_s && read_form(true, a.image, &image_s, &image_n) < 0))
+        goto out;
     if ((rc = numafit_host_new_from_json(host_s, host_n, 0, &host, &e)) < 0) {
         report(a.host ? a.host : a.host_spec, rc, &e);
+        goto out;
+    }
+    if ((rc = cli_nova_conf_host(&a.nc, host, &e)) < 0) {
+        report(a.nova_conf, rc, &e);
         goto out;
     }
     rc = cli_check_extra_specs(a.fit.profile, a.fit.no_xs_check, a.fit.xs_allow, flavor_s, flavor_n,
@@ -408,6 +568,10 @@ int cmd_xml(int argc, char **argv) {
     if (rc == 1) {
         int bad;
         rc = cli_options_new(&a.fit, limits_s, limits_n, &opt, &e, &bad);
+        /* no --limits: those of a nova.conf, as fit takes them */
+        if (rc == 0 && !a.limits && a.nc.text &&
+            (rc = cli_nova_conf_limits(&a.nc, a.fit.profile == NUMAFIT_PROFILE_ZED, opt, &e)) < 0)
+            a.limits = a.nova_conf;
         if (rc < 0) {
             if (bad == CLI_OPTIONS_BAD_LIMITS)
                 report(a.limits, rc, &e);
@@ -457,6 +621,8 @@ int cmd_xml(int argc, char **argv) {
             fprintf(stderr, "numafit: out of memory\n");
             goto out;
         }
+        if (a.pci_claims && pci_save(a.pci_claims, pci.claims, claim) < 0)
+            goto out;
     }
     fputs(whole ? whole : xml, stdout);
     if (!a.domain && hostdev && hostdev[0])
@@ -493,11 +659,13 @@ out:
     numafit_pci_tracker_free(pci.t);
     numafit_pci_pools_free(pci.pools);
     numafit_pci_requests_free(pci.reqs);
+    json_decref(pci.claims);
     numafit_placement_free(p);
     numafit_options_free(opt);
     numafit_request_free(req);
     numafit_host_free(host);
     numafit_domconf_free(conf);
+    cli_nova_conf_free(&a.nc);
     free(host_s);
     free(flavor_s);
     free(image_s);

@@ -11,6 +11,18 @@
 
 #include <numafit.h>
 
+#ifdef HAVE_LIBVIRT
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+/* libvirt's default error handler prints every error to stderr; the
+ * subcommands print the library's message (libvirt's text in it) once */
+static void libvirt_quiet(void *data, virErrorPtr e) {
+    (void)data;
+    (void)e;
+}
+#endif
+
 #include "cli.h"
 #include "cli_io.h"
 
@@ -85,6 +97,9 @@ int cli_run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     cli_stdio_init();
+#ifdef HAVE_LIBVIRT
+    virSetErrorFunc(NULL, libvirt_quiet); /* the process's, set by the program, not the library */
+#endif
     /* every subcommand: output that could not be written is a failure (3 is
      * fit's and xml's "does not fit", a verdict like 0) */
     return cli_close_stdout("numafit", cli_run(argc, argv), CLI_EXIT_NOFIT);

@@ -24,10 +24,8 @@
 #define PLAN_MAX_PAGE_SIZES    16   /* distinct huge page sizes in a fleet */
 #define PLAN_MAX_LIMITS        255  /* distinct per-host allocation ratio pairs */
 #define PLAN_EXPLAIN_SAMPLE    1000 /* hosts explained per flavor and strategy */
-#define PLAN_DEFAULT_CPU_RATIO 4.0  /* nova's initial_cpu_allocation_ratio */
+#define PLAN_DEFAULT_CPU_RATIO 4.0  /* nova's initial_cpu_allocation_ratio (the fuzzer's) */
 #define PLAN_DEFAULT_RAM_RATIO 1.0  /* nova's initial_ram_allocation_ratio */
-#define PLAN_ZED_CPU_RATIO     16.0 /* the same in nova 26 (Zed) */
-#define PLAN_ZED_RAM_RATIO     1.5
 
 /* Where hosts come from (one entry per command-line source). */
 enum plan_source_kind { SRC_DIR, SRC_DB, SRC_URI, SRC_SYSFS, SRC_SYNTHETIC, SRC_JSON };
@@ -250,6 +248,7 @@ struct plan {
     struct plan_overcommit overcommit_before; /* the fleet as loaded */
     json_t *limits_json;                      /* --limits FILE (owned) */
     const char *limits_path;
+    const char *limits_from; /* the --nova-conf file of the default limits, or NULL */
 
     /* fleet */
     struct plan_source *sources;

@@ -325,7 +325,9 @@ json_t *plan_to_json(const struct plan *pl) {
     else
         lim = json_pack("{sfsfss}", "cpu_allocation_ratio", pl->limits[0].cpu_ratio,
                         "ram_allocation_ratio", pl->limits[0].ram_ratio, "from",
-                        pl->limits_path ? pl->limits_path : "default");
+                        pl->limits_path   ? pl->limits_path
+                        : pl->limits_from ? pl->limits_from
+                                          : "default");
     if (lim && json_is_object(lim)) {
         json_int_t per_host = 0;
         for (size_t i = 0; i < pl->nhosts; i++)
@@ -729,7 +731,9 @@ void plan_report(FILE *o, const struct plan *pl) {
     else
         fprintf(o, "  limits: cpu_allocation_ratio %g, ram_allocation_ratio %g (%s)\n",
                 pl->limits[0].cpu_ratio, pl->limits[0].ram_ratio,
-                pl->limits_path ? pl->limits_path : "nova's initial allocation ratios");
+                pl->limits_path   ? pl->limits_path
+                : pl->limits_from ? pl->limits_from
+                                  : "nova's initial allocation ratios");
 
     /* counts */
     fprintf(o, "\n%-16s %5s %8s  %-24s", "How many fit", "vCPUs", "MiB", "policy");

@@ -7,7 +7,8 @@
     if p is not None:
         host.claim(p)
 
-The library is loaded by SONAME (libnumafit.so.0) or from $NUMAFIT_LIBRARY.
+The library is loaded from $NUMAFIT_LIBRARY, else from the libdir make install
+recorded (numafit/_paths.py), else by SONAME (libnumafit.so.0).
 numafit.nova is the adapter for nova (nova.virt.hardware's functions, patch()),
 numafit.scheduler the NUMATopologyFilter replacement.  See doc/python.md.
 """
@@ -16,19 +17,20 @@ from .cpu import (best_cpu_topology, cpu_topologies, cpu_topology_constraints, f
                   parse_cpu_spec)
 from .errors import NumafitError
 from .fit import FitResult, Options, explain, fit, plan, try_fit
-from .host import Host, HostConf
-from .inventory import Inventory, node_claim, node_fit, node_release
+from .host import Host, HostConf, nova_conf_misplaced
+from .inventory import Inventory, allocation_ratios, node_claim, node_fit, node_release
 from .pci import PciDevices, PciPools, PciRequests, PciTracker, hostdev_xml
 from .placement import (DomainConf, Placement, disk_iotune_xml, domain_xml,
                         interface_bandwidth_xml)
-from .request import Request, Resources, resources_from_flavor, validate_extra_specs
+from .request import (Request, Resources, read_flavor, read_image, resources_from_flavor,
+                      validate_extra_specs)
 
 __version__ = "0.1.0"
 library_version = _ffi.library_version()
 library_version_hex = _ffi.version_hex()
 
-__all__ = ["Host", "HostConf", "Inventory", "PciDevices", "PciPools", "PciRequests", "PciTracker",
-           "hostdev_xml", "node_fit", "node_claim", "node_release", "Request", "Resources", "resources_from_flavor", "validate_extra_specs", "Placement", "DomainConf", "Options", "FitResult",
+__all__ = ["Host", "HostConf", "nova_conf_misplaced", "allocation_ratios", "Inventory", "PciDevices", "PciPools", "PciRequests", "PciTracker",
+           "hostdev_xml", "node_fit", "node_claim", "node_release", "Request", "Resources", "read_flavor", "read_image", "resources_from_flavor", "validate_extra_specs", "Placement", "DomainConf", "Options", "FitResult",
            "fit", "try_fit", "explain", "plan", "domain_xml", "disk_iotune_xml",
            "interface_bandwidth_xml", "parse_cpu_spec",
            "format_cpu_spec", "best_cpu_topology", "cpu_topologies", "cpu_topology_constraints",

@@ -5,8 +5,10 @@ text for rich data, and one mirrored struct, numafit_error_t.  Every
 prototype is declared here with argtypes/restype; returned strings are
 declared c_void_p, read with string_at and freed with numafit_free.
 
-The library is loaded by SONAME ("libnumafit.so.0"), or from the path in the
-environment variable NUMAFIT_LIBRARY (in-tree tests).  ctypes.CDLL releases
+The library is loaded from the path in the environment variable
+NUMAFIT_LIBRARY (in-tree tests), else from the libdir make install recorded
+in numafit/_paths.py (the library installed with the package, also under a
+prefix the loader does not search), else by SONAME ("libnumafit.so.0").  ctypes.CDLL releases
 the GIL during every call, so fits run in parallel from several threads.
 
 ctypes cuts C strings at a NUL character and wraps integers to the C type
@@ -119,8 +121,33 @@ ErrorP = POINTER(Error)
 StrP = POINTER(c_void_p)  # char **ret_json: read with take_string()
 
 
+def _installed_library():
+    """The libnumafit.so.0 installed with this package: numafit/_paths.py,
+    written by make install, records the configured libdir (there is no
+    _paths.py in the source tree).  None when there is none or the file is
+    not there (a package split from its library: the loader path then)."""
+    try:
+        from ._paths import LIBDIR
+    except ImportError:
+        return None
+    path = os.path.join(LIBDIR, SONAME)
+    return path if os.path.isfile(path) else None
+
+
+def library_path_choice():
+    """(the file or SONAME the binding loads, why): $NUMAFIT_LIBRARY, the
+    library installed with the package, or the SONAME on the loader path."""
+    env = os.environ.get("NUMAFIT_LIBRARY")
+    if env:
+        return env, "NUMAFIT_LIBRARY"
+    installed = _installed_library()
+    if installed:
+        return installed, "installed with the package (numafit/_paths.py)"
+    return SONAME, "the loader path"
+
+
 def _load():
-    path = os.environ.get("NUMAFIT_LIBRARY") or SONAME
+    path, _why = library_path_choice()
     try:
         return ctypes.CDLL(path, use_errno=True)
     except OSError as e:
@@ -129,6 +156,22 @@ def _load():
 
 
 lib = _load()
+LIBRARY, LIBRARY_FROM = library_path_choice()
+
+
+def loaded_library_file():
+    """The file of libnumafit.so.0 this process has mapped (from
+    /proc/self/maps; the loader resolves a SONAME to it), or the name
+    loaded where /proc is not there."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith("libnumafit.so"):
+                    return os.path.realpath(fields[5].strip())
+    except OSError:
+        pass
+    return lib._name
 
 
 def library_version():
@@ -175,7 +218,7 @@ u, sz, cp = c_uint, c_size_t, c_char_p
 # common.h
 _fn("strerror", [c_int], c_char_p)
 _fn("error_code_name", [c_int], c_char_p)
-_fn("free", [c_void_p], None)
+free = _fn("free", [c_void_p], None)
 _fn("version_string", [], c_char_p)
 _fn("version_hex", [], c_uint)
 
@@ -256,6 +299,9 @@ _fn("emulator_threads_policy_to_string", [c_int], c_char_p)
 _fn("emulator_threads_policy_from_string", [cp], c_int)
 _fn("resources_from_flavor", [cp, sz, cp, sz, u, POINTER(c_int64), sz, ErrorP], c_int, _E)
 _fn("resource_class_to_string", [c_int], c_char_p)
+_fn("flavor_normalize", [cp, sz, u, StrP, POINTER(c_int), ErrorP], c_int, _E)
+_fn("image_normalize", [cp, sz, u, StrP, POINTER(c_int), ErrorP], c_int, _E)
+_fn("input_form_to_string", [c_int], c_char_p)
 
 # inventory.h
 _I64P = POINTER(c_int64)
@@ -318,6 +364,7 @@ _fn("pci_tracker_free", [PciTrackerP], None)
 _fn("pci_tracker_get_pools", [PciTrackerP, POINTER(PciPoolsP)], c_int, _N)
 _fn("pci_tracker_claim", [PciTrackerP, HostP, PciRequestsP, _I64P, sz, StrP, ErrorP], c_int, _E)
 _fn("pci_tracker_release", [PciTrackerP, cp, sz, ErrorP], c_int, _E)
+_fn("pci_tracker_restore", [PciTrackerP, cp, sz, ErrorP], c_int, _E)
 _fn("pci_tracker_fit_and_claim", [PciTrackerP, HostP, RequestP, PciRequestsP, OptionsP,
                                   POINTER(PlacementP), StrP, ErrorP], c_int, _E)
 _fn("pci_support", [PciPoolsP, HostP, PciRequestsP, _I64P, sz, ErrorP], c_int, _E)
@@ -379,6 +426,10 @@ _fn("cpuset_equal", [CpusetP, CpusetP], c_int, _N)
 
 # discover.h
 _fn("hostconf_new", [POINTER(HostconfP)], c_int, _N)
+_fn("hostconf_has_cpu_sets", [HostconfP], c_int, _N)
+_fn("nova_conf_misplaced", [cp, sz, u, StrP, ErrorP], c_int, _E)
+_fn("inventory_ratios_from_nova_conf", [cp, sz, u, POINTER(c_double), POINTER(c_double),
+                                        POINTER(c_double), ErrorP], c_int, _E)
 _fn("hostconf_free", [HostconfP], None)
 _fn("hostconf_set_cpu_dedicated_set", [HostconfP, cp, ErrorP], c_int, _E)
 _fn("hostconf_set_cpu_shared_set", [HostconfP, cp, ErrorP], c_int, _E)
@@ -406,6 +457,12 @@ _fn("domconf_set_domain_type", [DomconfP, cp], c_int, _N)
 _fn("domconf_set_name", [DomconfP, cp], c_int, _N)
 _fn("domconf_set_uuid", [DomconfP, cp], c_int, _N)
 _fn("domconf_set_cpu_mode", [DomconfP, cp], c_int, _N)
+_fn("domconf_set_virt_type", [DomconfP, cp], c_int, _N)
+_fn("domconf_set_arch", [DomconfP, cp], c_int, _N)
+_fn("domconf_set_cpu_models", [DomconfP, cp, ErrorP], c_int, _E)
+_fn("domconf_set_cpu_model_extra_flags", [DomconfP, cp, ErrorP], c_int, _E)
+_fn("domconf_set_mem_stats_period", [DomconfP, c_int], c_int, _N)
+_fn("domconf_set_disk_cachemodes", [DomconfP, cp, ErrorP], c_int, _E)
 _fn("domconf_set_from_nova_conf", [DomconfP, cp, sz, u, ErrorP], c_int, _E)
 _fn("domain_xml", [HostP, RequestP, PlacementP, cp, sz, cp, sz, DomconfP, u, StrP, ErrorP],
     c_int, _E)

@@ -91,11 +91,27 @@ class HostConf(_ffi.Owned):
             _ffi.hostconf_set_from_nova_conf(h, buf, n, 0, byref(err))
         return conf
 
+    def has_cpu_sets(self):
+        """Whether cpu_dedicated_set, cpu_shared_set or vcpu_pin_set is set
+        (numafit_hostconf_has_cpu_sets): a nova.conf that sets none leaves a
+        host's CPU pools as nova reported them."""
+        with _ffi.hold(self) as (h,):
+            return bool(_ffi.hostconf_has_cpu_sets(h))
+
     @classmethod
     def coerce(cls, conf):
         if conf is None or isinstance(conf, HostConf):
             return conf
         return cls(**conf)
+
+
+def nova_conf_misplaced(text):
+    """The options of a nova.conf's text that sit in a section nova does not
+    read them from (e.g. vcpu_pin_set under [libvirt]), in file order: a
+    list of {"line", "section", "option", "group"} (group: where nova reads
+    it); nova ignores them (numafit_nova_conf_misplaced)."""
+    buf, n = _ffi.cbuf(text, "nova.conf")
+    return json.loads(_ffi.call_str(_ffi.nova_conf_misplaced, buf, n, 0))
 
 
 _USAGE_BUF = c_int64 * 128  # one array type for cell_usage (each `c_int64 * n` is a new type)

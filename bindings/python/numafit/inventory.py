@@ -1,6 +1,6 @@
 """numafit.Inventory: a compute node's placement inventory (doc/placement.md)."""
 import json
-from ctypes import byref, c_int64
+from ctypes import byref, c_double, c_int64
 
 from . import _ffi
 from .request import RESOURCE_CLASSES, profile_number
@@ -217,3 +217,16 @@ def node_release(host, inventory, placement, resources):
     arr = _amounts(resources)
     with _ffi.hold(host, inventory, placement, write=(host, inventory)) as (h, i, p):
         _ffi.node_release(h, i, p, arr, len(arr), byref(_ffi.Error()))
+
+
+def allocation_ratios(nova_conf=None, profile="latest"):
+    """The CPU, RAM and disk allocation ratios a compute node takes from
+    nova.conf's text (None: nova's defaults): the option when set and not
+    0, else initial_*_allocation_ratio (numafit_inventory_ratios_from_nova_conf).
+    The CPU and RAM ratios are also the NUMA limits nova's scheduler passes."""
+    b, n = _ffi.cbuf(nova_conf, "nova_conf", none=True)
+    flags = INVENTORY_ZED if profile_number(profile) == 1 else 0
+    cpu, ram, disk = c_double(), c_double(), c_double()
+    _ffi.inventory_ratios_from_nova_conf(b, n, flags, byref(cpu), byref(ram), byref(disk),
+                                         byref(_ffi.Error()))
+    return cpu.value, ram.value, disk.value

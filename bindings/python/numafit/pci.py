@@ -281,15 +281,27 @@ class PciTracker(_ffi.Owned):
         with _ffi.hold(self, write=self) as (t,):
             _ffi.pci_tracker_release(t, b, n, byref(_ffi.Error()))
 
+    def restore(self, claim):
+        """Take again the devices of an earlier claim (a dict claim() or
+        fit_and_claim() returned, kept by the caller), as a compute node
+        that starts finds them allocated: for a tracker made again from the
+        same devices.  All or nothing; NumafitError (NOFIT_PCI) when a
+        device is not free."""
+        b, n = _ffi.cbuf(_text(claim), "claim")
+        with _ffi.hold(self, write=self) as (t,):
+            _ffi.pci_tracker_restore(t, b, n, byref(_ffi.Error()))
+
 
 def hostdev_xml(claim):
     """The elements nova's libvirt driver writes for the devices of a claim
     (PciTracker.claim's dict, or a list of device dicts with "address"):
     a <hostdev> per flavor alias device; a port's device as its VIF driver
     writes it when the device dict has the port's "vnic_type" (direct,
-    macvtap, direct-physical) with "mac", "vlan" and, for macvtap,
-    "ifname". The claim dict may add "flavor", "image", "virt_type",
-    "rx_queue_size" and "max_queues" (doc/pci.md). "" for none."""
+    macvtap, direct-physical, vdpa, remote-managed, virtio-forwarder) with
+    "mac", "vlan" and, for macvtap, "ifname", for vdpa "dev_path", for
+    virtio-forwarder "vhostuser_socket". The claim dict may add "flavor",
+    "image", "virt_type", "rx_queue_size", "tx_queue_size" and "max_queues"
+    (doc/pci.md). "" for none."""
     b, n = _ffi.cbuf(_text(claim), "claim")
     return _ffi.call_str(_ffi.domain_hostdev_xml, b, n, 0)
 

@@ -112,7 +112,10 @@ class DomainConf(_ffi.Owned):
     """Compute-host settings for the domain XML (domain.h):
     DomainConf(cpu_shared_set=None, vcpu_pin_set=None, online_cpus=None,
     realtime_priority=None, cpu_control=None, file_backed_memory=None,
-    domain_type=None, name=None, uuid=None, cpu_mode=None)"""
+    domain_type=None, name=None, uuid=None, cpu_mode=None, virt_type=None,
+    arch=None, cpu_models=None, cpu_model_extra_flags=None,
+    mem_stats_period=None, disk_cachemodes=None); the lists are oslo.config
+    list texts ("a, b")"""
     _free = "domconf_free"
 
     def __init__(self, **kw):
@@ -127,12 +130,15 @@ class DomainConf(_ffi.Owned):
         for k, v in kw.items():
             if v is None:
                 continue
-            if k in ("cpu_shared_set", "vcpu_pin_set", "online_cpus"):
+            if k in ("cpu_shared_set", "vcpu_pin_set", "online_cpus", "cpu_models",
+                     "cpu_model_extra_flags", "disk_cachemodes"):
                 getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k), byref(err))
-            elif k in ("domain_type", "name", "uuid", "cpu_mode"):
+            elif k in ("domain_type", "name", "uuid", "cpu_mode", "virt_type", "arch"):
                 getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k))
             elif k == "realtime_priority":
                 _ffi.domconf_set_realtime_priority(h, _ffi.cint(v, k, c_int))
+            elif k == "mem_stats_period":
+                _ffi.domconf_set_mem_stats_period(h, _ffi.cint(v, k, c_int))
             elif k == "cpu_control":
                 _ffi.domconf_set_cpu_control(h, 1 if v else 0)
             elif k == "file_backed_memory":
@@ -145,7 +151,8 @@ class DomainConf(_ffi.Owned):
         """The settings of a nova.conf's text (str or bytes), read as
         oslo.config reads them: [compute] cpu_shared_set, [DEFAULT]
         vcpu_pin_set, [libvirt] realtime_scheduler_priority,
-        file_backed_memory, virt_type (the domain type) and cpu_mode
+        file_backed_memory, virt_type, cpu_mode, cpu_models,
+        cpu_model_extra_flags, mem_stats_period_seconds and disk_cachemodes
         (numafit_domconf_set_from_nova_conf); the keyword settings of
         DomainConf() are applied after it and win.  Errors name the line or
         the option (numafit.errors.ParseError; ConfigFileValueError, as

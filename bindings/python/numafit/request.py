@@ -1,6 +1,6 @@
 """numafit.Request: an instance's NUMA request (nova's numa_get_constraints)."""
 import json
-from ctypes import byref, c_int64
+from ctypes import byref, c_int, c_int64, c_void_p
 
 from . import _ffi, errors
 
@@ -22,6 +22,37 @@ def profile_number(profile):
         return PROFILES[profile]
     except KeyError:
         raise ValueError("numafit: unknown profile %r (latest, zed)" % (profile,)) from None
+
+
+def _read_form(func, doc, what):
+    text = doc if isinstance(doc, (str, bytes)) else json.dumps(doc)
+    b, n = _ffi.cbuf(text, what)
+    out, form, err = c_void_p(), c_int(), _ffi.Error()
+    func(b, n, 0, byref(out), byref(form), byref(err))
+    return (json.loads(_ffi.take_string(out)),
+            _ffi.input_form_to_string(form.value).decode())
+
+
+def read_flavor(flavor):
+    """A flavor as an operator has it (dict or JSON text): numafit's own
+    {"vcpus","memory_mb","extra_specs"}, `openstack flavor show -f json`
+    (properties a dict or openstackclient's text "k='v', ..."), or nova's
+    API flavor with or without its {"flavor": ...} envelope.  Returns
+    (numafit's flavor dict, the name of the form read), for
+    Request.from_json().  A misplaced or unknown key of numafit's form
+    ("properties", "hw:..." at the top level) and a text form that cannot be
+    read raise numafit.errors.InvalidArgument (a ValueError) naming the field
+    (`where`)."""
+    return _read_form(_ffi.flavor_normalize, flavor, "flavor")
+
+
+def read_image(image):
+    """An image as an operator has it: numafit's {"properties": {...}},
+    `openstack image show -f json` or glance's image JSON (properties at
+    the top level).  Returns (numafit's image dict, the form's name); hw_*
+    keys at the top level of a document that is not a glance image raise
+    numafit.errors.InvalidArgument."""
+    return _read_form(_ffi.image_normalize, image, "image")
 
 
 class Request(_ffi.Owned):

@@ -26,14 +26,35 @@ pci_stats; doc/pci.md); without, the pools only order the host cells and
 the answer alone is asked (numafit.nova.host_fitter).
 """
 import logging
+import os
+import threading
 
 from nova import objects
 from nova.objects import fields
 from nova.scheduler import filters
 
 from . import nova as _adapter
+from .nova import patching as _patching
 
 LOG = logging.getLogger(__name__)
+
+_announce_lock = threading.Lock()
+_announced = []
+
+
+def _announce(cls):
+    """Log at INFO, once per process, that nova made a filter of this
+    class (nova's host manager does when enabled_filters names it)."""
+    with _announce_lock:
+        if _announced:
+            return
+        _announced.append(cls)
+    try:
+        profile = _adapter.profile()
+    except Exception:  # the profile comes from nova's own function
+        profile = "unknown"
+    LOG.info("numafit.scheduler: %s.%s in use (profile %s; %s; pid %d)", cls.__module__,
+             cls.__name__, profile, _patching.library_line(), os.getpid())
 
 
 class NumafitNUMATopologyFilter(filters.BaseHostFilter):
@@ -44,6 +65,10 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
 
     # the NUMA constraints cannot change on rebuild (checked by the API)
     RUN_ON_REBUILD = False
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _announce(NumafitNUMATopologyFilter)
 
     @staticmethod
     def _requires_threads(extra_specs, image_props):

@@ -320,6 +320,19 @@ class FitTests(unittest.TestCase):
         full = p.to_libvirt_xml(self.host, r, full=True, conf={"name": "vm1"})
         self.assertIn("<name>vm1</name>", full)
 
+    def test_nova_conf_misplaced_ratios_cpu_sets(self):
+        # seed 000's mistake: vcpu_pin_set under [libvirt] is not read by nova
+        text = ("[DEFAULT]\ncpu_allocation_ratio = 2.0\n"
+                "[libvirt]\nvcpu_pin_set = 4-11\n[compute]\ncpu_shared_set = 0-3\n")
+        self.assertEqual(numafit.nova_conf_misplaced(text),
+                         [{"line": 4, "section": "libvirt", "option": "vcpu_pin_set",
+                           "group": "DEFAULT"}])
+        self.assertEqual(numafit.nova_conf_misplaced("[DEFAULT]\nvcpu_pin_set = 1\n"), [])
+        self.assertEqual(numafit.allocation_ratios(text), (2.0, 1.0, 1.0))
+        self.assertEqual(numafit.allocation_ratios(None, profile="zed"), (16.0, 1.5, 1.0))
+        self.assertTrue(numafit.HostConf.from_nova_conf(text).has_cpu_sets())
+        self.assertFalse(numafit.HostConf.from_nova_conf("[pci]\n").has_cpu_sets())
+
     def test_domain_conf_from_nova_conf(self):
         specs = dict(DEDICATED, **{"hw:cpu_realtime": "yes", "hw:cpu_realtime_mask": "^0",
                                    "hw:emulator_threads_policy": "share"})

@@ -275,6 +275,14 @@ class PciDevicesTest(unittest.TestCase):
             self.assertIn('function="0x3"', numafit.hostdev_xml(c))
             with self.assertRaises(numafit.errors.NumafitError):
                 t.claim(host, pf, [1])  # the PF is out while its VF is in use
+            # a later run: a tracker made again takes the kept claim again
+            with numafit.PciTracker.from_devices(devs, conf, "zed") as t2:
+                t2.restore(c)
+                self.assertEqual(sorted(counts()),
+                                 sorted((d["dev_type"], d["count"]) for d in t2.pools().pools()))
+                with self.assertRaises(numafit.errors.NumafitError) as cm:
+                    t2.restore(c)  # taken already
+                self.assertEqual(cm.exception.code_name, "NOFIT_PCI")
             t.release(c)
             self.assertEqual(sorted(counts()), sorted(start))
             with self.assertRaises(numafit.errors.NumafitError):

@@ -21,6 +21,13 @@ numa_get_constraints, get_cpu_topology_constraints, parse_cpu_spec,
 format_cpu_spec, _numa_fit_instance_cell: hardware.NOT_DEFAULT);
 patch(names=...) replaces any of FUNCTIONS.
 
+Is it active?  patch() logs once per process at INFO (logger numafit.nova)
+what it replaced and which library file it uses; the counters
+(numafit.nova.stats, .fallbacks; status(), stats_line()) are logged at INFO
+every NUMAFIT_NOVA_STATS_INTERVAL seconds (3600) and at exit.
+`python3 -m numafit.nova check` patches nova in its own process, fits one
+instance through nova.virt.hardware and prints all that.
+
 Differences from nova, on purpose (doc/python.md, nova-reference A):
 * no fit cache keyed on a mutated id, no request mutation: the instance
   topology passed in is never modified; _numa_fit_instance_cell returns a
@@ -67,11 +74,11 @@ from .hardware import (DEFAULT_FUNCTIONS, FUNCTIONS, _get_desirable_cpu_topologi
                        host_fits, host_fitter,
                        numa_fit_instance_to_host, numa_get_constraints,
                        numa_usage_from_instance_numa, parse_cpu_spec)
-from .patching import patch, patched, unpatch
-from .runtime import _original, fallbacks, profile, set_profile, stats
+from .patching import patch, patched, status, unpatch
+from .runtime import _original, fallbacks, log_stats, profile, set_profile, stats, stats_line
 
 __all__ = ["DEFAULT_FUNCTIONS", "FUNCTIONS", "METHODS", "patch", "unpatch", "patched", "profile", "set_profile", "stats",
-           "fallbacks", "flavor_json", "image_json", "limits_json", "request_flavor",
+           "fallbacks", "status", "stats_line", "log_stats", "flavor_json", "image_json", "limits_json", "request_flavor",
            "numa_get_constraints", "numa_fit_instance_to_host", "_numa_fit_instance_cell",
            "numa_usage_from_instance_numa", "get_best_cpu_topology",
            "_get_desirable_cpu_topologies", "get_cpu_topology_constraints", "parse_cpu_spec",

@@ -1,8 +1,10 @@
 """patch() and unpatch(): nova.virt.hardware's functions swapped for the
 adapter's (numafit.nova.hardware) and back."""
 import logging
+import os
 import threading
 
+from .. import _ffi
 from . import column, hardware, runtime
 from .hardware import DEFAULT_FUNCTIONS
 from .runtime import _nova, _saved
@@ -10,6 +12,18 @@ from .runtime import _nova, _saved
 LOG = logging.getLogger(__package__)
 
 _patch_lock = threading.Lock()
+_logged = []  # the last set of names patch() logged (once per process, or when it changes)
+
+
+def full_name(name):
+    """nova.virt.hardware.<function>, or nova.objects.NUMATopology.<method>."""
+    return ("nova.objects." if "." in name else "nova.virt.hardware.") + name
+
+
+def library_line():
+    """Which libnumafit this process uses: version, file, how it was found."""
+    return "libnumafit %s from %s (%s)" % (_ffi.library_version(), _ffi.loaded_library_file(),
+                                          _ffi.LIBRARY_FROM)
 
 
 def _replacement(name):
@@ -45,8 +59,13 @@ def patch(names=DEFAULT_FUNCTIONS + column.METHODS, profile=None):
             setattr(owner, attr, _replacement(n))
             replaced.append(n)
         runtime._profile = profile  # None: from the installed nova's signature
-    LOG.info("numafit.nova: replaced nova.virt.hardware.%s (profile %s)",
-             ", ".join(replaced), runtime.profile())
+        current = sorted(_saved)
+        log = current != (_logged[0] if _logged else None)
+        _logged[:] = [current]
+    if log:
+        LOG.info("numafit.nova: replaced %s (profile %s; %s; pid %d)",
+                 ", ".join(map(full_name, replaced)), runtime.profile(), library_line(),
+                 os.getpid())
     return replaced
 
 
@@ -64,3 +83,19 @@ def unpatch():
 
 def patched():
     return bool(_saved)
+
+
+def status():
+    """What the adapter does in this process, as a dict: the library
+    (version, file, how found), the package's directory, the names patch()
+    replaced (empty before patch()), the release rules and the counters."""
+    import numafit
+    d = {"library_version": _ffi.library_version(), "library": _ffi.loaded_library_file(),
+         "library_from": _ffi.LIBRARY_FROM, "package": os.path.dirname(numafit.__file__),
+         "replaced": sorted(_saved), "stats": dict(runtime.stats),
+         "fallbacks": dict(runtime.fallbacks)}
+    try:
+        d["profile"] = runtime.profile()
+    except ImportError:
+        d["profile"] = None
+    return d

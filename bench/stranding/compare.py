@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Issue 16's measuring stick: instances placed before the first refusal by
+spread and pack, against the offline optimum (doc/stranding.md).
+
+    NUMAFIT_LIBRARY=libnumafit/.libs/libnumafit.so.0 PYTHONPATH=bindings/python \\
+        /usr/bin/python3 bench/stranding/compare.py [--hosts N] [--seeds K]
+                                                    [--mix NAME] [--fleet NAME]
+
+For each mix and seed: a random arrival sequence, placed online with
+spread and with pack (nova's RAM weigher and numafit's cell order) until
+the first refusal, and the longest prefix an exact ILP (python3-pulp,
+coinor-cbc) places all together.  Prints, per mix, the means and the mean
+of the per-seed fractions of the optimum, whether numafit itself could
+place each optimum (realized), and the solver's time.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import stranding as S  # noqa: E402
+
+
+def run_mix(mix, kinds, seeds, time_limit, verbose):
+    rows = []
+    for seed in range(seeds):
+        def seq_fn(n, mix=mix, seed=seed):
+            return S.arrivals(mix, n, seed)
+        long_seq = seq_fn(4096)
+        t0 = time.monotonic()
+        spread = S.online(kinds, long_seq, "spread")
+        pack = S.online(kinds, long_seq, "pack")
+        t_online = time.monotonic() - t0
+        if max(spread, pack) >= len(long_seq):
+            raise SystemExit("%s: more than %d instances fit; use fewer hosts" % (mix, len(long_seq)))
+        opt, sol, secs, proven, seq = S.optimum_prefix(kinds, seq_fn, 2 * max(spread, pack) + 8,
+                                                       time_limit)
+        if opt < max(spread, pack):
+            raise SystemExit("%s seed %d: optimum %d below an online count (spread %d, pack %d)"
+                             % (mix, seed, opt, spread, pack))
+        real = S.realize(kinds, seq, opt, sol)
+        rows.append((spread, pack, opt, secs, proven, real))
+        if verbose:
+            print("  %-10s seed %2d: spread %4d  pack %4d  optimum %4d%s%s  (online %.1f s, "
+                  "ILP %.1f s)" % (mix, seed, spread, pack, opt, "" if proven else " (time limit)",
+                                   "" if real else " (not realized)", t_online, secs))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hosts", type=int, default=6, help="hosts in the fleet (default 6)")
+    ap.add_argument("--seeds", type=int, default=5, help="arrival sequences per mix (default 5)")
+    ap.add_argument("--mix", action="append", choices=sorted(S.MIXES),
+                    help="a flavor mix (repeatable; default every mix but tiny)")
+    ap.add_argument("--fleet", default="mixed", choices=sorted(S.FLEETS),
+                    help="host kinds, taken in turn (default mixed)")
+    ap.add_argument("--time-limit", type=float, default=120,
+                    help="seconds for one ILP (default 120)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="one line per seed")
+    a = ap.parse_args()
+    if a.hosts < 1 or a.hosts > 50 or a.seeds < 1:
+        ap.error("--hosts 1..50 and --seeds >= 1")
+    if not S.solver_available():
+        print("python3-pulp and coinor-cbc are needed (apt-get install python3-pulp coinor-cbc)",
+              file=sys.stderr)
+        return 77
+    mixes = a.mix or [m for m in sorted(S.MIXES) if m != "tiny"]
+    kinds = S.fleet(a.fleet, a.hosts)
+    print("fleet %s: %s" % (a.fleet, ", ".join("%d x %s" % (kinds.count(k), k)
+                                                for k in sorted(set(kinds)))))
+    print("%-10s %5s %8s %8s %8s %8s %8s %5s %9s %9s" % (
+        "mix", "seeds", "spread", "pack", "optimum", "spread/", "pack/", "new", "realized",
+        "ILP s"))
+    print("%-10s %5s %8s %8s %8s %8s %8s %5s %9s %9s" % (
+        "", "", "(mean)", "(mean)", "(mean)", "optimum", "optimum", "", "", "(mean)"))
+    for mix in mixes:
+        rows = run_mix(mix, kinds, a.seeds, a.time_limit, a.verbose)
+        sp = [r[0] for r in rows]
+        pk = [r[1] for r in rows]
+        op = [r[2] for r in rows]
+        print("%-10s %5d %8.1f %8.1f %8.1f %8.3f %8.3f %5s %6d/%-2d %9.2f%s" % (
+            mix, len(rows), statistics.mean(sp), statistics.mean(pk), statistics.mean(op),
+            statistics.mean(s / o for s, o in zip(sp, op)),
+            statistics.mean(p / o for p, o in zip(pk, op)), "-",
+            sum(r[5] for r in rows), len(rows), statistics.mean(r[3] for r in rows),
+            "" if all(r[4] for r in rows) else " (time limit hit)"))
+    print("new: the stranding-aware strategy of issue 16, not built yet")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
