@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "../tools/numafit/cli.h"
 #include "../tools/numafit/cli_io.h"
 
 static char dir[64];
@@ -143,6 +144,31 @@ START_TEST(test_write_atomic) {
 }
 END_TEST
 
+/* The numbers of the reports (cli_common.c): grouped from 10,000 on, GiB
+ * beside MiB from 10 GiB on, page sizes in their unit. */
+START_TEST(test_report_numbers) {
+    char b[64];
+
+    ck_assert_str_eq(cli_fmt_count(0, b, sizeof(b)), "0");
+    ck_assert_str_eq(cli_fmt_count(9999, b, sizeof(b)), "9999");
+    ck_assert_str_eq(cli_fmt_count(10000, b, sizeof(b)), "10,000");
+    ck_assert_str_eq(cli_fmt_count(30772449, b, sizeof(b)), "30,772,449");
+    ck_assert_str_eq(cli_fmt_count(-123456, b, sizeof(b)), "-123,456");
+    ck_assert_str_eq(cli_fmt_count(LLONG_MIN, b, sizeof(b)), "-9,223,372,036,854,775,808");
+    ck_assert_str_eq(cli_fmt_count(LLONG_MAX, b, sizeof(b)), "9,223,372,036,854,775,807");
+    ck_assert_str_eq(cli_fmt_mib(8192, b, sizeof(b)), "8192 MiB");
+    ck_assert_str_eq(cli_fmt_mib(10239, b, sizeof(b)), "10,239 MiB");
+    ck_assert_str_eq(cli_fmt_mib(131072, b, sizeof(b)), "131,072 MiB (128 GiB)");
+    ck_assert_str_eq(cli_fmt_mib(128396, b, sizeof(b)), "128,396 MiB (125.4 GiB)");
+    ck_assert_str_eq(cli_fmt_page_size(4, false, b, sizeof(b)), "4 KiB");
+    ck_assert_str_eq(cli_fmt_page_size(2048, false, b, sizeof(b)), "2 MiB");
+    ck_assert_str_eq(cli_fmt_page_size(1048576, true, b, sizeof(b)), "1G");
+    ck_assert_str_eq(cli_fmt_page_size(3000, true, b, sizeof(b)), "3000K");
+    /* a short buffer is cut, never overrun */
+    ck_assert_str_eq(cli_fmt_count(30772449, b, 5), "30,7");
+}
+END_TEST
+
 static Suite *cli_io_suite(void) {
     Suite *s = suite_create("cli_io");
     TCase *tc = tcase_create("cli_io");
@@ -152,6 +178,7 @@ static Suite *cli_io_suite(void) {
     tcase_add_test(tc, test_read_caps);
     tcase_add_test(tc, test_json_oom);
     tcase_add_test(tc, test_write_atomic);
+    tcase_add_test(tc, test_report_numbers);
     suite_add_tcase(s, tc);
     return s;
 }

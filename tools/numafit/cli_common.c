@@ -176,3 +176,49 @@ int cli_options_new(const struct cli_fit_options *o, const char *limits, size_t 
     *ret = opt;
     return 0;
 }
+
+/* ------------------------------------------------------------------ numbers in reports */
+
+const char *cli_fmt_count(long long v, char *buf, size_t cap) {
+    char digits[32], out[48];
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    size_t n, i, k = 0;
+
+    n = (size_t)snprintf(digits, sizeof(digits), "%llu", u);
+    if (v < 0)
+        out[k++] = '-';
+    for (i = 0; i < n; i++) {
+        if (u >= 10000 && i && (n - i) % 3 == 0)
+            out[k++] = ',';
+        out[k++] = digits[i];
+    }
+    out[k] = '\0';
+    snprintf(buf, cap, "%s", out);
+    return buf;
+}
+
+const char *cli_fmt_mib(long long mib, char *buf, size_t cap) {
+    char num[48];
+
+    cli_fmt_count(mib, num, sizeof(num));
+    if (mib < 10240)
+        snprintf(buf, cap, "%s MiB", num);
+    else if (mib % 1024 == 0)
+        snprintf(buf, cap, "%s MiB (%lld GiB)", num, mib / 1024);
+    else
+        snprintf(buf, cap, "%s MiB (%.1f GiB)", num, (double)mib / 1024.0);
+    return buf;
+}
+
+const char *cli_fmt_page_size(long long kb, bool short_form, char *buf, size_t cap) {
+    static const char *const unit[2][3] = {{" KiB", " MiB", " GiB"}, {"K", "M", "G"}};
+    int s = short_form ? 1 : 0;
+
+    if (kb >= 1048576 && kb % 1048576 == 0)
+        snprintf(buf, cap, "%lld%s", kb / 1048576, unit[s][2]);
+    else if (kb >= 1024 && kb % 1024 == 0)
+        snprintf(buf, cap, "%lld%s", kb / 1024, unit[s][1]);
+    else
+        snprintf(buf, cap, "%lld%s", kb, unit[s][0]);
+    return buf;
+}

@@ -108,19 +108,15 @@ numafit_cpuset_t *realtime_vcpus(const json_t *flavor, const json_t *image, int 
 }
 
 static void print_size_kb(FILE *o, long long kb) {
-    if (kb >= 1048576 && kb % 1048576 == 0)
-        fprintf(o, "%lld GiB", kb / 1048576);
-    else if (kb >= 1024 && kb % 1024 == 0)
-        fprintf(o, "%lld MiB", kb / 1024);
-    else
-        fprintf(o, "%lld KiB", kb);
+    char b[48];
+    fputs(cli_fmt_page_size(kb, false, b, sizeof(b)), o);
 }
 
 void print_host_summary(FILE *o, json_t *topo) {
     json_t *cells = json_object_get(ovo_data(topo), "cells");
     size_t i, j;
     json_t *cell, *pg;
-    char shared[256], ded[256], pinned[256];
+    char shared[256], ded[256], pinned[256], b1[48], b2[48], b3[48], b4[48];
 
     json_array_foreach(cells, i, cell) {
         json_t *d = ovo_data(cell);
@@ -143,7 +139,8 @@ void print_host_summary(FILE *o, json_t *topo) {
             fprintf(o, " (socket %lld)", (long long)json_integer_value(sock));
         fprintf(o, ": shared CPUs %s, dedicated CPUs %s, pinned %s, %zu thread%s per core\n",
                 shared, ded, pinned, threads, threads == 1 ? "" : "s");
-        fprintf(o, "         memory %lld MiB, used %lld MiB, cpu_usage %lld\n", mem, used,
+        fprintf(o, "         memory %s, used %s, cpu_usage %lld\n",
+                cli_fmt_mib(mem, b1, sizeof(b1)), cli_fmt_mib(used, b2, sizeof(b2)),
                 (long long)json_integer_value(json_object_get(d, "cpu_usage")));
         json_array_foreach(json_object_get(d, "mempages"), j, pg) {
             json_t *pd = ovo_data(pg);
@@ -152,8 +149,10 @@ void print_host_summary(FILE *o, json_t *topo) {
             long long resv = json_integer_value(json_object_get(pd, "reserved"));
             fprintf(o, "         pages ");
             print_size_kb(o, json_integer_value(json_object_get(pd, "size_kb")));
-            fprintf(o, ": %lld total, %lld used, %lld reserved, %lld free\n", total, pused, resv,
-                    total - pused - resv);
+            fprintf(o, ": %s total, %s used, %s reserved, %s free\n",
+                    cli_fmt_count(total, b1, sizeof(b1)), cli_fmt_count(pused, b2, sizeof(b2)),
+                    cli_fmt_count(resv, b3, sizeof(b3)),
+                    cli_fmt_count(total - pused - resv, b4, sizeof(b4)));
         }
     }
 }
@@ -201,7 +200,7 @@ void print_placement(FILE *o, json_t *cells, json_t *topo, const numafit_cpuset_
         if (json_is_integer(sock))
             fprintf(o, " (socket %lld)", (long long)json_integer_value(sock));
         fprintf(o, ": shared vCPUs %s, dedicated vCPUs %s\n", shared, ded);
-        fprintf(o, "  memory %lld MiB", mem);
+        fprintf(o, "  memory %s", cli_fmt_mib(mem, shared, sizeof(shared)));
         if (json_is_integer(psz) && json_integer_value(psz) > 0) {
             long long kb = json_integer_value(psz);
             fprintf(o, " on ");
@@ -372,8 +371,12 @@ void show_plan(const struct run *r, const json_t *flavor, long max) {
         printf("the flavor asks for no NUMA topology: NUMA fitting does not limit it\n");
         return;
     }
-    printf("%lld instance%s fit", (long long)json_integer_value(json_object_get(ans, "count")),
-           json_integer_value(json_object_get(ans, "count")) == 1 ? "" : "s");
+    {
+        char cnt[48];
+        printf("%s instance%s fit",
+               cli_fmt_count(json_integer_value(json_object_get(ans, "count")), cnt, sizeof(cnt)),
+               json_integer_value(json_object_get(ans, "count")) == 1 ? "" : "s");
+    }
     if (r->nofit)
         printf("; the next one does not: %s\n",
                r->why.text[0] ? r->why.text : numafit_strerror(r->why.code));

@@ -100,15 +100,6 @@ static void cpus(json_t *arr, char *out, size_t cap) {
     numafit_cpuset_free(s);
 }
 
-static void size_kb(char *out, size_t cap, long long kb) {
-    if (kb >= 1048576 && kb % 1048576 == 0)
-        snprintf(out, cap, "%lld GiB", kb / 1048576);
-    else if (kb >= 1024 && kb % 1024 == 0)
-        snprintf(out, cap, "%lld MiB", kb / 1024);
-    else
-        snprintf(out, cap, "%lld KiB", kb);
-}
-
 /* Returns 0, or -1 with the message printed. */
 static int summary(const numafit_host_t *h, const char *json, const char *source) {
     json_error_t jerr;
@@ -128,7 +119,7 @@ static int summary(const numafit_host_t *h, const char *json, const char *source
     json_array_foreach(cells, i, cell) {
         json_t *d = data(cell), *sib, *pg, *nm = data(json_object_get(d, "network_metadata"));
         json_t *sock = json_object_get(d, "socket");
-        char shared[512], ded[512];
+        char shared[512], ded[512], mem[48];
         size_t threads = 0, k;
         cpus(json_object_get(d, "cpuset"), shared, sizeof(shared));
         cpus(json_object_get(d, "pcpuset"), ded, sizeof(ded));
@@ -139,7 +130,8 @@ static int summary(const numafit_host_t *h, const char *json, const char *source
         printf("  cell %lld", (long long)json_integer_value(json_object_get(d, "id")));
         if (json_is_integer(sock))
             printf(" (socket %lld)", (long long)json_integer_value(sock));
-        printf(": %lld MiB\n", (long long)json_integer_value(json_object_get(d, "memory")));
+        printf(": %s\n",
+               cli_fmt_mib(json_integer_value(json_object_get(d, "memory")), mem, sizeof(mem)));
         printf("    shared CPUs (VCPU)     %s\n", shared);
         printf("    dedicated CPUs (PCPU)  %s\n", ded);
         printf("    sibling groups         %zu (up to %zu thread%s)\n",
@@ -147,10 +139,13 @@ static int summary(const numafit_host_t *h, const char *json, const char *source
         json_array_foreach(json_object_get(d, "mempages"), k, pg) {
             json_t *p = data(pg);
             char sz[32];
-            size_kb(sz, sizeof(sz), json_integer_value(json_object_get(p, "size_kb")));
-            printf("    pages %-9s %lld total, %lld reserved\n", sz,
-                   (long long)json_integer_value(json_object_get(p, "total")),
-                   (long long)json_integer_value(json_object_get(p, "reserved")));
+            char t[48], rs[48];
+            cli_fmt_page_size(json_integer_value(json_object_get(p, "size_kb")), false, sz,
+                              sizeof(sz));
+            printf(
+                "    pages %-9s %s total, %s reserved\n", sz,
+                cli_fmt_count(json_integer_value(json_object_get(p, "total")), t, sizeof(t)),
+                cli_fmt_count(json_integer_value(json_object_get(p, "reserved")), rs, sizeof(rs)));
         }
         if (nm) {
             json_t *pn;

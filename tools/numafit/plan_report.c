@@ -18,6 +18,7 @@
 
 #include <numafit.h>
 
+#include "cli.h"
 #include "plan_fleet.h"
 
 static const char *const strategy_names[2] = {"spread", "pack"};
@@ -381,12 +382,7 @@ json_t *plan_to_json(const struct plan *pl) {
 /* ------------------------------------------------------------------ terminal report */
 
 static void size_name(uint64_t kb, char *out, size_t cap) {
-    if (kb >= 1048576 && kb % 1048576 == 0)
-        snprintf(out, cap, "%lluG", (unsigned long long)(kb / 1048576));
-    else if (kb >= 1024 && kb % 1024 == 0)
-        snprintf(out, cap, "%lluM", (unsigned long long)(kb / 1024));
-    else
-        snprintf(out, cap, "%lluK", (unsigned long long)kb);
+    cli_fmt_page_size((long long)kb, true, out, cap);
 }
 
 /* "dedicated isolate 1G x2" */
