@@ -27,6 +27,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stranding as S  # noqa: E402
 
 
+def ratio(a, b):
+    """a / b, 1 when both are 0 (a fleet that takes none of the first
+    arrival: every count is 0)."""
+    if b == 0:
+        return 1.0 if a == 0 else float("inf")
+    return a / b
+
+
 def run_mix(mix, kinds, seeds, time_limit, verbose):
     rows = []
     for seed in range(seeds):
@@ -93,11 +101,11 @@ def main():
         nw = [r[6] for r in rows]
         print("%-10s %5d %7.1f %7.1f %7.1f %7.1f %8.3f %8.3f %8.3f %8.3f %8.3f %6d/%-2d %7.2f%s" % (
             mix, len(rows), statistics.mean(sp), statistics.mean(pk), statistics.mean(nw),
-            statistics.mean(op), statistics.mean(s / o for s, o in zip(sp, op)),
-            statistics.mean(p / o for p, o in zip(pk, op)),
-            statistics.mean(n / o for n, o in zip(nw, op)),
-            statistics.mean(n / s for n, s in zip(nw, sp)),
-            statistics.mean(n / p for n, p in zip(nw, pk)),
+            statistics.mean(op), statistics.mean(ratio(s, o) for s, o in zip(sp, op)),
+            statistics.mean(ratio(p, o) for p, o in zip(pk, op)),
+            statistics.mean(ratio(n, o) for n, o in zip(nw, op)),
+            statistics.mean(ratio(n, s) for n, s in zip(nw, sp)),
+            statistics.mean(ratio(n, p) for n, p in zip(nw, pk)),
             sum(r[5] for r in rows), len(rows), statistics.mean(r[3] for r in rows),
             "" if all(r[4] for r in rows) else " (time limit hit)"))
         worse = sum(1 for r in rows if r[6] < r[0])

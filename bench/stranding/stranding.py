@@ -89,6 +89,10 @@ MIXES = {
     "rt-shared": {"rt": 4, "small": 4, "isolate": 2},
     "nfv": {"rt": 3, "multi": 2, "isolate": 2, "small": 3},
     "mixed": {"rt": 2, "isolate": 2, "pinned3": 2, "multi": 1, "shared.numa": 2, "small": 2},
+    # mixed without isolate: hyper-threaded fleets with cpu_dedicated_set
+    # take no isolate instance at all (their first refusal would be the
+    # first isolate arrival)
+    "no-isolate": {"rt": 2, "pinned3": 2, "multi": 1, "shared.numa": 2, "small": 2},
     "tiny": {"t.rt": 2, "t.isolate": 2, "t.pinned": 2, "t.multi": 1, "t.shared": 2},
 }
 
