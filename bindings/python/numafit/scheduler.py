@@ -374,7 +374,8 @@ class NumafitHeadroomWeigher(weights.BaseHostWeigher):
 
     def weigh_objects(self, weighed_obj_list, weight_properties):
         from . import Host, Options, Request, resources_from_flavor
-        from .headroom import MixFlavor, change, costs
+        from .fit import HEADROOM_CAP
+        from .headroom import MixFlavor, _inventory_count, change, costs
         from .nova.convert import flavor_json, image_json
         spec = weight_properties
         profile = _adapter.profile()
@@ -405,12 +406,10 @@ class NumafitHeadroomWeigher(weights.BaseHostWeigher):
             with Options(limits, profile, "headroom", mix=numa_mix if host else None) as opt:
                 if host is None:
                     # no NUMA topology: only the free amounts count
-                    mix_flat = [MixFlavor(m.request, m.weight, m.resources) for m in mix]
-                    b = [min(HEADROOM_CAP_, _amount_count(amounts, m.resources))
-                         for m in mix_flat]
+                    b = [_inventory_count(amounts, m.resources, HEADROOM_CAP) for m in mix]
                     a2 = amounts.__copy__()
-                    a = [min(HEADROOM_CAP_, _amount_count(a2, m.resources))
-                         for m in mix_flat] if a2.take(resources) else None
+                    a = [_inventory_count(a2, m.resources, HEADROOM_CAP)
+                         for m in mix] if a2.take(resources) else None
                     changes.append((b, a))
                 else:
                     changes.append(change(host, amounts, request, resources, mix, opt,
@@ -421,16 +420,3 @@ class NumafitHeadroomWeigher(weights.BaseHostWeigher):
         # rarely): the worst weight
         worst = max([c for c in out if c is not None] or [0.0])
         return [-(c if c is not None else worst) for c in out]
-
-
-def _amount_count(amounts, resources):
-    from .headroom import _inventory_count
-    return _inventory_count(amounts, resources, HEADROOM_CAP_)
-
-
-def _headroom_cap():
-    from .fit import HEADROOM_CAP
-    return HEADROOM_CAP
-
-
-HEADROOM_CAP_ = _headroom_cap()
