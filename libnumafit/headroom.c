@@ -122,6 +122,8 @@ static int count_one(const numafit_host_t *h, const numafit_request_t *req,
             break;
         rc = numafit_host_claim(copy, p, 0, NULL);
         numafit_placement_free(p);
+        if (rc == -ENOMEM)
+            goto out;
         if (rc < 0)
             break; /* a claim the model's counters refuse: no more room */
         (*count)++;
@@ -227,9 +229,10 @@ static int score(const numafit_host_t *h, const numafit_placement_t *p, const nu
         numafit_host_free(copy);
         return -E2BIG;
     }
-    if (numafit_host_claim(copy, p, 0, NULL) < 0) {
+    rc = numafit_host_claim(copy, p, 0, NULL);
+    if (rc < 0) {
         numafit_host_free(copy);
-        return 1;
+        return rc == -ENOMEM ? rc : 1;
     }
     rc = o->nmix ? counts_on(copy, o, b, counts) : 0;
     if (rc == 0) {
@@ -379,9 +382,9 @@ over:
     rc = too_complex(err, &b);
     goto fail;
 nomem:
+fail:
     if (rc == -ENOMEM)
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
-fail:
     numafit_placement_free(best);
     numafit__free(spread);
     numafit__free(seen);

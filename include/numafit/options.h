@@ -26,18 +26,21 @@ enum numafit_strategy {
     /**
      * Not nova's (opt-in): among the placements nova's per-cell rules allow
      * in some order of the host cells (nova's spread and pack orders, and
-     * each host cell put first in either), the one that leaves the host
-     * most able to take further instances: with a flavor mix
+     * each host cell put first in either; for the prefer thread policy also
+     * with the free threads of the fullest cores first, orphan threads
+     * before whole cores), the one that leaves the host most able to take
+     * further instances: with a flavor mix
      * (numafit_options_set_headroom_mix()) the largest weighted count of
      * the mix's instances that still fit on the host afterwards, each count
      * capped at NUMAFIT_HEADROOM_CAP (numafit_host_headroom()); without a
      * mix, and to break ties, the least fragmentation (doc/headroom.md: the
      * sum over cells of the squared free fractions of dedicated CPUs, whole
-     * free cores, memory and huge pages, plus each cell's free CPU share
-     * that still has small pages, and twice that with huge pages, beside it). Ties keep the earlier
-     * candidate, spread's placement first. Cores and threads inside a cell are chosen by nova's
-     * rules. Fits exactly when spread fits; costs a few fits per candidate placement (counted in
-     * the work budget).
+     * free cores, shared CPUs, memory and huge pages, plus each cell's free
+     * CPU share that still has small pages, and twice that with huge
+     * pages, beside it). Ties keep the earlier candidate, spread's
+     * placement first. Fits exactly when spread fits; costs a search per
+     * candidate and a few fits per distinct candidate (counted in the work
+     * budget).
      */
     NUMAFIT_STRATEGY_HEADROOM = 2,
 };

@@ -133,16 +133,31 @@ class HeadroomWeigherInNova(unittest.TestCase):
         raw = self.weigher.weigh_objects([weights.WeighedHost(h, 0.0) for h in hosts], spec)
         self.assertLess(raw[0], raw[1])
 
-    def test_isolate_itself_goes_where_it_can(self):
-        """Without a mix file the mix is the flavor itself; an isolate
-        instance only fits the non-HT host, whose weight is then the
-        only one (every host passing the filters is weighed)."""
+    def test_multiplier_from_aggregate(self):
+        """The multiplier comes from the option, or from the aggregate
+        metadata key of the same name, as nova's weighers' do."""
+        hs = self._hosts()[0]
+        scheduler.CONF.set_override("numafit_headroom_weight_multiplier", 3.0,
+                                    group="filter_scheduler")
+        self.addCleanup(scheduler.CONF.clear_override, "numafit_headroom_weight_multiplier",
+                        group="filter_scheduler")
+        self.assertEqual(self.weigher.weight_multiplier(hs), 3.0)
+        hs.aggregates = [objects.Aggregate(
+            id=1, name="a", metadata={"numafit_headroom_weight_multiplier": "0.5"})]
+        self.assertEqual(self.weigher.weight_multiplier(hs), 0.5)
+
+    def test_default_mix_is_the_flavor(self):
+        """Without a mix file the mix is the flavor being scheduled: an
+        isolate instance loses isolate capacity on the non-HT host; the
+        HT host cannot take it (with cpu_dedicated_set) and gets the
+        worst weight."""
         spec = self._spec(2, 2048, ISO)
         hosts = self._hosts()
         raw = self.weigher.weigh_objects([weights.WeighedHost(h, 0.0) for h in hosts], spec)
-        self.assertEqual(len(raw), 2)
-        # "big" cannot take it: the worst weight
-        self.assertLessEqual(raw[1], raw[0])
+        # "iso" takes 2 isolate instances per cell (5 dedicated cores each):
+        # one of the fleet's 4 is lost, cost 1/4
+        self.assertAlmostEqual(raw[0], -0.25)
+        self.assertAlmostEqual(raw[1], raw[0])
 
 
 if __name__ == "__main__":
