@@ -42,6 +42,41 @@ class HeadroomOptions(unittest.TestCase):
             counts[strategy] = numafit.headroom(h, [(iso, 1.0)])[0]
         self.assertEqual(counts, {"spread": 2, "headroom": 3})
 
+    def test_random_hosts_fit_like_spread(self):
+        """On random synthetic hosts filled by random requests, headroom
+        (with a random mix or none) fits exactly when spread fits, and
+        every placement it returns is claimed (Host.claim raises if not)."""
+        import random
+        rng = random.Random(5)
+        specs = ["cells:2 cores:4 threads:2 mem:16G pages:1G=4",
+                 "cells:4 cores:3 threads:2 mem:8G pages:2M=512",
+                 "cells:3 cores:4 threads:1 mem:16G pages:1G=4 dedicated:1-3,5-7,9-11 "
+                 "shared:0,4,8",
+                 "cells:8 cores:2 threads:2 mem:8G"]
+        flavors = [(1, 512, DED), (3, 2048, DED), (2, 1024, ISO),
+                   (2, 1024, dict(DED, **{"hw:cpu_thread_policy": "require"})),
+                   (4, 4096, dict(DED, **{"hw:mem_page_size": "1GB"})),
+                   (4, 2048, {"hw:numa_nodes": "2"}),
+                   (4, 2048, dict(DED, **{"hw:numa_nodes": "2",
+                                          "hw:emulator_threads_policy": "isolate"})),
+                   (4, 1024, {"hw:cpu_policy": "mixed", "hw:cpu_dedicated_mask": "^0"})]
+        reqs = [numafit.Request.from_flavor(v, m, e) for v, m, e in flavors]
+        limits = {"cpu_allocation_ratio": 2.0, "ram_allocation_ratio": 1.0}
+        fits = 0
+        for trial in range(40):
+            h = numafit.Host.synthetic(rng.choice(specs))
+            mix = [(r, rng.random()) for r in rng.sample(reqs, 3)] if trial % 3 else None
+            with numafit.Options(limits, strategy="headroom", mix=mix) as ho, \
+                    numafit.Options(limits) as so:
+                for step in range(20):
+                    r = rng.choice(reqs)
+                    a, b = numafit.fit(h, r, so), numafit.fit(h, r, ho)
+                    self.assertEqual(a is None, b is None, (trial, step))
+                    if b is not None:
+                        h.claim(b)
+                        fits += 1
+        self.assertGreater(fits, 100)
+
     def test_strategy_and_mix(self):
         h = numafit.Host.synthetic("cells:2 cores:4 threads:2 mem:16G")
         r = numafit.Request.from_flavor(2, 1024, DED)
