@@ -61,6 +61,7 @@ struct fitctx {
     bool zed;
     uint64_t budget; /* 0: unlimited */
     uint64_t steps;
+    bool bestfit; /* headroom: prefer policy pins the fullest cores first */
     bool over_budget;
 
     uint32_t n, k;    /* host cells, guest cells */
@@ -308,6 +309,27 @@ static bool get_pinning(struct fitctx *x, const struct sibs *sb, uint32_t t, uin
     return j == n;
 }
 
+/* The headroom strategy's variant of the prefer policy (not nova's order;
+ * any free threads are what nova's rules allow for it): the free threads
+ * of the sibling sets with the fewest free threads first (orphan threads
+ * before whole cores), set after set in sibling order. */
+static bool get_pinning_bestfit(struct fitctx *x, const struct sibs *sb, uint32_t maxfree,
+                                uint32_t n) {
+    uint32_t j = 0;
+    memset(x->taken, 0, x->h->nw * sizeof(uint64_t));
+    for (uint32_t c = 1; c <= maxfree && j < n; c++)
+        for (uint32_t s = 0; s < sb->n && j < n; s++) {
+            if (sb->fcnt[s] != c)
+                continue;
+            for (FOR_FREE(x, sb, s, i)) {
+                if (j == n)
+                    break;
+                take(x, &j, sb->cpu[i]);
+            }
+        }
+    return j == n;
+}
+
 /* Flat fallback: every free thread as its own core, in sibling order. */
 static bool get_pinning_flat(struct fitctx *x, const struct sibs *sb, uint32_t n) {
     uint32_t j = 0;
@@ -459,6 +481,15 @@ static bool pack(struct fitctx *x, const struct numafit__cell *c, uint32_t n, ui
         bool require = tp == NUMAFIT_THREAD_POLICY_REQUIRE;
         if (require && tpc <= 1)
             return false;
+        if (x->bestfit && !require && n) {
+            have = get_pinning_bestfit(x, &sb, maxfree, n);
+            nreserved = have && nres ? get_reserved(x, &sb, n, nres) : 0;
+            if (have && (!nres || nreserved)) {
+                res->npin = n;
+                res->nreserved = nres ? nreserved : 0;
+                return true;
+            }
+        }
         for (uint32_t t = maxfree; t >= 1; t--) {
             if (require && t <= 1)
                 continue;
@@ -1009,8 +1040,9 @@ static size_t ctx_layout(struct fitctx *x, char *base, uint32_t maxpc, bool expl
 
 /* nres_max: the most emulator pCPUs a cell check may reserve (1 for a whole
  * fit: the first guest cell with emulator threads isolate). */
-static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_request_t *r,
-                    const numafit_options_t *o, bool explain, uint32_t nres_max, uint64_t *stack) {
+static int ctx_init_order(struct fitctx *x, const numafit_host_t *h, const numafit_request_t *r,
+                          const numafit_options_t *o, bool explain, uint32_t nres_max,
+                          uint64_t *stack, int strategy, const uint32_t *order) {
     uint32_t maxpc = 0;
     struct sortkey *keys;
     bool net;
@@ -1021,6 +1053,7 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     /* every other field is set by ctx_layout or before it is read */
     x->steps = 0;
     x->over_budget = false;
+    x->bestfit = false;
     x->heap = NULL;
     x->net = false;
     x->net_all = 0;
@@ -1082,7 +1115,9 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
     }
     if (x->pci_sort)
         numafit__pci_cell_counts(x->pools, h, x->pci_devs, x->pci_any);
-    order_cells(x, o ? o->strategy : NUMAFIT_STRATEGY_SPREAD, keys);
+    order_cells(x, strategy, keys);
+    if (order) /* the headroom strategy's candidate orders */
+        memcpy(x->order, order, h->ncells * sizeof(uint32_t));
     if (x->pci_check) {
         x->pci_prep = x->pci_fn ? NULL : (uint8_t *)x->pci_scratch + pci_walk_size(x);
         if (x->pci_prep)
@@ -1096,6 +1131,15 @@ static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_req
         return rc;
     }
     return 0;
+}
+
+/* nova's order for the options' strategy (the headroom strategy starts
+ * from spread's). */
+static int ctx_init(struct fitctx *x, const numafit_host_t *h, const numafit_request_t *r,
+                    const numafit_options_t *o, bool explain, uint32_t nres_max, uint64_t *stack) {
+    int strategy =
+        o && o->strategy == NUMAFIT_STRATEGY_PACK ? NUMAFIT_STRATEGY_PACK : NUMAFIT_STRATEGY_SPREAD;
+    return ctx_init_order(x, h, r, o, explain, nres_max, stack, strategy, NULL);
 }
 
 /* ------------------------------------------------------------------ result */
@@ -1654,6 +1698,50 @@ static int init_failed(numafit_error_t *err, int rc) {
     return rc;
 }
 
+/* One fit in the given cell order (NULL: nova's for strategy), within
+ * budget steps (0: unlimited), with the prefer policy's best-fit pinning
+ * when bestfit; *steps gets the steps it took. As
+ * numafit_fit() otherwise (the headroom strategy's building block). */
+int numafit__fit_ordered(const numafit_host_t *h, const numafit_request_t *r,
+                         const numafit_options_t *o, int strategy, const uint32_t *order,
+                         bool bestfit, uint64_t budget, uint64_t *steps, numafit_placement_t **ret,
+                         numafit_error_t *err) {
+    struct fitctx x;
+    uint64_t stack[FIT_STACK_WORDS];
+    int rc;
+    *steps = 0;
+    rc = ctx_init_order(&x, h, r, o, false, 1, stack, strategy, order);
+    if (rc < 0)
+        return init_failed(err, rc);
+    x.budget = budget;
+    x.bestfit = bestfit;
+    rc = run(&x, err);
+    *steps = x.steps;
+    if (rc == 1 && ret) {
+        int b = build_placement(&x, ret);
+        if (b < 0) {
+            numafit__error_set(err, b == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_INVALID_ARG, -1, "",
+                               NULL, "%s", numafit_strerror(b));
+            rc = b;
+        }
+    }
+    ctx_free(&x);
+    return rc;
+}
+
+/* nova's host cell order for strategy (spread or pack) into order. */
+int numafit__fit_order_for(const numafit_host_t *h, const numafit_request_t *r,
+                           const numafit_options_t *o, int strategy, uint32_t *order) {
+    struct fitctx x;
+    uint64_t stack[FIT_STACK_WORDS];
+    int rc = ctx_init_order(&x, h, r, o, false, 1, stack, strategy, NULL);
+    if (rc < 0)
+        return rc;
+    memcpy(order, x.order, h->ncells * sizeof(uint32_t));
+    ctx_free(&x);
+    return 0;
+}
+
 NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t *r,
                                const numafit_options_t *o, unsigned flags,
                                numafit_placement_t **ret, numafit_error_t *err) {
@@ -1663,6 +1751,8 @@ NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t 
     numafit__error_clear(err);
     if ((rc = check_args(h, r, flags, err)) < 0)
         return rc;
+    if (o && o->strategy == NUMAFIT_STRATEGY_HEADROOM)
+        return numafit__fit_headroom(h, r, o, ret, err);
     rc = ctx_init(&x, h, r, o, false, 1, stack);
     if (rc < 0)
         return init_failed(err, rc);

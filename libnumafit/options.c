@@ -41,6 +41,20 @@ NUMAFIT_EXPORT int numafit_options_dup(const numafit_options_t *o, numafit_optio
     *c = *o;
     c->physnets = NULL;
     c->nphysnets = 0;
+    c->mix = NULL;
+    c->mix_weight = NULL;
+    c->nmix = 0;
+    if (o->nmix) {
+        c->mix = numafit__calloc(o->nmix, sizeof(*c->mix));
+        c->mix_weight = numafit__calloc(o->nmix, sizeof(double));
+        if (!c->mix || !c->mix_weight) {
+            numafit_options_free(c);
+            return -ENOMEM;
+        }
+        memcpy(c->mix, o->mix, o->nmix * sizeof(*c->mix));
+        memcpy(c->mix_weight, o->mix_weight, o->nmix * sizeof(double));
+        c->nmix = o->nmix;
+    }
     if (o->nphysnets) {
         c->physnets = numafit__calloc(o->nphysnets, sizeof(char *));
         if (!c->physnets) {
@@ -64,6 +78,8 @@ NUMAFIT_EXPORT void numafit_options_free(numafit_options_t *o) {
     if (!o)
         return;
     clear_physnets(o);
+    numafit__free(o->mix);
+    numafit__free(o->mix_weight);
     numafit__free(o);
 }
 
@@ -75,7 +91,8 @@ NUMAFIT_EXPORT int numafit_options_set_profile(numafit_options_t *o, int profile
 }
 
 NUMAFIT_EXPORT int numafit_options_set_strategy(numafit_options_t *o, int strategy) {
-    if (!o || (strategy != NUMAFIT_STRATEGY_SPREAD && strategy != NUMAFIT_STRATEGY_PACK))
+    if (!o || (strategy != NUMAFIT_STRATEGY_SPREAD && strategy != NUMAFIT_STRATEGY_PACK &&
+               strategy != NUMAFIT_STRATEGY_HEADROOM))
         return -EINVAL;
     o->strategy = strategy;
     return 0;
@@ -129,6 +146,65 @@ NUMAFIT_EXPORT int numafit_options_set_pci_check(numafit_options_t *o, numafit_p
     o->pci_fn = fn;
     o->pci_ctx = ctx;
     return 0;
+}
+
+NUMAFIT_EXPORT int numafit_options_set_headroom_mix(numafit_options_t *o,
+                                                    const struct numafit_request *const *reqs,
+                                                    const double *weights, size_t n,
+                                                    numafit_error_t *err) {
+    const struct numafit_request **mix = NULL;
+    double *w = NULL;
+    numafit__error_clear(err);
+    if (!o) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "options are NULL");
+        return -EINVAL;
+    }
+    if (n > NUMAFIT_HEADROOM_MIX_MAX || (n && (!reqs || !weights))) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "headroom_mix", NULL,
+                           n > NUMAFIT_HEADROOM_MIX_MAX
+                               ? "the headroom mix has more than %d flavors"
+                               : "the headroom mix's requests or weights are NULL",
+                           NUMAFIT_HEADROOM_MIX_MAX);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char where[48];
+        snprintf(where, sizeof(where), "headroom_mix/%zu", i);
+        if (!reqs[i] || reqs[i]->ncells == 0) {
+            numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, where, NULL,
+                               reqs[i] ? "the headroom mix's request %zu has no NUMA topology"
+                                       : "the headroom mix's request %zu is NULL",
+                               i);
+            return -EINVAL;
+        }
+        if (!isfinite(weights[i]) || weights[i] < 0) {
+            numafit__error_set(err, NUMAFIT_E_RANGE, -1, where, NULL,
+                               "the headroom mix's weight %zu must be finite and >= 0", i);
+            return -EINVAL;
+        }
+    }
+    if (n) {
+        mix = numafit__calloc(n, sizeof(*mix));
+        w = numafit__calloc(n, sizeof(double));
+        if (!mix || !w) {
+            numafit__free(mix);
+            numafit__free(w);
+            numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+            return -ENOMEM;
+        }
+        memcpy(mix, reqs, n * sizeof(*mix));
+        memcpy(w, weights, n * sizeof(double));
+    }
+    numafit__free(o->mix);
+    numafit__free(o->mix_weight);
+    o->mix = mix;
+    o->mix_weight = w;
+    o->nmix = (uint32_t)n;
+    return 0;
+}
+
+NUMAFIT_EXPORT int numafit_options_get_headroom_mix_count(const numafit_options_t *o) {
+    return o ? (int)o->nmix : -EINVAL;
 }
 
 static int get_ratio(json_t *d, const char *key, double *out, numafit_error_t *err) {

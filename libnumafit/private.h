@@ -248,7 +248,23 @@ struct numafit_options {
     const struct numafit_pci_requests *pci_reqs; /* borrowed, NULL: none */
     numafit_pci_check_fn pci_fn;                 /* NULL: the library's rules */
     void *pci_ctx;
+    /* the headroom strategy's flavor mix: nmix requests (borrowed) and
+     * their weights (both arrays owned), or none */
+    uint32_t nmix;
+    const struct numafit_request **mix;
+    double *mix_weight;
 };
+
+/* The fit's building blocks for the headroom strategy (fit.c, headroom.c). */
+int numafit__fit_ordered(const numafit_host_t *h, const numafit_request_t *r,
+                         const numafit_options_t *o, int strategy, const uint32_t *order,
+                         bool bestfit, uint64_t budget, uint64_t *steps, numafit_placement_t **ret,
+                         numafit_error_t *err);
+int numafit__fit_order_for(const numafit_host_t *h, const numafit_request_t *r,
+                           const numafit_options_t *o, int strategy, uint32_t *order);
+int numafit__fit_headroom(const numafit_host_t *h, const numafit_request_t *r,
+                          const numafit_options_t *o, numafit_placement_t **ret,
+                          numafit_error_t *err);
 
 /* ------------------------------------------------------------ placements */
 struct numafit__pcell {

@@ -962,6 +962,21 @@ START_TEST(fit_claim_release) {
 
     snprintf(what, sizeof(what), "%s: fit", s->name);
     oom_loop(&c, op_fit);
+    {
+        /* the headroom strategy, the request itself as its mix: the
+         * candidates' host copies and counting fits */
+        numafit_options_t *ho = NULL;
+        const numafit_request_t *mix[1] = {r};
+        double w = 1;
+        ck_assert_int_eq(o ? numafit_options_dup(o, &ho) : numafit_options_new(&ho), 0);
+        ck_assert_int_eq(numafit_options_set_strategy(ho, NUMAFIT_STRATEGY_HEADROOM), 0);
+        ck_assert_int_eq(numafit_options_set_headroom_mix(ho, mix, &w, 1, NULL), 0);
+        c.opt = ho;
+        snprintf(what, sizeof(what), "%s: fit(headroom)", s->name);
+        oom_loop(&c, op_fit);
+        c.opt = o;
+        numafit_options_free(ho);
+    }
     snprintf(what, sizeof(what), "%s: fit_cell", s->name);
     oom_loop(&c, op_fit_cell);
     snprintf(what, sizeof(what), "%s: fit_explain", s->name);

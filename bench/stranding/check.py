@@ -2,8 +2,11 @@
 """make check's test of the stranding bench (tests/stranding.test): small
 cases of bench/stranding/ with invariants, no timings.
 
-- every instance the online baselines place is claimable on a fresh copy
-  of its host (the claims replayed one by one);
+- every instance the online baselines and the new strategy (headroom:
+  numafit.headroom's host choice and numafit's headroom cells) place is
+  claimable on a fresh copy of its host (the claims replayed one by one);
+- the new strategy places at least as many as pack and at least as many
+  as spread on these cases, and never more than the optimum;
 - the optimum (ILP) is at least each baseline's count, on 4 seed-like
   hosts, 3 seeds, every mix, and numafit places the ILP's solution;
 - on tiny fleets the ILP optimum equals the brute force over numafit's own
@@ -41,9 +44,12 @@ def main():
         for seed in range(3):
             seq = S.arrivals(mix, 400, seed)
             counts = {}
-            for strategy in ("spread", "pack"):
+            for strategy in ("spread", "pack", "headroom"):
                 rec = []
-                counts[strategy] = S.online(kinds, seq, strategy, rec)
+                if strategy == "headroom":
+                    counts[strategy] = S.online_headroom(kinds, seq, mix, rec)
+                else:
+                    counts[strategy] = S.online(kinds, seq, strategy, rec)
                 check(0 < counts[strategy] < len(seq), "%s/%d %s: count %d" % (
                     mix, seed, strategy, counts[strategy]))
                 check(len(rec) == counts[strategy], "%s/%d %s: record" % (mix, seed, strategy))
@@ -62,17 +68,20 @@ def main():
                 kinds, lambda n, mix=mix, seed=seed: S.arrivals(mix, n, seed),
                 2 * max(counts.values()) + 8)
             check(proven, "%s/%d: ILP not proven optimal" % (mix, seed))
-            check(opt >= counts["spread"] and opt >= counts["pack"],
-                  "%s/%d: optimum %d < spread %d or pack %d" % (
-                      mix, seed, opt, counts["spread"], counts["pack"]))
+            check(opt >= max(counts.values()),
+                  "%s/%d: optimum %d < spread %d, pack %d or headroom %d" % (
+                      mix, seed, opt, counts["spread"], counts["pack"], counts["headroom"]))
+            check(counts["headroom"] >= max(counts["spread"], counts["pack"]),
+                  "%s/%d: headroom %d below spread %d or pack %d" % (
+                      mix, seed, counts["headroom"], counts["spread"], counts["pack"]))
             check(sum(sol.values()) == opt, "%s/%d: solution of %d instances, optimum %d" % (
                 mix, seed, sum(sol.values()), opt))
             # the relaxed rules (doc/stranding.md) must not show here: numafit
             # places the program's solution, so the optimum is achievable
             check(S.realize(kinds, oseq, opt, sol), "%s/%d: optimum %d not realized by numafit"
                   % (mix, seed, opt))
-            print("%-9s seed %d: spread %3d pack %3d optimum %3d" % (
-                mix, seed, counts["spread"], counts["pack"], opt))
+            print("%-9s seed %d: spread %3d pack %3d headroom %3d optimum %3d" % (
+                mix, seed, counts["spread"], counts["pack"], counts["headroom"], opt))
 
     # 2. tiny fleets: ILP == brute force over numafit's own fit and claim
     agree = 0

@@ -63,6 +63,24 @@ numafit_fit_cell(const numafit_host_t *host, unsigned host_index, const numafit_
                  unsigned guest, unsigned nreserved, const numafit_options_t *opt, unsigned flags,
                  numafit_placement_t **ret_placement, numafit_error_t *reterr);
 
+/**
+ * \brief How many instances of each flavor of the options' headroom mix
+ * (numafit_options_set_headroom_mix()) still fit on the host, each alone:
+ * fitted (spread) and claimed on a copy one after the other, at most
+ * NUMAFIT_HEADROOM_CAP each. The options' profile, limits and work budget
+ * apply (all the fits together must stay within the budget); their PCI
+ * pools and requests and network requirements do not (they are the
+ * instance's, not the mix's). The host is not changed.
+ * \param[out] ret_counts n counters (n: the mix's size).
+ * \return 0; -EINVAL (NULL argument, flags, no mix, n not the mix's size),
+ * -E2BIG (NUMAFIT_E_TOO_COMPLEX: past the work budget), -ENOMEM.
+ * \ownership host, opt borrowed
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_host_headroom(const numafit_host_t *host,
+                                                           const numafit_options_t *opt,
+                                                           unsigned flags, uint64_t *ret_counts,
+                                                           size_t n, numafit_error_t *reterr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,11 +16,40 @@ enum numafit_profile {
     NUMAFIT_PROFILE_LATEST = 0, /**< upstream nova (2026), the default */
     NUMAFIT_PROFILE_ZED = 1,    /**< Debian 12's nova 26.2.2 */
 };
-/** Host cell ordering ([compute] packing_host_numa_cells_allocation_strategy). */
+/**
+ * Host cell ordering ([compute] packing_host_numa_cells_allocation_strategy),
+ * and numafit's own stranding-aware choice.
+ */
 enum numafit_strategy {
     NUMAFIT_STRATEGY_SPREAD = 0, /**< the default since Zed */
     NUMAFIT_STRATEGY_PACK = 1,
+    /**
+     * Not nova's (opt-in): among the placements nova's per-cell rules allow
+     * in some order of the host cells (nova's spread and pack orders, and
+     * each host cell put first in either; for the prefer thread policy also
+     * with the free threads of the fullest cores first, orphan threads
+     * before whole cores), the one that leaves the host most able to take
+     * further instances: with a flavor mix
+     * (numafit_options_set_headroom_mix()) the largest weighted count of
+     * the mix's instances that still fit on the host afterwards, each count
+     * capped at NUMAFIT_HEADROOM_CAP (numafit_host_headroom()); without a
+     * mix, and to break ties, the least fragmentation (doc/headroom.md: the
+     * sum over cells of the squared free fractions of dedicated CPUs, whole
+     * free cores, shared CPUs, memory and huge pages, plus each cell's free
+     * CPU share that still has small pages, and twice that with huge
+     * pages, beside it). Ties keep the earlier candidate, spread's
+     * placement first. Fits exactly when spread fits; costs a search per
+     * candidate and a few fits per distinct candidate (counted in the work
+     * budget).
+     */
+    NUMAFIT_STRATEGY_HEADROOM = 2,
 };
+
+/** The most instances of one mix flavor numafit_host_headroom() counts (and
+ * the headroom strategy scores with). */
+#define NUMAFIT_HEADROOM_CAP 16
+/** The most flavors in a headroom mix. */
+#define NUMAFIT_HEADROOM_MIX_MAX 64
 
 /** \brief Fit options: profile latest, spread, no limits. \ownership owned */
 NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_options_new(numafit_options_t **ret_opt);
@@ -57,6 +86,27 @@ NUMAFIT_EXPORT int numafit_options_clear_limits(numafit_options_t *opt);
  * returns -E2BIG (NUMAFIT_E_TOO_COMPLEX), never a wrong answer. Default
  * NUMAFIT_BUDGET_DEFAULT; 0 = unlimited. */
 NUMAFIT_EXPORT int numafit_options_set_budget(numafit_options_t *opt, uint64_t steps);
+
+struct numafit_request;
+/**
+ * \brief The flavor mix the headroom strategy keeps room for: n requests
+ * (each with a NUMA topology) and their weights (finite, >= 0; the arrival
+ * proportions, for instance). n == 0 (reqs and weights may then be NULL)
+ * removes the mix. The other strategies ignore it.
+ * \note The options borrow the requests (as numafit_options_set_pci() does
+ * the pools): they must stay alive and unchanged while the options are
+ * used; the arrays themselves are copied. numafit_options_dup() copies
+ * the mix (the copy borrows the same requests).
+ * \return 0; -EINVAL (opt NULL, n above NUMAFIT_HEADROOM_MIX_MAX, a NULL
+ * request or one without NUMA topology, a weight not finite or negative;
+ * reterr names the field), -ENOMEM.
+ */
+NUMAFIT_EXPORT int numafit_options_set_headroom_mix(numafit_options_t *opt,
+                                                    const struct numafit_request *const *reqs,
+                                                    const double *weights, size_t n,
+                                                    numafit_error_t *reterr);
+/** \brief The number of flavors in the headroom mix (0: none), -EINVAL. */
+NUMAFIT_EXPORT int numafit_options_get_headroom_mix_count(const numafit_options_t *opt);
 
 struct numafit_pci_pools;
 struct numafit_pci_requests;

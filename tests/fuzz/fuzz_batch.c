@@ -82,6 +82,13 @@ static void check_line(const char *line, size_t len) {
     v = json_object_get(in, "strategy");
     if (json_is_string(v) && !strcmp(json_string_value(v), "pack"))
         FUZZ_ASSERT(numafit_options_set_strategy(opt, NUMAFIT_STRATEGY_PACK) == 0);
+    if (json_is_string(v) && !strcmp(json_string_value(v), "headroom")) {
+        /* the headroom strategy, keeping room for more of the same */
+        const numafit_request_t *mix[1] = {req};
+        double w = 1;
+        FUZZ_ASSERT(numafit_options_set_strategy(opt, NUMAFIT_STRATEGY_HEADROOM) == 0);
+        FUZZ_ASSERT(numafit_options_set_headroom_mix(opt, mix, &w, 1, NULL) == 0);
+    }
     if (lim && numafit_options_set_limits_json(opt, lim, strlen(lim), NULL) < 0)
         goto out;
     fuzz_check_fit(host, 0, req, opt);

@@ -123,7 +123,7 @@ static const char *const flavors[] = {
 #define NFLAVORS (sizeof(flavors) / sizeof(flavors[0]))
 
 static numafit_request_t *requests[NFLAVORS];
-static numafit_options_t *options;
+static numafit_options_t *options, *headroom;
 
 static void setup(void) {
     static int done;
@@ -140,6 +140,17 @@ static void setup(void) {
     FUZZ_ASSERT(numafit_options_new(&options) == 0);
     /* keep a hostile host from making one input take seconds */
     FUZZ_ASSERT(numafit_options_set_budget(options, 200000) == 0);
+    /* the headroom strategy (not nova's) with the fixed requests as its mix */
+    {
+        double w[NFLAVORS];
+        for (size_t i = 0; i < NFLAVORS; i++)
+            w[i] = (double)(i + 1);
+        FUZZ_ASSERT(numafit_options_dup(options, &headroom) == 0);
+        FUZZ_ASSERT(numafit_options_set_strategy(headroom, NUMAFIT_STRATEGY_HEADROOM) == 0);
+        FUZZ_ASSERT(numafit_options_set_headroom_mix(headroom,
+                                                     (const numafit_request_t *const *)requests, w,
+                                                     NFLAVORS, NULL) == 0);
+    }
 }
 
 const numafit_options_t *fuzz_default_options(void) {
@@ -519,6 +530,18 @@ void fuzz_check_host(const numafit_host_t *host, unsigned load_flags,
     for (size_t i = 0, fitted = 0; i < NFLAVORS; i++)
         fitted +=
             check_fit(host, fitted ? &quick : &full, load_flags, requests[i], opt, !fitted) == 1;
+    /* the headroom strategy: its placements pass the same checks (valid,
+     * claimable), and it fits exactly when nova's spread does */
+    if (!opt)
+        for (size_t i = 0; i < NFLAVORS; i++) {
+            int s = numafit_fit(host, requests[i], options, 0, NULL, NULL);
+            int h = check_fit(host, &quick, load_flags, requests[i], headroom, 0);
+            if ((s == 0 || s == 1) && (h == 0 || h == 1)) {
+                if (s != h)
+                    fuzz_note("request %zu: spread %d, headroom %d", i, s, h);
+                FUZZ_ASSERT(s == h);
+            }
+        }
     snap_free(&full);
     snap_free(&quick);
 }

@@ -8,6 +8,10 @@
  *  - its cells are within the model's limits;
  *  - to_json, then new_from_json, then to_json gives the same text, byte for
  *    byte (plain and DB string forms), and an equal host; dup too;
+ *  - for the fixed requests, with the default options, the headroom
+ *    strategy (NUMAFIT_STRATEGY_HEADROOM, the fixed requests as its mix)
+ *    passes the same fit checks and fits exactly when spread fits (unless
+ *    either exceeds its work budget);
  *  - for a few fixed requests (and any the target adds, fuzz_check_fit):
  *    every placement numafit_fit() returns is claimable on that host (and,
  *    for thread policy isolate, has no two vCPUs on one sibling set); claim

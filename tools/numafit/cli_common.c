@@ -123,6 +123,8 @@ int cli_fit_options_strategy(struct cli_fit_options *o, const char *value) {
         o->strategy = NUMAFIT_STRATEGY_SPREAD;
     else if (value && strcmp(value, "pack") == 0)
         o->strategy = NUMAFIT_STRATEGY_PACK;
+    else if (value && strcmp(value, "headroom") == 0)
+        o->strategy = NUMAFIT_STRATEGY_HEADROOM; /* not nova's (doc/headroom.md) */
     else
         return -1;
     return 0;

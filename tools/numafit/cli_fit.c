@@ -709,7 +709,8 @@ json_t *check_line(struct fit_cli *c, const json_t *in, const char **ret_op, lon
     v = json_object_get(in, "strategy");
     if (v) {
         if (cli_fit_options_strategy(&c->fit, json_string_value(v)) < 0)
-            return error_answer("SCHEMA", "\"strategy\" must be \"spread\" or \"pack\"");
+            return error_answer("SCHEMA",
+                                "\"strategy\" must be \"spread\", \"pack\" or \"headroom\"");
     }
     v = json_object_get(in, "nova_release");
     if (v) {
@@ -941,7 +942,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                 break;
             case O_STRATEGY:
                 if (cli_fit_options_strategy(&c->fit, optarg) < 0) {
-                    fprintf(stderr, "numafit %s: --strategy must be spread or pack\n", c->cmd);
+                    fprintf(stderr, "numafit %s: --strategy must be spread, pack or headroom\n",
+                            c->cmd);
                     return -1;
                 }
                 break;

@@ -310,7 +310,8 @@ static void usage_bench(FILE *o) {
             "                     a malformed line, {\"request\":null} without NUMA topology;\n"
             "                     last line {\"total_fit_ns\":N,\"scenarios\":M} (M: lines timed)\n"
             "  --nova-release R   latest (default) or zed; a line's \"nova_release\" overrides it\n"
-            "  --strategy S       spread (default) or pack; a line's \"strategy\" overrides it\n",
+            "  --strategy S       spread (default), pack or headroom (not nova's); a line's\n"
+            "                     \"strategy\" overrides it\n",
             BENCH_MIN_NS / 1000000ULL, BENCH_MAX_REPS);
     cli_budget_help(o, 2, 21);
     fprintf(o, "Exit status: 0 done (whatever the answers), 1 I/O error, 2 usage.\n");

@@ -23,7 +23,7 @@ static void usage_demo(FILE *o) {
                "such instances the host takes.\n"
                "\n"
                "  --nova-release R   latest (default) or zed\n"
-               "  --strategy S       spread (default) or pack\n");
+               "  --strategy S       spread (default), pack or headroom (not nova's)\n");
     cli_budget_help(o, 2, 21);
 }
 static int demo_main(const struct fit_cli *c) {

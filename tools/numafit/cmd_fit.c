@@ -67,7 +67,7 @@ static void usage_fit(FILE *o) {
                "                     them from are warned about\n"
                "  --json             print the answer line instead of a table\n"
                "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
-               "  --strategy S       spread (default) or pack\n");
+               "  --strategy S       spread (default), pack or headroom (not nova's)\n");
     cli_extra_specs_help(o, 2, 21);
     cli_budget_help(o, 2, 21);
     fprintf(o, "                     (search steps; past it the fit fails with TOO_COMPLEX)\n"

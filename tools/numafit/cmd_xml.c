@@ -77,7 +77,7 @@ static void xml_usage(FILE *o) {
             "                              empty list): taken again before the fit, and the\n"
             "                              new claim appended (the file replaced whole)\n"
             "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
-            "  --strategy spread|pack      host cell order (default spread)\n"
+            "  --strategy spread|pack|headroom  host cell order (default spread)\n"
             "The flavor's extra specs are first checked as nova's API checks them:\n");
     cli_extra_specs_help(o, 2, 30);
     cli_budget_help(o, 2, 30);
@@ -245,7 +245,7 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
         }
         if (!strcmp(o, "--strategy")) {
             if (cli_fit_options_strategy(&a->fit, argv[++i]) < 0) {
-                fprintf(stderr, "numafit xml: --strategy: spread or pack\n");
+                fprintf(stderr, "numafit xml: --strategy: spread, pack or headroom\n");
                 return -1;
             }
             continue;

@@ -64,7 +64,7 @@ static void usage(FILE *o) {
         "\n"
         "OPTIONS:\n"
         "  --nova-release latest|zed  nova rules to apply (default latest)\n"
-        "  --strategy spread|pack     host cell order (default spread)\n");
+        "  --strategy spread|pack|headroom  host cell order (default spread)\n");
     cli_budget_help(o, 2, 29);
     fprintf(o, "\nSubcommands:\n");
     for (const struct cli_command *cmd = cli_commands; cmd->name; cmd++)

@@ -16,7 +16,7 @@ from . import _ffi, errors
 from .cpu import (best_cpu_topology, cpu_topologies, cpu_topology_constraints, format_cpu_spec,
                   parse_cpu_spec)
 from .errors import NumafitError
-from .fit import FitResult, Options, explain, fit, plan, try_fit
+from .fit import FitResult, Options, explain, fit, headroom, plan, try_fit
 from .host import Host, HostConf, nova_conf_misplaced
 from .inventory import Inventory, allocation_ratios, node_claim, node_fit, node_release
 from .pci import PciDevices, PciPools, PciRequests, PciTracker, hostdev_xml
@@ -31,7 +31,7 @@ library_version_hex = _ffi.version_hex()
 
 __all__ = ["Host", "HostConf", "nova_conf_misplaced", "allocation_ratios", "Inventory", "PciDevices", "PciPools", "PciRequests", "PciTracker",
            "hostdev_xml", "node_fit", "node_claim", "node_release", "Request", "Resources", "read_flavor", "read_image", "resources_from_flavor", "validate_extra_specs", "Placement", "DomainConf", "Options", "FitResult",
-           "fit", "try_fit", "explain", "plan", "domain_xml", "disk_iotune_xml",
+           "fit", "try_fit", "explain", "plan", "headroom", "domain_xml", "disk_iotune_xml",
            "interface_bandwidth_xml", "parse_cpu_spec",
            "format_cpu_spec", "best_cpu_topology", "cpu_topologies", "cpu_topology_constraints",
            "errors",

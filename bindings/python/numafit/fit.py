@@ -12,12 +12,14 @@ raise numafit.errors exceptions.
 import collections
 import errno
 import json
-from ctypes import byref, c_int64, c_uint64
+from ctypes import byref, c_double, c_int64, c_uint64
 
 from . import _ffi, errors
 from .request import profile_number
 
-STRATEGIES = {"spread": 0, "pack": 1}
+STRATEGIES = {"spread": 0, "pack": 1, "headroom": 2}
+# NUMAFIT_HEADROOM_CAP: the most instances of one mix flavor headroom() counts
+HEADROOM_CAP = 16
 
 FitResult = collections.namedtuple("FitResult", "placement code code_name cell text")
 FitResult.__doc__ = """placement: Placement or None (no fit); code: enum
@@ -28,18 +30,29 @@ cell: host cell concerned or -1, text: one line."""
 class Options(_ffi.Owned):
     """numafit_options_t: profile, strategy, limits, budget (None: the
     library's default, NUMAFIT_BUDGET_DEFAULT = 10 million steps; 0:
-    unlimited; at most 2**64 - 1 steps)."""
+    unlimited; at most 2**64 - 1 steps).
+
+    strategy: "spread" (nova's default), "pack", or "headroom" (not
+    nova's, opt-in: the placement that leaves the host most able to take
+    further instances; doc/headroom.md).  mix: the flavor mix headroom
+    keeps room for, as (Request, weight) pairs or a {Request: weight}
+    dict; each Request needs a NUMA topology and must stay open while the
+    options are used (the options borrow it; they keep a reference)."""
     _free = "options_free"
 
-    def __init__(self, limits=None, profile="latest", strategy="spread", budget=None):
+    def __init__(self, limits=None, profile="latest", strategy="spread", budget=None, mix=None):
         h = _ffi.OptionsP()
         _ffi.options_new(byref(h))
         self._h = h  # not shared yet: set up without the lock
+        self._mix = ()
         try:
             _ffi.options_set_profile(h, profile_number(profile))
             if strategy not in STRATEGIES:
-                raise ValueError("numafit: unknown strategy %r (spread, pack)" % (strategy,))
+                raise ValueError("numafit: unknown strategy %r (spread, pack, headroom)"
+                                 % (strategy,))
             _ffi.options_set_strategy(h, STRATEGIES[strategy])
+            if mix is not None:
+                self._set_mix(h, mix)
             if limits is not None:
                 txt = limits if isinstance(limits, (str, bytes)) else json.dumps(limits)
                 b, n = _ffi.cbuf(txt, "limits")
@@ -50,6 +63,59 @@ class Options(_ffi.Owned):
         except BaseException:
             self.close()
             raise
+
+
+    def _set_mix(self, h, mix):
+        from .request import Request
+        items = list(mix.items()) if isinstance(mix, dict) else list(mix)
+        reqs, weights = [], []
+        for item in items:
+            try:
+                r, w = item
+            except (TypeError, ValueError):
+                raise TypeError("numafit: mix items are (Request, weight) pairs") from None
+            if not isinstance(r, Request):
+                raise TypeError("numafit: a mix request must be a numafit.Request, not %s"
+                                % type(r).__name__)
+            if isinstance(w, bool) or not isinstance(w, (int, float)):
+                raise TypeError("numafit: a mix weight must be a number, not %s"
+                                % type(w).__name__)
+            reqs.append(r)
+            weights.append(float(w))
+        n = len(reqs)
+        with _ffi.hold(*reqs) as handles:
+            arr = (_ffi.RequestP * max(n, 1))(*handles)
+            ws = (c_double * max(n, 1))(*weights)
+            _ffi.options_set_headroom_mix(h, arr, ws, n, byref(_ffi.Error()))
+        self._mix = tuple(reqs)  # borrowed by the library: kept alive here
+
+    @property
+    def mix_size(self):
+        """The number of flavors in the headroom mix (0: none)."""
+        with _ffi.hold(self) as (h,):
+            return _ffi.options_get_headroom_mix_count(h)
+
+
+def headroom(host, mix, limits=None, profile="latest", budget=None):
+    """numafit_host_headroom(): for each (Request, weight) of mix (or an
+    Options object with a mix, given as mix), how many instances of it
+    still fit on the host, each alone, fitted and claimed one after the
+    other on a copy, at most HEADROOM_CAP.  The host is not changed.
+    Returns the list of counts, in the mix's order."""
+    from .host import Host
+    if not isinstance(host, Host):
+        raise TypeError("numafit: expected a numafit.Host, not %s" % type(host).__name__)
+    own = not isinstance(mix, Options)
+    opt = Options(limits, profile, "spread", budget, mix=mix) if own else mix
+    try:
+        n = len(opt._mix)
+        counts = (c_uint64 * max(n, 1))()
+        with _ffi.hold(host, opt) as (h, o):
+            _ffi.host_headroom(h, o, 0, counts, n, byref(_ffi.Error()))
+    finally:
+        if own:
+            opt.close()
+    return list(counts)[:n]
 
 
 def _options(limits, profile, strategy, budget, pci=(None, None)):

@@ -1,0 +1,417 @@
+/*
+ * The headroom strategy (issue 16; doc/headroom.md): not nova's, opt-in
+ * (NUMAFIT_STRATEGY_HEADROOM). Among the placements nova's per-cell rules
+ * allow in some order of the host cells, the one that leaves the host most
+ * able to take further instances.
+ *
+ * Candidates: the fit (fit.c's search and cell checks) in nova's spread
+ * order, in its pack order, and in each of them with one host cell moved
+ * first; each once with nova's pinning and once with the best-fit pinning
+ * of the prefer policy (the free threads of the cores with the fewest
+ * free threads first: orphan threads before whole cores; isolate, require
+ * and emulator threads keep nova's rules). At most 4 n + 4 searches on a
+ * host of n cells, each polynomial, so the whole stays polynomial. Every candidate is a placement
+ * the ordinary fit returns for that order, so it is claimable as any other; and one exists exactly
+ * when spread's fit finds one.
+ *
+ * Score of a candidate, on a copy of the host with the candidate claimed:
+ *  1. with a flavor mix on the options: the sum over the mix of weight x
+ *     (instances of that flavor that still fit, alone, one after the
+ *     other, at most NUMAFIT_HEADROOM_CAP) -- numafit_host_headroom();
+ *  2. then (alone without a mix) a fragmentation measure, larger is
+ *     better: over the host cells, the squares of the free fractions of
+ *     the dedicated CPUs, the whole free cores, the shared CPUs (against
+ *     the overcommit limit), the small-page memory and the largest huge
+ *     page size, plus the smaller of the free dedicated CPU fraction and
+ *     the free small-page memory fraction, and twice the same with the
+ *     largest huge page size (CPUs with memory still beside them; huge
+ *     pages serve only the flavors that ask for them, so stranding them
+ *     counts double). Squares reward filling cells already in use (best
+ *     fit).
+ * Ties keep the earlier candidate: spread's placement first.
+ *
+ * Every fit and every host copy is charged to the options' work budget;
+ * past it the fit returns -E2BIG.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "private.h"
+
+struct budget {
+    uint64_t limit; /* 0: unlimited */
+    uint64_t used;
+    bool over;
+};
+
+/* Steps left for the next fit: 0 means unlimited (no limit) -- over is set
+ * when a limited budget is spent. */
+static uint64_t budget_left(struct budget *b) {
+    if (!b->limit)
+        return 0;
+    if (b->used >= b->limit) {
+        b->over = true;
+        return 0;
+    }
+    return b->limit - b->used;
+}
+
+static bool charge(struct budget *b, uint64_t n) {
+    b->used += n;
+    if (b->limit && b->used > b->limit)
+        b->over = true;
+    return b->over;
+}
+
+/* The options the mix's counting fits use: the caller's profile and
+ * limits, spread, nothing of the instance's own (PCI, network) nor a mix. */
+static void count_options(const numafit_options_t *o, numafit_options_t *c) {
+    if (o) {
+        *c = *o;
+    } else {
+        memset(c, 0, sizeof(*c));
+        c->profile = NUMAFIT_PROFILE_LATEST;
+        c->budget = NUMAFIT_BUDGET_DEFAULT;
+    }
+    c->strategy = NUMAFIT_STRATEGY_SPREAD;
+    c->has_netmeta = false;
+    c->tunneled = false;
+    c->nphysnets = 0;
+    c->physnets = NULL;
+    c->pci_pools = NULL;
+    c->pci_reqs = NULL;
+    c->pci_fn = NULL;
+    c->pci_ctx = NULL;
+    c->nmix = 0;
+    c->mix = NULL;
+    c->mix_weight = NULL;
+}
+
+/* How many of req fit on h one after the other (at most the cap): fitted
+ * and claimed on a copy. 0, -ENOMEM, or -E2BIG (b->over). */
+static int count_one(const numafit_host_t *h, const numafit_request_t *req,
+                     const numafit_options_t *copt, struct budget *b, uint64_t *count) {
+    numafit_host_t *copy = NULL;
+    int rc;
+    *count = 0;
+    if (numafit_host_dup(h, &copy) < 0)
+        return -ENOMEM;
+    if (charge(b, 1 + h->ncells)) {
+        numafit_host_free(copy);
+        return -E2BIG;
+    }
+    for (uint32_t n = 0; n < NUMAFIT_HEADROOM_CAP; n++) {
+        numafit_placement_t *p = NULL;
+        uint64_t steps, lim = budget_left(b);
+        if (b->over) {
+            rc = -E2BIG;
+            goto out;
+        }
+        rc = numafit__fit_ordered(copy, req, copt, NUMAFIT_STRATEGY_SPREAD, NULL, false, lim,
+                                  &steps, &p, NULL);
+        if (charge(b, steps) || rc == -E2BIG) {
+            b->over = true;
+            numafit_placement_free(p);
+            rc = -E2BIG;
+            goto out;
+        }
+        if (rc < 0)
+            goto out;
+        if (rc == 0)
+            break;
+        rc = numafit_host_claim(copy, p, 0, NULL);
+        numafit_placement_free(p);
+        if (rc == -ENOMEM)
+            goto out;
+        if (rc < 0)
+            break; /* a claim the model's counters refuse: no more room */
+        (*count)++;
+        charge(b, copy->ncells);
+    }
+    rc = 0;
+out:
+    numafit_host_free(copy);
+    return rc;
+}
+
+static int counts_on(const numafit_host_t *h, const numafit_options_t *o, struct budget *b,
+                     uint64_t *counts) {
+    numafit_options_t copt;
+    count_options(o, &copt);
+    for (uint32_t i = 0; i < o->nmix; i++) {
+        int rc = count_one(h, o->mix[i], &copt, b, &counts[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static double dmin(double a, double b) {
+    return a < b ? a : b;
+}
+
+static double frac(double free, double total) {
+    if (total <= 0)
+        return 0;
+    if (free <= 0)
+        return 0;
+    return free >= total ? 1.0 : free / total;
+}
+
+/* The fragmentation measure of the header comment (larger: less
+ * fragmented). */
+static double frag_score(const numafit_host_t *h, const numafit_options_t *o) {
+    double cpu_ratio = o && o->has_limits ? o->cpu_ratio : 1.0, s = 0;
+    for (uint32_t i = 0; i < h->ncells; i++) {
+        const struct numafit__cell *c = &h->cells[i];
+        double fd = -1, fm = -1, fh = -1;
+        if (c->count[0]) {
+            double fw;
+            fd = frac(c->count[2], c->count[0]);
+            if (c->nsib) {
+                const uint32_t *fc = numafit__sib_free(c);
+                uint32_t cores = 0, whole = 0;
+                for (uint32_t k = 0; k < c->nsib; k++) {
+                    uint32_t size = c->sib_off[k + 1] - c->sib_off[k];
+                    bool ded = size > 0;
+                    for (uint32_t j = c->sib_off[k]; j < c->sib_off[k + 1] && ded; j++)
+                        ded = numafit__bit_test(c->pcpuset, c->sib_cpu[j]);
+                    cores += ded;
+                    whole += ded && fc[k] == size;
+                }
+                fw = frac(whole, cores);
+            } else {
+                fw = fd;
+            }
+            s += fd * fd + fw * fw;
+        }
+        if (c->count[1]) {
+            double fs = frac((double)c->count[1] * cpu_ratio - (double)c->cpu_usage,
+                             (double)c->count[1] * cpu_ratio);
+            s += fs * fs;
+        }
+        if (c->npages) {
+            const struct numafit__pages *small = &c->pages[0], *big = NULL;
+            for (uint32_t k = 1; k < c->npages; k++)
+                if (c->pages[k].size_kb < small->size_kb)
+                    small = &c->pages[k];
+            for (uint32_t k = 0; k < c->npages; k++)
+                if (c->pages[k].size_kb > small->size_kb && c->pages[k].total &&
+                    (!big || c->pages[k].size_kb > big->size_kb))
+                    big = &c->pages[k];
+            fm = frac((double)small->total - (double)small->used - (double)small->reserved,
+                      (double)small->total);
+            if (big)
+                fh = frac((double)big->total - (double)big->used - (double)big->reserved,
+                          (double)big->total);
+        } else {
+            fm = frac((double)c->memory - (double)c->memory_usage, (double)c->memory);
+        }
+        s += fm * fm + (fh >= 0 ? fh * fh : 0);
+        if (fd >= 0)
+            s += dmin(fd, fm) + (fh >= 0 ? 2 * dmin(fd, fh) : 0);
+    }
+    return s;
+}
+
+/* A candidate's score on h with p claimed: 0 (scored), 1 (the claim is
+ * refused: not a candidate), <0. */
+static int score(const numafit_host_t *h, const numafit_placement_t *p, const numafit_options_t *o,
+                 struct budget *b, uint64_t *counts, double *mix, double *frag) {
+    numafit_host_t *copy = NULL;
+    int rc;
+    *mix = -1; /* below every claimable candidate's */
+    *frag = -1;
+    if (numafit_host_dup(h, &copy) < 0)
+        return -ENOMEM;
+    if (charge(b, 1 + h->ncells)) {
+        numafit_host_free(copy);
+        return -E2BIG;
+    }
+    rc = numafit_host_claim(copy, p, 0, NULL);
+    if (rc < 0) {
+        numafit_host_free(copy);
+        return rc == -ENOMEM ? rc : 1;
+    }
+    rc = o->nmix ? counts_on(copy, o, b, counts) : 0;
+    if (rc == 0) {
+        *mix = 0;
+        for (uint32_t i = 0; i < o->nmix; i++)
+            *mix += o->mix_weight[i] * (double)counts[i];
+        *frag = frag_score(copy, o);
+    }
+    numafit_host_free(copy);
+    return rc;
+}
+
+static uint64_t mix64(uint64_t x, uint64_t v) {
+    x ^= v + 1;
+    return x * 1099511628211ull;
+}
+
+/* A hash of the host cells and pCPUs a placement takes, guest cell by
+ * guest cell (equal placements are scored once). */
+static uint64_t assignment_hash(const numafit_placement_t *p) {
+    uint64_t x = 1469598103934665603ull;
+    for (uint32_t g = 0; g < p->ncells; g++) {
+        const struct numafit__pcell *pc = &p->cells[g];
+        x = mix64(x, (uint64_t)(uint32_t)pc->host_id);
+        for (uint32_t k = 0; k < pc->npin; k++)
+            x = mix64(x, pc->pin_pcpu[k]);
+        for (uint32_t k = 0; k < pc->nreserved; k++)
+            x = mix64(x, (uint64_t)pc->reserved[k] << 20);
+    }
+    return x;
+}
+
+static int too_complex(numafit_error_t *err, const struct budget *b) {
+    numafit__error_set(err, NUMAFIT_E_TOO_COMPLEX, -1, "", NULL,
+                       "the headroom strategy exceeded the work budget of %llu steps",
+                       (unsigned long long)b->limit);
+    return -E2BIG;
+}
+
+int numafit__fit_headroom(const numafit_host_t *h, const numafit_request_t *r,
+                          const numafit_options_t *o, numafit_placement_t **ret,
+                          numafit_error_t *err) {
+    uint32_t n = h->ncells, ncand = 2 * n + 2, nseen = 0; /* orders; x 2 pinnings */
+    struct budget b = {o->budget, 0, false};
+    uint32_t *spread = NULL, *pack = NULL, *order = NULL;
+    uint64_t *seen = NULL, *counts = NULL, steps = 0;
+    numafit_placement_t *best = NULL;
+    double best_mix = 0, best_frag = 0;
+    int rc;
+
+    /* the ordinary refusal; and the answer alone is spread's */
+    if (n == 0 || r->ncells == 0 || n < r->ncells || !ret)
+        return numafit__fit_ordered(h, r, o, NUMAFIT_STRATEGY_SPREAD, NULL, false, o->budget,
+                                    &steps, ret, err);
+    spread = numafit__malloc(3 * (size_t)n * sizeof(uint32_t));
+    seen = numafit__malloc(2 * (size_t)ncand * sizeof(uint64_t));
+    counts = numafit__malloc((o->nmix + 1) * sizeof(uint64_t));
+    if (!spread || !seen || !counts) {
+        rc = -ENOMEM;
+        goto nomem;
+    }
+    pack = spread + n;
+    order = pack + n;
+    if ((rc = numafit__fit_order_for(h, r, o, NUMAFIT_STRATEGY_SPREAD, spread)) < 0 ||
+        (rc = numafit__fit_order_for(h, r, o, NUMAFIT_STRATEGY_PACK, pack)) < 0)
+        goto nomem;
+
+    for (uint32_t c = 0; c < 2 * ncand; c++) {
+        uint32_t i = c / 2;
+        bool bestfit = c % 2;
+        const uint32_t *base = i == 1 || (i >= 2 && i - 2 >= n) ? pack : spread;
+        numafit_placement_t *p = NULL;
+        uint64_t h64, lim;
+        double mix, frag;
+        bool dup = false;
+        if (i >= 2) {
+            uint32_t first = (i - 2) % n, j = 1;
+            if (first == 0)
+                continue; /* the base order itself */
+            order[0] = base[first];
+            for (uint32_t q = 0; q < n; q++)
+                if (q != first)
+                    order[j++] = base[q];
+        } else {
+            memcpy(order, base, n * sizeof(uint32_t));
+        }
+        lim = budget_left(&b);
+        if (b.over)
+            goto over;
+        rc = numafit__fit_ordered(h, r, o, NUMAFIT_STRATEGY_SPREAD, order, bestfit, lim, &steps, &p,
+                                  c == 0 ? err : NULL);
+        if (charge(&b, steps) || rc == -E2BIG) {
+            numafit_placement_free(p);
+            goto over;
+        }
+        if (rc < 0) {
+            numafit_placement_free(p);
+            goto fail;
+        }
+        if (rc == 0) {
+            if (c == 0)
+                goto fail; /* spread refuses: every order does; err says why */
+            continue;
+        }
+        h64 = assignment_hash(p);
+        for (uint32_t s = 0; s < nseen && !dup; s++)
+            dup = seen[s] == h64;
+        if (dup) {
+            numafit_placement_free(p);
+            continue;
+        }
+        seen[nseen++] = h64;
+        rc = score(h, p, o, &b, counts, &mix, &frag);
+        if (rc == -E2BIG || b.over) {
+            numafit_placement_free(p);
+            goto over;
+        }
+        if (rc < 0) {
+            numafit_placement_free(p);
+            goto fail;
+        }
+        if (rc == 1 && best) { /* not claimable on the host: not a candidate */
+            numafit_placement_free(p);
+            continue;
+        }
+        if (!best || mix > best_mix + 1e-9 ||
+            (mix - best_mix <= 1e-9 && best_mix - mix <= 1e-9 && frag > best_frag + 1e-9)) {
+            numafit_placement_free(best);
+            best = p;
+            best_mix = mix;
+            best_frag = frag;
+        } else {
+            numafit_placement_free(p);
+        }
+    }
+    numafit__free(spread);
+    numafit__free(seen);
+    numafit__free(counts);
+    numafit__error_clear(err);
+    if (ret)
+        *ret = best;
+    else
+        numafit_placement_free(best);
+    return 1;
+
+over:
+    rc = too_complex(err, &b);
+    goto fail;
+nomem:
+fail:
+    if (rc == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+    numafit_placement_free(best);
+    numafit__free(spread);
+    numafit__free(seen);
+    numafit__free(counts);
+    return rc;
+}
+
+NUMAFIT_EXPORT int numafit_host_headroom(const numafit_host_t *h, const numafit_options_t *o,
+                                         unsigned flags, uint64_t *counts, size_t n,
+                                         numafit_error_t *err) {
+    struct budget b;
+    int rc;
+    numafit__error_clear(err);
+    if (!h || !o || flags || !counts || !o->nmix || n != o->nmix) {
+        numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL,
+                           !h || !o || flags || !counts ? "invalid argument or flags"
+                           : !o->nmix                   ? "the options have no headroom mix"
+                                                        : "n is not the size of the headroom mix");
+        return -EINVAL;
+    }
+    b.limit = o->budget;
+    b.used = 0;
+    b.over = false;
+    rc = counts_on(h, o, &b, counts);
+    if (rc == -E2BIG)
+        return too_complex(err, &b);
+    if (rc == -ENOMEM)
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+    return rc;
+}

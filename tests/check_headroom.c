@@ -1,0 +1,261 @@
+/*
+ * The headroom strategy (NUMAFIT_STRATEGY_HEADROOM, libnumafit/headroom.c;
+ * doc/headroom.md): on hosts built so that nova's spread and pack each
+ * spend what a later instance needs, it chooses a cell that keeps it; its
+ * placements are claimable; it fits exactly when spread fits; the mix
+ * option is validated; the work budget bounds it.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "private.h"
+
+static numafit_host_t *host(const char *spec) {
+    numafit_host_t *h = NULL;
+    numafit_error_t e;
+    int rc = numafit_host_new_synthetic(spec, 0, &h, &e);
+    ck_assert_msg(rc == 0, "synthetic '%s': %d %s", spec, rc, e.text);
+    return h;
+}
+
+static numafit_request_t *req(int vcpus, int mem, const char *specs) {
+    char buf[1024];
+    numafit_request_t *r = NULL;
+    numafit_error_t e;
+    snprintf(buf, sizeof(buf), "{\"vcpus\":%d,\"memory_mb\":%d,\"extra_specs\":%s}", vcpus, mem,
+             specs);
+    int rc = numafit_request_new(buf, strlen(buf), NULL, 0, 0, &r, &e);
+    ck_assert_msg(rc == 1, "request %s: rc %d %s", buf, rc, e.text);
+    return r;
+}
+
+#define DED1  "{\"hw:cpu_policy\":\"dedicated\"}"
+#define ISO   "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_thread_policy\":\"isolate\"}"
+#define RT    "{\"hw:cpu_policy\":\"dedicated\",\"hw:mem_page_size\":\"1GB\"}"
+#define SH1G  "{\"hw:numa_nodes\":\"1\",\"hw:mem_page_size\":\"1GB\"}"
+#define SHNUM "{\"hw:numa_nodes\":\"1\"}"
+
+/* Fit r on cell index ci alone (nova's rules in that cell) and claim it. */
+static void claim_on(numafit_host_t *h, unsigned ci, const numafit_request_t *r) {
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_fit_cell(h, ci, r, 0, 0, NULL, 0, &p, &e), 1);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    numafit_placement_free(p);
+}
+
+static numafit_options_t *opts(int strategy, const numafit_request_t *mix, double w) {
+    numafit_options_t *o = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_options_new(&o), 0);
+    ck_assert_int_eq(numafit_options_set_strategy(o, strategy), 0);
+    if (mix) {
+        const numafit_request_t *m[1] = {mix};
+        ck_assert_int_eq(numafit_options_set_headroom_mix(o, m, &w, 1, &e), 0);
+    }
+    return o;
+}
+
+/* The host cell the strategy puts r on (a one-cell request); the
+ * placement is claimed on a copy, and the count of `later` (NULL: none)
+ * that still fit after it is returned in *after. */
+static int chosen_cell(const numafit_host_t *h, const numafit_request_t *r, int strategy,
+                       const numafit_request_t *mix, const numafit_request_t *later,
+                       uint64_t *after) {
+    numafit_options_t *o = opts(strategy, mix, 1.0), *co = opts(0, later, 1.0);
+    numafit_placement_t *p = NULL;
+    numafit_host_t *copy = NULL;
+    numafit_error_t e;
+    int cell;
+    ck_assert_int_eq(numafit_fit(h, r, o, 0, &p, &e), 1);
+    cell = numafit_placement_get_host_cell(p, 0);
+    ck_assert_int_eq(numafit_host_dup(h, &copy), 0);
+    /* claimable, as every placement of the fit */
+    ck_assert_msg(numafit_host_claim(copy, p, 0, &e) == 0, "claim: %s", e.text);
+    if (later)
+        ck_assert_int_eq(numafit_host_headroom(copy, co, 0, after, 1, &e), 0);
+    numafit_host_free(copy);
+    numafit_placement_free(p);
+    numafit_options_free(o);
+    numafit_options_free(co);
+    return cell;
+}
+
+/*
+ * Three cells of three 2-thread cores, every CPU dedicated and shared
+ * (legacy mode, so isolate may use hyper-threads):
+ *   cell 0: two cores with one thread pinned, one whole core (4 free);
+ *   cell 1: three cores with one thread pinned (3 free, no whole core);
+ *   cell 2: two cores pinned, one whole core (2 free).
+ * One pinned vCPU: spread takes cell 0 (most free) and pack cell 2 (fewest
+ * free), and nova's rules in both take a whole core; headroom takes an
+ * orphan thread of cell 1 and keeps both whole cores for isolate.
+ */
+START_TEST(keeps_whole_core_for_isolate) {
+    numafit_host_t *h = host("cells:3 cores:3 threads:2 mem:16G");
+    numafit_request_t *one = req(1, 512, DED1), *two = req(2, 512, DED1), *iso = req(1, 512, ISO);
+    uint64_t sp, pk, hr, hr0;
+    claim_on(h, 0, one);
+    claim_on(h, 0, one);
+    for (int i = 0; i < 3; i++)
+        claim_on(h, 1, one);
+    claim_on(h, 2, two);
+    claim_on(h, 2, two);
+    ck_assert_int_eq(chosen_cell(h, one, NUMAFIT_STRATEGY_SPREAD, NULL, iso, &sp), 0);
+    ck_assert_int_eq(chosen_cell(h, one, NUMAFIT_STRATEGY_PACK, NULL, iso, &pk), 2);
+    ck_assert_int_eq(chosen_cell(h, one, NUMAFIT_STRATEGY_HEADROOM, iso, iso, &hr), 1);
+    ck_assert_int_eq(sp, 1);
+    ck_assert_int_eq(pk, 1);
+    ck_assert_int_eq(hr, 2);
+    /* without a mix the fragmentation measure (whole free cores) agrees */
+    ck_assert_int_eq(chosen_cell(h, one, NUMAFIT_STRATEGY_HEADROOM, NULL, iso, &hr0), 1);
+    ck_assert_int_eq(hr0, 2);
+    numafit_request_free(one);
+    numafit_request_free(two);
+    numafit_request_free(iso);
+    numafit_host_free(h);
+}
+END_TEST
+
+/*
+ * Three cells of four cores, 16 GiB with four 1 GiB pages each:
+ *   cell 0: untouched (the most free memory);
+ *   cell 1: its 1 GiB pages taken by a shared instance;
+ *   cell 2: 8 GiB of small pages taken by a shared instance (the least
+ *           free memory).
+ * A 2-vCPU pinned instance on small pages: spread takes cell 0 and pack
+ * cell 2, each leaving 2 pCPUs beside its 1 GiB pages, too few for a
+ * 4-vCPU realtime flavor on 1 GiB pages; headroom takes cell 1, and two
+ * such instances still fit instead of one.
+ */
+START_TEST(keeps_1g_cell_for_rt) {
+    numafit_host_t *h = host("cells:3 cores:4 threads:1 mem:16G pages:1G=4");
+    numafit_request_t *pinned = req(2, 2048, DED1), *rt = req(4, 4096, RT);
+    numafit_request_t *pages = req(1, 4096, SH1G), *small = req(1, 8192, SHNUM);
+    uint64_t sp, pk, hr, hr0;
+    claim_on(h, 1, pages);
+    claim_on(h, 2, small);
+    ck_assert_int_eq(chosen_cell(h, pinned, NUMAFIT_STRATEGY_SPREAD, NULL, rt, &sp), 0);
+    ck_assert_int_eq(chosen_cell(h, pinned, NUMAFIT_STRATEGY_PACK, NULL, rt, &pk), 2);
+    ck_assert_int_eq(chosen_cell(h, pinned, NUMAFIT_STRATEGY_HEADROOM, rt, rt, &hr), 1);
+    ck_assert_int_eq(sp, 1);
+    ck_assert_int_eq(pk, 1);
+    ck_assert_int_eq(hr, 2);
+    /* without a mix: huge pages kept beside free CPUs */
+    ck_assert_int_eq(chosen_cell(h, pinned, NUMAFIT_STRATEGY_HEADROOM, NULL, rt, &hr0), 1);
+    ck_assert_int_eq(hr0, 2);
+    numafit_request_free(pinned);
+    numafit_request_free(rt);
+    numafit_request_free(pages);
+    numafit_request_free(small);
+    numafit_host_free(h);
+}
+END_TEST
+
+/* A multi-node guest: the strategy chooses among pairs of cells too, and
+ * fits exactly when spread does; every placement is claimable. Filling a
+ * host with headroom takes at least as many of the mix as spread here. */
+START_TEST(fits_when_spread_fits) {
+    numafit_host_t *h = host("cells:4 cores:4 threads:2 mem:16G pages:1G=4");
+    numafit_request_t *multi =
+        req(4, 4096, "{\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\"}");
+    numafit_request_t *rt = req(4, 4096, RT), *p3 = req(3, 2048, DED1);
+    const numafit_request_t *mix[3] = {multi, rt, p3};
+    double w[3] = {1, 2, 1};
+    numafit_options_t *sp = opts(NUMAFIT_STRATEGY_SPREAD, NULL, 0);
+    numafit_options_t *hr = opts(NUMAFIT_STRATEGY_HEADROOM, NULL, 0);
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_options_set_headroom_mix(hr, mix, w, 3, &e), 0);
+    ck_assert_int_eq(numafit_options_get_headroom_mix_count(hr), 3);
+    for (int round = 0; round < 40; round++) {
+        const numafit_request_t *r = mix[round % 3];
+        numafit_placement_t *a = NULL, *b = NULL;
+        int ra = numafit_fit(h, r, sp, 0, &a, &e), rb = numafit_fit(h, r, hr, 0, &b, &e);
+        ck_assert_int_eq(ra, rb);
+        ck_assert_int_eq(numafit_fit(h, r, hr, 0, NULL, &e), ra); /* the answer alone */
+        if (rb == 1)
+            ck_assert_msg(numafit_host_claim(h, b, 0, &e) == 0, "claim: %s", e.text);
+        numafit_placement_free(a);
+        numafit_placement_free(b);
+    }
+    numafit_options_free(sp);
+    numafit_options_free(hr);
+    numafit_request_free(multi);
+    numafit_request_free(rt);
+    numafit_request_free(p3);
+    numafit_host_free(h);
+}
+END_TEST
+
+START_TEST(mix_validation_and_budget) {
+    numafit_host_t *h = host("cells:2 cores:4 threads:2 mem:16G");
+    numafit_request_t *ok = req(2, 1024, DED1), *flat = NULL;
+    numafit_options_t *o = opts(NUMAFIT_STRATEGY_HEADROOM, NULL, 0), *d = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    uint64_t c[2];
+    const char *f = "{\"vcpus\":1,\"memory_mb\":512,\"extra_specs\":{}}";
+    const numafit_request_t *m[2] = {ok, NULL};
+    double w[2] = {1, 1}, bad[1] = {-1};
+    ck_assert_int_eq(numafit_request_new(f, strlen(f), NULL, 0, 0, &flat, &e), 0);
+    ck_assert_ptr_nonnull(flat);
+    ck_assert_int_eq(numafit_options_set_strategy(o, 3), -EINVAL);
+    ck_assert_int_eq(numafit_options_set_headroom_mix(NULL, m, w, 1, &e), -EINVAL);
+    ck_assert_int_eq(numafit_options_set_headroom_mix(o, m, w, 2, &e), -EINVAL);
+    ck_assert_str_eq(e.where, "headroom_mix/1");
+    m[1] = flat; /* no NUMA topology */
+    ck_assert_int_eq(numafit_options_set_headroom_mix(o, m, w, 2, &e), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.text, "no NUMA topology"));
+    ck_assert_int_eq(numafit_options_set_headroom_mix(o, m, bad, 1, &e), -EINVAL);
+    ck_assert_int_eq(numafit_options_get_headroom_mix_count(o), 0);
+    ck_assert_int_eq(numafit_host_headroom(h, o, 0, c, 1, &e), -EINVAL); /* no mix */
+    ck_assert_int_eq(numafit_options_set_headroom_mix(o, m, w, 1, &e), 0);
+    ck_assert_int_eq(numafit_host_headroom(h, o, 0, c, 2, &e), -EINVAL);
+    ck_assert_int_eq(numafit_host_headroom(h, o, 1, c, 1, &e), -EINVAL);
+    ck_assert_int_eq(numafit_host_headroom(h, o, 0, c, 1, &e), 0);
+    ck_assert_int_eq(c[0], 8); /* 16 pCPUs, 2 each */
+    ck_assert_int_eq(numafit_options_dup(o, &d), 0);
+    ck_assert_int_eq(numafit_options_get_headroom_mix_count(d), 1);
+    /* the budget bounds the strategy: -E2BIG, never a wrong answer */
+    ck_assert_int_eq(numafit_options_set_budget(o, 30), 0);
+    ck_assert_int_eq(numafit_fit(h, ok, o, 0, &p, &e), -E2BIG);
+    ck_assert_int_eq(e.code, NUMAFIT_E_TOO_COMPLEX);
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(numafit_host_headroom(h, o, 0, c, 1, &e), -E2BIG);
+    ck_assert_int_eq(numafit_fit(h, ok, d, 0, &p, &e), 1);
+    numafit_placement_free(p);
+    /* n == 0 removes the mix */
+    ck_assert_int_eq(numafit_options_set_headroom_mix(d, NULL, NULL, 0, &e), 0);
+    ck_assert_int_eq(numafit_options_get_headroom_mix_count(d), 0);
+    numafit_options_free(o);
+    numafit_options_free(d);
+    numafit_request_free(ok);
+    numafit_request_free(flat);
+    numafit_host_free(h);
+}
+END_TEST
+
+static Suite *headroom_suite(void) {
+    Suite *s = suite_create("headroom");
+    TCase *tc = tcase_create("headroom");
+    tcase_add_test(tc, keeps_whole_core_for_isolate);
+    tcase_add_test(tc, keeps_1g_cell_for_rt);
+    tcase_add_test(tc, fits_when_spread_fits);
+    tcase_add_test(tc, mix_validation_and_budget);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(headroom_suite());
+    int failed;
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
