@@ -1685,6 +1685,39 @@ bool numafit__pci_bound(const numafit_pci_requests_t *reqs, const numafit_host_t
     return true;
 }
 
+/* numafit__pci_bound() of each host cell alone, for a one-cell guest: ok[c]
+ * (c a host cell index) 1 when every request could find its count there,
+ * else 0; returns how many cells could. One pass per request over the
+ * cells, instead of one bound per cell. */
+uint32_t numafit__pci_cells_ok(const numafit_pci_requests_t *reqs, const numafit_host_t *h,
+                               const int64_t *cap, uint8_t *ok) {
+    uint32_t nc = h->ncells, left = nc;
+    size_t len = 2 * (size_t)nc + 2;
+    bool sockets = cap[0] != 0;
+    memset(ok, 1, nc);
+    cap++;
+    for (uint32_t r = 0; r < reqs->n && left; r++) {
+        const struct pci_request *R = &reqs->r[r];
+        const int64_t *row = cap + r * len;
+        int policy = R->policy ? R->policy : NUMAFIT_PCI_POLICY_LEGACY;
+        int64_t need = R->count, extra = 0;
+        if (policy == NUMAFIT_PCI_POLICY_PREFERRED) {
+            if (row[nc + 1] >= need)
+                continue; /* any pool serves it, wherever the guest is */
+        } else if (policy == NUMAFIT_PCI_POLICY_LEGACY) {
+            extra = row[nc];
+        } else if (policy == NUMAFIT_PCI_POLICY_SOCKET && sockets) {
+            row += nc + 2; /* the devices of each cell's socket */
+        }
+        for (uint32_t c = 0; c < nc; c++)
+            if (ok[c] && row[c] + extra < need) {
+                ok[c] = 0;
+                left--;
+            }
+    }
+    return left;
+}
+
 bool numafit__pci_socket_policy(const numafit_pci_requests_t *reqs) {
     for (uint32_t r = 0; r < reqs->n; r++)
         if (reqs->r[r].policy == NUMAFIT_PCI_POLICY_SOCKET)
