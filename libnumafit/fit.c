@@ -1493,10 +1493,15 @@ static void pci_enum(struct fitctx *x, struct pcisel *s, uint32_t i) {
  * holding devices with the socket policy), so they are asked once. */
 static int pci_search_one(struct fitctx *x, const struct pcisel *s) {
     int8_t memo[65];
+    uint8_t bound[NUMAFIT_MAX_CELLS]; /* per host cell index: the devices could be there */
+    /* every cell alone bounded at once: none can hold the devices, no cell
+     * check at all */
+    if (x->pci_cap && !numafit__pci_cells_ok(x->reqs, x->h, x->pci_cap, bound))
+        return 0;
     memset(memo, -1, sizeof(memo));
     for (uint32_t p = 0; p < x->n; p++) {
         int ok, si = 0;
-        if (!pci_bound_ok(x, &p, 1))
+        if (x->pci_cap && !bound[x->order[p]])
             continue; /* no cell check where the devices cannot be */
         if (!pair_ok(x, p, 0) || (x->net && (x->net_mask[p] & x->net_all) != x->net_all))
             continue;
@@ -1531,10 +1536,6 @@ static int pci_search(struct fitctx *x) {
     s.k = x->k;
     s.cand = cand;
     s.best = best;
-    /* with as many host cells as guest cells every placement takes them
-     * all; and a request that too few devices match at all fails on any */
-    if (x->n == x->k || (!x->pci_fn && !numafit__pci_possible(x->pools, x->reqs, x->pci_prep)))
-        return 0;
     for (uint32_t p = 0; p < x->n; p++)
         all_sockets &= x->h->cells[x->order[p]].socket >= 0;
     s.sockets = all_sockets && numafit__pci_socket_policy(x->reqs);
@@ -1604,42 +1605,49 @@ static int run(struct fitctx *x, numafit_error_t *err) {
         if (pci_ok(x, x->assign, x->k, &fail, NULL) == 1)
             return 1;
         memcpy(first, x->assign, x->k * sizeof(*first));
-        if (!x->pci_fn) {
-            /* the search asks many choices of cells: bound them first
-             * (laid out only now: the fits that need no search pay nothing) */
-            size_t words = numafit__pci_caps_words(x->reqs, x->h);
-            x->pci_cap =
-                words <= PCI_CAP_STACK ? cap_stack : numafit__malloc(words * sizeof(int64_t));
-            if (x->pci_cap)
-                numafit__pci_caps(x->pools, x->reqs, x->pci_prep, x->h, x->pci_cap);
+        /* with as many host cells as guest cells every placement takes them
+         * all; and a request that too few devices match at all fails on
+         * any: no search, and no bounds */
+        found = false;
+        if (x->n > x->k && (x->pci_fn || numafit__pci_possible(x->pools, x->reqs, x->pci_prep))) {
+            if (!x->pci_fn) {
+                /* the search asks many choices of cells: bound them first
+                 * (laid out only now: the fits that need no search pay nothing) */
+                size_t words = numafit__pci_caps_words(x->reqs, x->h);
+                x->pci_cap =
+                    words <= PCI_CAP_STACK ? cap_stack : numafit__malloc(words * sizeof(int64_t));
+                if (x->pci_cap)
+                    numafit__pci_caps(x->pools, x->reqs, x->pci_prep, x->h, x->pci_cap);
+            }
+            found = pci_search(x) == 1;
+            if (x->pci_cap != cap_stack)
+                numafit__free(x->pci_cap);
+            x->pci_cap = NULL;
         }
-        found = pci_search(x) == 1;
-        if (x->pci_cap != cap_stack)
-            numafit__free(x->pci_cap);
-        x->pci_cap = NULL;
         if (found)
             return 1;
-        if (!x->over_budget) {
-            /* why nova's first choice fails, worded only now */
+        if (!x->over_budget && x->pci_fn) {
+            /* why nova's first choice fails, from the caller's check */
             numafit__error_clear(&x->pci_why);
-            if (x->pci_fn)
-                (void)pci_ok(x, first, x->k, NULL, &x->pci_why);
-            else
-                numafit__pci_fail_word(x->reqs, &fail, &x->pci_why);
+            (void)pci_ok(x, first, x->k, NULL, &x->pci_why);
         }
         if (!x->over_budget) {
             static const char tail[] = " on the host cells nova chooses first, and no other "
                                        "choice of host cells has the devices";
             if (err) {
-                /* pieced together by hand: worded on every refusal */
-                size_t n = strlen(x->pci_why.text), m = sizeof(tail);
-                numafit__error_clear(err);
+                /* worded only now, and only when asked for: straight into
+                 * err, then the tail */
+                size_t n, m = sizeof(tail);
+                if (x->pci_fn) {
+                    numafit__error_clear(err);
+                    memcpy(err->where, x->pci_why.where, sizeof(err->where));
+                    memcpy(err->text, x->pci_why.text, sizeof(err->text));
+                } else {
+                    numafit__pci_fail_word(x->reqs, &fail, err);
+                }
                 err->code = NUMAFIT_E_NOFIT_PCI;
                 err->cell = x->h->cells[x->order[first[0]]].id;
-                memcpy(err->where, x->pci_why.where, sizeof(err->where));
-                if (n > sizeof(err->text) - 1)
-                    n = sizeof(err->text) - 1;
-                memcpy(err->text, x->pci_why.text, n);
+                n = strnlen(err->text, sizeof(err->text) - 1);
                 if (n + m > sizeof(err->text))
                     m = sizeof(err->text) - n;
                 memcpy(err->text + n, tail, m);

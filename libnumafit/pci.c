@@ -1153,9 +1153,27 @@ static void prep_request(const numafit_pci_pools_t *pools, const struct pci_requ
     /* spec by spec, pool by pool */
     for (uint32_t s = 0; s < r->nspecs; s++) {
         const struct pci_spec *sp = &r->specs[s];
-        for (uint32_t i = 0; i < pools->n; i++)
-            if (!(out[i] & PREP_MATCH) && spec_matches(&pools->p[i], sp, latest))
+        uint64_t vend = 0, prod = 0; /* the spec's vendor and product keys, 0: not asked */
+        bool none = false;           /* a null vendor_id or product_id: no pool has one */
+        for (uint32_t k = 0; k < sp->n; k++) {
+            const struct pci_tag *t = &sp->kv[k];
+            if (t->id == PCI_KEY_VENDOR_ID || t->id == PCI_KEY_PRODUCT_ID) {
+                none |= !t->value;
+                if (!(t->id == PCI_KEY_VENDOR_ID ? vend : prod))
+                    *(t->id == PCI_KEY_VENDOR_ID ? &vend : &prod) = t->vh;
+            }
+        }
+        if (none)
+            continue;
+        /* a pool of another vendor or product fails the spec on that key
+         * alone (keys equal for equal values): only the others are matched */
+        for (uint32_t i = 0; i < pools->n; i++) {
+            const struct pci_pool *P = &pools->p[i];
+            if ((vend && P->vendor_h != vend) || (prod && P->product_h != prod))
+                continue;
+            if (!(out[i] & PREP_MATCH) && spec_matches(P, sp, latest))
                 out[i] |= PREP_MATCH;
+        }
     }
     if (latest && r->nspecs) {
         /* nova's _filter_pools_for_live_migratable_devices (exact strings) */
@@ -1291,67 +1309,78 @@ static bool take_allocation(struct walk *w, const uint32_t *l, uint32_t n, const
 
 /* ------------------------------------------------------------ refusal text */
 
-/* Append s (at most max bytes) to buf (cap) at at; the new end. Written by
- * hand: a refusal's text is worded on every fit that fails for devices. */
-static size_t put_mem(char *buf, size_t cap, size_t at, const char *s, size_t n) {
-    if (n > cap - 1 - at)
-        n = cap - 1 - at;
-    memcpy(buf + at, s, n);
-    at += n;
-    buf[at] = '\0';
-    return at;
+/* A text written into a buffer of cap bytes: at most cap - 1 of them, the
+ * end (tb_end) marked by the caller. Written by hand, each piece copied
+ * with its length known: a refusal's text is worded on every fit that
+ * fails for devices. */
+struct tbuf {
+    char *p, *end; /* the next byte, the last byte (room for the '\0') */
+};
+
+static inline void tb_mem(struct tbuf *b, const char *s, size_t n) {
+    size_t room = (size_t)(b->end - b->p);
+    if (n > room) { /* truncated */
+        memcpy(b->p, s, room);
+        b->p += room;
+        return;
+    }
+    memcpy(b->p, s, n); /* a literal's length: a few moves */
+    b->p += n;
 }
 
-static size_t put_str(char *buf, size_t cap, size_t at, const char *s, size_t max) {
-    return put_mem(buf, cap, at, s, strnlen(s, max));
-}
+#define TB_LIT(b, lit) tb_mem(b, lit, sizeof(lit) - 1)
 
-#define PUT_LIT(buf, cap, at, lit) put_mem(buf, cap, at, lit, sizeof(lit) - 1)
-
-static size_t put_int(char *buf, size_t cap, size_t at, int64_t v) {
+static inline void tb_int(struct tbuf *b, int64_t v) {
     char tmp[24];
-    int n = 0;
+    size_t n = sizeof(tmp);
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    if (v >= 0 && v < 10) { /* the usual case: one digit */
+        if (b->p < b->end)
+            *b->p++ = (char)('0' + v);
+        return;
+    }
     do {
-        tmp[n++] = (char)('0' + u % 10);
+        tmp[--n] = (char)('0' + u % 10);
         u /= 10;
     } while (u);
     if (v < 0)
-        tmp[n++] = '-';
-    while (n && at + 1 < cap)
-        buf[at++] = tmp[--n];
-    buf[at] = '\0';
-    return at;
+        tmp[--n] = '-';
+    tb_mem(b, tmp + n, sizeof(tmp) - n);
 }
 
 /* "PCI request RI (alias A) asks for C devices: only N WHY" in err, where
  * "pci_requests/RI". */
 static void why_text(numafit_error_t *err, const struct pci_request *r, size_t ri, int64_t found,
                      const char *why) {
-    char *t = err->text;
-    size_t cap = sizeof(err->text), k;
-    numafit__error_clear(err);
+    struct tbuf t = {err->text, err->text + sizeof(err->text) - 1};
+    struct tbuf w = {err->where, err->where + sizeof(err->where) - 1};
     err->code = NUMAFIT_E_NOFIT;
-    k = PUT_LIT(t, cap, 0, "PCI request ");
-    k = put_int(t, cap, k, (int64_t)ri);
+    err->cell = -1;
+    err->exception[0] = '\0';
+    TB_LIT(&t, "PCI request ");
+    tb_int(&t, (int64_t)ri);
     if (r->alias_name) {
-        k = PUT_LIT(t, cap, k, " (alias ");
-        k = put_str(t, cap, k, r->alias_name, 100);
-        k = PUT_LIT(t, cap, k, ")");
+        TB_LIT(&t, " (alias ");
+        tb_mem(&t, r->alias_name, strnlen(r->alias_name, 100));
+        TB_LIT(&t, ")");
     } else if (r->requester_id) {
-        k = PUT_LIT(t, cap, k, " (port ");
-        k = put_str(t, cap, k, r->requester_id, 100);
-        k = PUT_LIT(t, cap, k, ")");
+        TB_LIT(&t, " (port ");
+        tb_mem(&t, r->requester_id, strnlen(r->requester_id, 100));
+        TB_LIT(&t, ")");
     }
-    k = PUT_LIT(t, cap, k, " asks for ");
-    k = put_int(t, cap, k, r->count);
-    k = r->count == 1 ? PUT_LIT(t, cap, k, " device: only ")
-                      : PUT_LIT(t, cap, k, " devices: only ");
-    k = put_int(t, cap, k, found);
-    k = PUT_LIT(t, cap, k, " ");
-    put_mem(t, cap, k, why, strlen(why));
-    k = PUT_LIT(err->where, sizeof(err->where), 0, "pci_requests/");
-    put_int(err->where, sizeof(err->where), k, (int64_t)ri);
+    TB_LIT(&t, " asks for ");
+    tb_int(&t, r->count);
+    if (r->count == 1)
+        TB_LIT(&t, " device: only ");
+    else
+        TB_LIT(&t, " devices: only ");
+    tb_int(&t, found);
+    TB_LIT(&t, " ");
+    tb_mem(&t, why, strlen(why));
+    *t.p = '\0';
+    TB_LIT(&w, "pci_requests/");
+    tb_int(&w, (int64_t)ri);
+    *w.p = '\0';
 }
 
 /* nova's _filter_pools: the pools request r (index ri) takes from, in
@@ -1683,6 +1712,39 @@ bool numafit__pci_bound(const numafit_pci_requests_t *reqs, const numafit_host_t
             return false;
     }
     return true;
+}
+
+/* numafit__pci_bound() of each host cell alone, for a one-cell guest: ok[c]
+ * (c a host cell index) 1 when every request could find its count there,
+ * else 0; returns how many cells could. One pass per request over the
+ * cells, instead of one bound per cell. */
+uint32_t numafit__pci_cells_ok(const numafit_pci_requests_t *reqs, const numafit_host_t *h,
+                               const int64_t *cap, uint8_t *ok) {
+    uint32_t nc = h->ncells, left = nc;
+    size_t len = 2 * (size_t)nc + 2;
+    bool sockets = cap[0] != 0;
+    memset(ok, 1, nc);
+    cap++;
+    for (uint32_t r = 0; r < reqs->n && left; r++) {
+        const struct pci_request *R = &reqs->r[r];
+        const int64_t *row = cap + r * len;
+        int policy = R->policy ? R->policy : NUMAFIT_PCI_POLICY_LEGACY;
+        int64_t need = R->count, extra = 0;
+        if (policy == NUMAFIT_PCI_POLICY_PREFERRED) {
+            if (row[nc + 1] >= need)
+                continue; /* any pool serves it, wherever the guest is */
+        } else if (policy == NUMAFIT_PCI_POLICY_LEGACY) {
+            extra = row[nc];
+        } else if (policy == NUMAFIT_PCI_POLICY_SOCKET && sockets) {
+            row += nc + 2; /* the devices of each cell's socket */
+        }
+        for (uint32_t c = 0; c < nc; c++)
+            if (ok[c] && row[c] + extra < need) {
+                ok[c] = 0;
+                left--;
+            }
+    }
+    return left;
 }
 
 bool numafit__pci_socket_policy(const numafit_pci_requests_t *reqs) {

@@ -236,5 +236,9 @@ void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_reque
                        const uint8_t *prep, const numafit_host_t *h, int64_t *cap);
 bool numafit__pci_bound(const numafit_pci_requests_t *reqs, const numafit_host_t *h,
                         const int64_t *cap, const uint32_t *cells, uint32_t n);
+/* numafit__pci_bound() of each host cell alone (a one-cell guest), into
+ * ok[h->ncells]; returns how many cells pass. */
+uint32_t numafit__pci_cells_ok(const numafit_pci_requests_t *reqs, const numafit_host_t *h,
+                               const int64_t *cap, uint8_t *ok);
 
 #endif

@@ -407,6 +407,66 @@ START_TEST(test_ports) {
 }
 END_TEST
 
+/* The refusal's text, written by hand: numbers of more than one digit, a
+ * port's request, and a text cut at the end of err.text. */
+START_TEST(test_refusal_text) {
+    numafit_pci_pools_t *p = pools();
+    numafit_pci_requests_t *r = reqs("[{\"count\":12,\"alias_name\":\"vf\",\"spec\":"
+                                     "[{\"vendor_id\":\"8086\",\"product_id\":\"154c\"}]}]");
+    numafit_error_t e;
+    char alias[121], json[400];
+    ck_assert_int_eq(numafit_pci_support(p, NULL, r, NULL, 0, &e), 0);
+    ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT);
+    ck_assert_int_eq(e.cell, -1);
+    ck_assert_str_eq(e.where, "pci_requests/0");
+    ck_assert_str_eq(e.exception, "");
+    ck_assert_str_eq(e.text, "PCI request 0 (alias vf) asks for 12 devices: only 6 devices match "
+                             "its specs");
+    numafit_pci_requests_free(r);
+    /* request 10, a port's (its requester id, no alias): ten requests of
+     * no device before it */
+    {
+        char many[1200];
+        size_t k = 0;
+        many[k++] = '[';
+        for (int i = 0; i < 10; i++)
+            k += (size_t)snprintf(many + k, sizeof(many) - k,
+                                  "{\"count\":0,\"alias_name\":\"vf\",\"spec\":"
+                                  "[{\"vendor_id\":\"8086\",\"product_id\":\"154c\"}]},");
+        snprintf(many + k, sizeof(many) - k,
+                 "{\"count\":3,\"requester_id\":\"port-10\",\"spec\":"
+                 "[{\"vendor_id\":\"10de\"}]}]");
+        r = reqs(many);
+    }
+    ck_assert_int_eq(numafit_pci_support(p, NULL, r, NULL, 0, &e), 0);
+    ck_assert_str_eq(e.where, "pci_requests/10");
+    ck_assert_str_eq(e.text, "PCI request 10 (port port-10) asks for 3 devices: only 1 devices "
+                             "match its specs");
+    numafit_pci_requests_free(r);
+    /* an alias of 120 bytes: its first 100 are worded */
+    memset(alias, 'a', 120);
+    alias[120] = '\0';
+    snprintf(json, sizeof(json),
+             "[{\"count\":5,\"alias_name\":\"%s\",\"spec\":[{\"vendor_id\":\"8086\","
+             "\"product_id\":\"154c\"}],\"numa_policy\":\"required\"}]",
+             alias);
+    r = reqs(json);
+    {
+        int64_t c1 = 1;
+        char want[256];
+        ck_assert_int_eq(numafit_pci_support(p, NULL, r, &c1, 1, &e), 0);
+        alias[100] = '\0';
+        snprintf(want, sizeof(want),
+                 "PCI request 0 (alias %s) asks for 5 devices: only 0 matching devices are on "
+                 "NUMA nodes its policy allows",
+                 alias);
+        ck_assert_str_eq(e.text, want);
+    }
+    numafit_pci_requests_free(r);
+    numafit_pci_pools_free(p);
+}
+END_TEST
+
 /* ------------------------------------------------------------ devices */
 
 /* A host: an X710 PF (ens1f0, 64 VFs possible, VF product 154c) with two
@@ -1063,6 +1123,7 @@ int main(void) {
     tcase_add_test(tc, test_apply);
     tcase_add_test(tc, test_from_flavor);
     tcase_add_test(tc, test_ports);
+    tcase_add_test(tc, test_refusal_text);
     tcase_add_test(tc, test_devices_json);
     tcase_add_test(tc, test_device_spec);
     tcase_add_test(tc, test_device_spec_conf);

@@ -196,6 +196,36 @@ START_TEST(test_other_cells) {
         ck_assert_int_eq(fit_cell(h, r, p, q, &e), 0);
         numafit_pci_requests_free(q);
     }
+    {
+        /* a refusal of a long alias: the text cut at the end of e.text,
+         * still ended; and no error structure at all (nothing worded) */
+        char buf[512], name[101];
+        numafit_pci_requests_t *q = NULL;
+        numafit_options_t *o = NULL;
+        memset(name, 'a', 100);
+        name[100] = '\0';
+        snprintf(buf, sizeof(buf),
+                 "[{\"count\":2,\"spec\":[{\"vendor_id\":\"10de\",\"product_id\":\"1eb8\"}],"
+                 "\"alias_name\":\"%s\",\"numa_policy\":\"required\"}]",
+                 name);
+        ck_assert_int_eq(numafit_pci_requests_new_from_json(buf, strlen(buf), 0, &q, &e), 0);
+        ck_assert_int_eq(fit_cell(h, r, p, q, &e), -1);
+        ck_assert_int_eq(e.code, NUMAFIT_E_NOFIT_PCI);
+        ck_assert_str_eq(e.where, "pci_requests/0");
+        ck_assert_uint_eq(strlen(e.text), sizeof(e.text) - 1);
+        snprintf(buf, sizeof(buf),
+                 "PCI request 0 (alias %s) asks for 2 devices: only 1 devices match its specs on "
+                 "the host cells nova chooses first, and no other choice of host cells has the "
+                 "devices",
+                 name);
+        buf[sizeof(e.text) - 1] = '\0';
+        ck_assert_str_eq(e.text, buf);
+        ck_assert_int_eq(numafit_options_new(&o), 0);
+        ck_assert_int_eq(numafit_options_set_pci(o, p, q), 0);
+        ck_assert_int_eq(numafit_fit(h, r, o, 0, NULL, NULL), 0);
+        numafit_options_free(o);
+        numafit_pci_requests_free(q);
+    }
     numafit_pci_requests_free(gpu);
     numafit_pci_requests_free(two);
     numafit_pci_requests_free(legacy);
