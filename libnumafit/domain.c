@@ -1561,7 +1561,7 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
             rc = n;
             goto out;
         }
-        render_memballoon(conf, &w, 2);
+        render_memballoon(conf, &w, 1); /* base 1: inside <devices> */
         xw_put(&w, "  </devices>\n</domain>\n");
     } else if (virt_qemu(conf) && conf->mem_stats_period > 0) {
         /* the balloon is a device: inside its own <devices> */
