@@ -1500,6 +1500,16 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
         cores = threads = 1;
     }
 
+    if (g.numa_host && !cpu_mode(conf) && !(flags & NUMAFIT_DOMAIN_NOVA_EXACT)) {
+        /* lxc and parallels without a CPU mode: nova writes no <cpu>, so no
+         * guest NUMA cells, but the <numatune> memnodes of the placement */
+        numafit__error_set(reterr, NUMAFIT_E_RANGE, -1, "[libvirt] virt_type", "libvirtError",
+                           "virt_type %s with a NUMA topology: nova writes <numatune> memnodes "
+                           "without guest NUMA cells (no <cpu>), which libvirt refuses",
+                           conf->virt);
+        rc = -ERANGE;
+        goto out;
+    }
     if (flags & NUMAFIT_DOMAIN_FULL) {
         render_full_head(&g, &w);
         w.base = 1;

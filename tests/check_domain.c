@@ -984,6 +984,42 @@ START_TEST(test_nova_conf) {
 }
 END_TEST
 
+/* lxc and parallels without a CPU mode write no <cpu>, so no guest NUMA
+ * cells: the placement's <numatune> memnodes are what nova writes, but
+ * libvirt refuses them ("Element 'memnode' is invalid without any guest
+ * NUMA cells"; found by fuzz_domain) */
+START_TEST(test_no_cpu_with_numa) {
+    const char *ded = FL(2, 1024, "\"hw:cpu_policy\":\"dedicated\"");
+    const char *plain = FL(2, 1024, "");
+    static const char *const virts[] = {"lxc", "parallels"};
+    numafit_domconf_t *conf = NULL;
+    numafit_error_t e;
+    char *xml = NULL;
+    ck_assert_int_eq(numafit_domconf_new(&conf), 0);
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(numafit_domconf_set_virt_type(conf, virts[i]), 0);
+        ck_assert_int_eq(render_err(HOST_HT, ded, conf, NUMAFIT_DOMAIN_FULL, &e), -ERANGE);
+        ck_assert_str_eq(e.exception, "libvirtError");
+        ck_assert_str_eq(e.where, "[libvirt] virt_type");
+        ck_assert_ptr_nonnull(strstr(e.text, virts[i]));
+        ck_assert_int_eq(render_err(HOST_HT, ded, conf, 0, &e), -ERANGE);
+        /* nova's XML with NOVA_EXACT: memnodes, no <cpu> */
+        ck_assert_int_eq(render_xml(HOST_HT, ded, conf, NUMAFIT_DOMAIN_NOVA_EXACT, &xml, &e), 0);
+        ck_assert_ptr_nonnull(strstr(xml, "<memnode cellid='0'"));
+        ck_assert_ptr_null(strstr(xml, "<cpu>"));
+        ck_assert_ptr_null(strstr(xml, "<cpu "));
+        numafit_free(xml);
+        /* a guest without NUMA topology is fine */
+        ck_assert_int_eq(render_xml(HOST_HT, plain, conf, NUMAFIT_DOMAIN_FULL, &xml, &e), 0);
+        ck_assert_ptr_null(strstr(xml, "<memnode"));
+        ck_assert_ptr_null(strstr(xml, "<cpu>"));
+        ck_assert_ptr_null(strstr(xml, "<cpu "));
+        numafit_free(xml);
+    }
+    numafit_domconf_free(conf);
+}
+END_TEST
+
 /* ------------------------------------------------------------ real libvirt */
 #ifdef NUMAFIT_TEST_LIBVIRT
 
@@ -1469,6 +1505,7 @@ static Suite *domain_suite(void) {
     tcase_add_test(tc, test_arguments);
     tcase_add_test(tc, test_nova_conf);
     tcase_add_test(tc, test_offline_list_cut);
+    tcase_add_test(tc, test_no_cpu_with_numa);
     suite_add_tcase(s, tc);
 #ifdef NUMAFIT_TEST_LIBVIRT
     tc = tcase_create("libvirt");

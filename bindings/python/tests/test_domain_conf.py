@@ -23,16 +23,21 @@ class DomainConfTest(unittest.TestCase):
     def setUpClass(cls):
         cls.host = numafit.Host.synthetic(SYN)
 
-    def render(self, conf=None, specs=None, image=None, full=False):
+    def render(self, conf=None, specs=None, image=None, full=False, numa=None, nova_exact=False):
         """The XML as an Element: the whole domain with full, else the
-        fragments wrapped in <x>."""
-        specs = dict(DEDICATED, **(specs or {}))
+        fragments wrapped in <x>.  The guest is pinned (a NUMA placement),
+        but with lxc and parallels (no <cpu>, so no guest NUMA cells for
+        the placement's memnodes: libvirt refuses it) unless numa says."""
+        if numa is None:
+            numa = not (isinstance(conf, dict) and conf.get("virt_type") in ("lxc", "parallels"))
+        specs = dict(DEDICATED if numa else {}, **(specs or {}))
         flavor = {"vcpus": 2, "memory_mb": 1024, "extra_specs": specs}
         r = numafit.Request.from_flavor(2, 1024, specs, image)
-        p = numafit.fit(self.host, r)
-        self.assertIsNotNone(p)
+        p = numafit.fit(self.host, r) if numa else None
+        if numa:
+            self.assertIsNotNone(p)
         text = numafit.domain_xml(self.host, r, p, flavor=flavor, image=image, conf=conf,
-                                  full=full)
+                                  full=full, nova_exact=nova_exact)
         root = ET.fromstring(text if full else "<x>%s</x>" % text)
         if full:
             self.assertEqual(root.tag, "domain")
@@ -68,7 +73,18 @@ class DomainConfTest(unittest.TestCase):
                 self.assertIsNone(cpu.find("model"))
                 self.assertIsNotNone(cpu.find("topology"))
                 self.assertEqual(len(cpu.findall("numa/cell")), 1)
+                self.assertEqual(len(self.render(kw).findall("numatune/memnode")), 1)
         for vt in ("lxc", "parallels"):
+            with self.subTest(virt_type=vt, numa=True):
+                # a NUMA placement without guest cells: libvirt refuses the
+                # memnodes nova writes (unless nova_exact)
+                with self.assertRaises(errors.NumafitError) as cm:
+                    self.render({"virt_type": vt}, numa=True)
+                self.assertEqual(cm.exception.exception, "libvirtError")
+                self.assertEqual(cm.exception.where, "[libvirt] virt_type")
+                root = self.render({"virt_type": vt}, numa=True, nova_exact=True)
+                self.assertIsNone(self.cpu(root))
+                self.assertEqual(len(root.findall("numatune/memnode")), 1)
             with self.subTest(virt_type=vt):
                 self.assertIsNone(self.cpu(self.render({"virt_type": vt})))
                 self.assertIsNone(self.cpu(self.render({"virt_type": vt, "cpu_mode": "none"})))
