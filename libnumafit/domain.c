@@ -1510,6 +1510,14 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
         rc = -ERANGE;
         goto out;
     }
+    if ((flags & NUMAFIT_DOMAIN_FULL) && req->memory_mb == 0 &&
+        !(flags & NUMAFIT_DOMAIN_NOVA_EXACT)) {
+        /* nova's API refuses such a flavor; libvirt refuses <memory> 0 */
+        numafit__error_set(reterr, NUMAFIT_E_RANGE, -1, "memory_mb", "libvirtError",
+                           "memory_mb=0: libvirt refuses a domain without memory");
+        rc = -ERANGE;
+        goto out;
+    }
     if (flags & NUMAFIT_DOMAIN_FULL) {
         render_full_head(&g, &w);
         w.base = 1;

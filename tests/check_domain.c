@@ -1020,6 +1020,25 @@ START_TEST(test_no_cpu_with_numa) {
 }
 END_TEST
 
+/* A flavor of memory_mb 0 (nova's API refuses it): a whole domain of
+ * <memory> 0 is refused by libvirt (found by fuzz_domain) */
+START_TEST(test_memory_zero) {
+    const char *zero = "{\"vcpus\":8,\"memory_mb\":0}";
+    numafit_error_t e;
+    char *xml = NULL;
+    ck_assert_int_eq(render_err(HOST_HT, zero, NULL, NUMAFIT_DOMAIN_FULL, &e), -ERANGE);
+    ck_assert_str_eq(e.exception, "libvirtError");
+    ck_assert_str_eq(e.where, "memory_mb");
+    ck_assert_int_eq(render_xml(HOST_HT, zero, NULL, 0, &xml, &e), 0); /* fragments */
+    numafit_free(xml);
+    ck_assert_int_eq(
+        render_xml(HOST_HT, zero, NULL, NUMAFIT_DOMAIN_FULL | NUMAFIT_DOMAIN_NOVA_EXACT, &xml, &e),
+        0);
+    ck_assert_ptr_nonnull(strstr(xml, "<memory unit='KiB'>0</memory>"));
+    numafit_free(xml);
+}
+END_TEST
+
 /* ------------------------------------------------------------ real libvirt */
 #ifdef NUMAFIT_TEST_LIBVIRT
 
@@ -1506,6 +1525,7 @@ static Suite *domain_suite(void) {
     tcase_add_test(tc, test_nova_conf);
     tcase_add_test(tc, test_offline_list_cut);
     tcase_add_test(tc, test_no_cpu_with_numa);
+    tcase_add_test(tc, test_memory_zero);
     suite_add_tcase(s, tc);
 #ifdef NUMAFIT_TEST_LIBVIRT
     tc = tcase_create("libvirt");

@@ -35,8 +35,8 @@ enum numafit_domain_flags {
      *  total with read/write disk limits, an empty emulatorpin or vcpupin
      *  cpuset, the \<numatune> memnodes of a NUMA placement with virt type
      *  lxc or parallels and no CPU mode, which get no \<cpu> and so no guest
-     *  NUMA cells); by default these are errors naming the extra spec (or
-     *  "[libvirt] virt_type") */
+     *  NUMA cells, a whole domain of memory_mb 0); by default these are
+     *  errors naming the extra spec (or "[libvirt] virt_type", "memory_mb") */
     NUMAFIT_DOMAIN_NOVA_EXACT = 1u << 1,
 };
 
