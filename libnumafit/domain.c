@@ -1500,6 +1500,24 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
         cores = threads = 1;
     }
 
+    if (g.numa_host && !cpu_mode(conf) && !(flags & NUMAFIT_DOMAIN_NOVA_EXACT)) {
+        /* lxc and parallels without a CPU mode: nova writes no <cpu>, so no
+         * guest NUMA cells, but the <numatune> memnodes of the placement */
+        numafit__error_set(reterr, NUMAFIT_E_RANGE, -1, "[libvirt] virt_type", "libvirtError",
+                           "virt_type %s with a NUMA topology: nova writes <numatune> memnodes "
+                           "without guest NUMA cells (no <cpu>), which libvirt refuses",
+                           conf->virt);
+        rc = -ERANGE;
+        goto out;
+    }
+    if ((flags & NUMAFIT_DOMAIN_FULL) && req->memory_mb == 0 &&
+        !(flags & NUMAFIT_DOMAIN_NOVA_EXACT)) {
+        /* nova's API refuses such a flavor; libvirt refuses <memory> 0 */
+        numafit__error_set(reterr, NUMAFIT_E_RANGE, -1, "memory_mb", "libvirtError",
+                           "memory_mb=0: libvirt refuses a domain without memory");
+        rc = -ERANGE;
+        goto out;
+    }
     if (flags & NUMAFIT_DOMAIN_FULL) {
         render_full_head(&g, &w);
         w.base = 1;
@@ -1561,7 +1579,7 @@ NUMAFIT_EXPORT int numafit_domain_xml(const numafit_host_t *host, const numafit_
             rc = n;
             goto out;
         }
-        render_memballoon(conf, &w, 2);
+        render_memballoon(conf, &w, 1); /* base 1: inside <devices> */
         xw_put(&w, "  </devices>\n</domain>\n");
     } else if (virt_qemu(conf) && conf->mem_stats_period > 0) {
         /* the balloon is a device: inside its own <devices> */

@@ -265,9 +265,15 @@ static const char *const glance_marks[] = {"id",     "status",           "disk_f
                                            "schema", "container_format", "checksum",
                                            "file",   "visibility",       NULL};
 
+/* A key as the field an error names: the empty key as "" (JSON's
+ * spelling), so that a refusal always names its field. */
+static const char *field_name(const char *key) {
+    return key && key[0] ? key : "\"\"";
+}
+
 /* Fill err with a schema error naming where; -EINVAL. */
 #define SCHEMA(err, where, ...)                                                                    \
-    (numafit__error_set((err), NUMAFIT_E_SCHEMA, -1, (where), NULL, __VA_ARGS__), -EINVAL)
+    (numafit__error_set((err), NUMAFIT_E_SCHEMA, -1, field_name(where), NULL, __VA_ARGS__), -EINVAL)
 
 static int nomem(numafit_error_t *err, const char *what) {
     numafit__error_set(err, NUMAFIT_E_NOMEM, -1, what, NULL, "out of memory");

@@ -975,8 +975,67 @@ START_TEST(test_nova_conf) {
     ck_assert_ptr_nonnull(strstr(xml, "<domain type='kvm'>\n  <name>kept</name>\n"));
     ck_assert_ptr_nonnull(strstr(xml, "scheduler='fifo' priority='1'/>"));
     ck_assert_ptr_nonnull(strstr(xml, "<cpu>"));
+    /* the balloon inside the whole domain's <devices>, indented as its parent's child */
+    ck_assert_ptr_nonnull(strstr(xml, "\n  <devices>\n    <memballoon model='virtio'>\n"
+                                      "      <stats period='10'/>\n    </memballoon>\n"
+                                      "  </devices>\n</domain>\n"));
     numafit_free(xml);
     numafit_domconf_free(conf);
+}
+END_TEST
+
+/* lxc and parallels without a CPU mode write no <cpu>, so no guest NUMA
+ * cells: the placement's <numatune> memnodes are what nova writes, but
+ * libvirt refuses them ("Element 'memnode' is invalid without any guest
+ * NUMA cells"; found by fuzz_domain) */
+START_TEST(test_no_cpu_with_numa) {
+    const char *ded = FL(2, 1024, "\"hw:cpu_policy\":\"dedicated\"");
+    const char *plain = FL(2, 1024, "");
+    static const char *const virts[] = {"lxc", "parallels"};
+    numafit_domconf_t *conf = NULL;
+    numafit_error_t e;
+    char *xml = NULL;
+    ck_assert_int_eq(numafit_domconf_new(&conf), 0);
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(numafit_domconf_set_virt_type(conf, virts[i]), 0);
+        ck_assert_int_eq(render_err(HOST_HT, ded, conf, NUMAFIT_DOMAIN_FULL, &e), -ERANGE);
+        ck_assert_str_eq(e.exception, "libvirtError");
+        ck_assert_str_eq(e.where, "[libvirt] virt_type");
+        ck_assert_ptr_nonnull(strstr(e.text, virts[i]));
+        ck_assert_int_eq(render_err(HOST_HT, ded, conf, 0, &e), -ERANGE);
+        /* nova's XML with NOVA_EXACT: memnodes, no <cpu> */
+        ck_assert_int_eq(render_xml(HOST_HT, ded, conf, NUMAFIT_DOMAIN_NOVA_EXACT, &xml, &e), 0);
+        ck_assert_ptr_nonnull(strstr(xml, "<memnode cellid='0'"));
+        ck_assert_ptr_null(strstr(xml, "<cpu>"));
+        ck_assert_ptr_null(strstr(xml, "<cpu "));
+        numafit_free(xml);
+        /* a guest without NUMA topology is fine */
+        ck_assert_int_eq(render_xml(HOST_HT, plain, conf, NUMAFIT_DOMAIN_FULL, &xml, &e), 0);
+        ck_assert_ptr_null(strstr(xml, "<memnode"));
+        ck_assert_ptr_null(strstr(xml, "<cpu>"));
+        ck_assert_ptr_null(strstr(xml, "<cpu "));
+        numafit_free(xml);
+    }
+    numafit_domconf_free(conf);
+}
+END_TEST
+
+/* A flavor of memory_mb 0 (nova's API refuses it): a whole domain of
+ * <memory> 0 is refused by libvirt (found by fuzz_domain) */
+START_TEST(test_memory_zero) {
+    const char *zero = "{\"vcpus\":8,\"memory_mb\":0}";
+    numafit_error_t e;
+    char *xml = NULL;
+    ck_assert_int_eq(render_err(HOST_HT, zero, NULL, NUMAFIT_DOMAIN_FULL, &e), -ERANGE);
+    ck_assert_str_eq(e.exception, "libvirtError");
+    ck_assert_str_eq(e.where, "memory_mb");
+    ck_assert_int_eq(render_xml(HOST_HT, zero, NULL, 0, &xml, &e), 0); /* fragments */
+    numafit_free(xml);
+    ck_assert_int_eq(
+        render_xml(HOST_HT, zero, NULL, NUMAFIT_DOMAIN_FULL | NUMAFIT_DOMAIN_NOVA_EXACT, &xml, &e),
+        0);
+    ck_assert_ptr_nonnull(strstr(xml, "<memory unit='KiB'>0</memory>"));
+    numafit_free(xml);
 }
 END_TEST
 
@@ -1318,6 +1377,138 @@ START_TEST(test_hostdev_define) {
     numafit_pci_devices_free(d);
 }
 END_TEST
+
+/* The nova.conf and image settings of <cpu>, <features>, <clock> and the
+ * devices (cpu_mode, cpu_models, cpu_model_extra_flags, hw:pmu / hw_pmu,
+ * os_type, hw_time_hpet, the virt type, the architecture,
+ * mem_stats_period_seconds, disk_cachemodes): the whole domain is defined
+ * by the test driver and read back; each element reads back as written,
+ * and as asked (want: the probes' values in our XML, "" for none). */
+static const struct scase {
+    const char *name, *conf, *specs, *image;
+    const char *want[11];
+} scases[] = {
+    {"defaults",
+     "",
+     "",
+     NULL,
+     {"=host-model;", "=;", "", "", "", "=utc;", "pit=delay;rtc=catchup;hpet=;",
+      "pit=;rtc=;hpet=no;", "=virtio;", "=10;", "=none;"}},
+    {"custom_flags_pmu",
+     "[libvirt]\ncpu_mode = custom\ncpu_models = Haswell-noTSX, Skylake-Client\n"
+     "cpu_model_extra_flags = +PCID, -hle, ssbd\nmem_stats_period_seconds = 30\n"
+     "disk_cachemodes = block=none, file=writethrough\n",
+     ",\"hw:pmu\":\"true\"",
+     NULL,
+     {"=custom;", "=exact;", "=Haswell-noTSX;", "hle=disable;pcid=require;ssbd=require;", "=on;",
+      "=utc;", "pit=delay;rtc=catchup;hpet=;", "pit=;rtc=;hpet=no;", "=virtio;", "=30;",
+      "=writethrough;"}},
+    {"windows_hpet_pmu_off",
+     "[libvirt]\ncpu_mode = host-passthrough\n",
+     "",
+     "{\"properties\":{\"os_type\":\"windows\",\"hw_time_hpet\":true,\"hw_pmu\":false}}",
+     {"=host-passthrough;", "=;", "", "", "=off;", "=localtime;",
+      "pit=delay;rtc=catchup;hpet=;hypervclock=;", "pit=;rtc=;hpet=yes;hypervclock=yes;",
+      "=virtio;", "=10;", "=none;"}},
+    {"qemu_none_no_balloon",
+     "[libvirt]\nvirt_type = qemu\ncpu_mode = none\ncpu_model_extra_flags = pcid\n"
+     "mem_stats_period_seconds = 0\ndisk_cachemodes = file=unsafe\n",
+     ",\"hw:pmu\":\"false\"",
+     NULL,
+     {"=;", "=;", "", "", "=off;", "=utc;", "", "", "", "", "=unsafe;"}},
+    {"aarch64",
+     "[libvirt]\ncpu_model_extra_flags = -sve\n",
+     "",
+     NULL,
+     {"=host-passthrough;", "=;", "", "sve=disable;", "", "=utc;", "pit=delay;rtc=catchup;",
+      "pit=;rtc=;", "=virtio;", "=10;", "=none;"}},
+};
+
+static const struct {
+    const char *xpath, *key, *val;
+} sprobes[] = {
+    {"/domain/cpu", NULL, "mode"},
+    {"/domain/cpu", NULL, "match"},
+    {"/domain/cpu/model", NULL, NULL},
+    {"/domain/cpu/feature", "name", "policy"},
+    {"/domain/features/pmu", NULL, "state"},
+    {"/domain/clock", NULL, "offset"},
+    {"/domain/clock/timer", "name", "tickpolicy"},
+    {"/domain/clock/timer", "name", "present"},
+    {"/domain/devices/memballoon", NULL, "model"},
+    {"/domain/devices/memballoon/stats", NULL, "period"},
+    {"/domain/devices/disk/driver", NULL, "cache"},
+};
+
+START_TEST(test_libvirt_settings) {
+    const struct scase *c = &scases[_i];
+    char flavor[512], name[64];
+    numafit_domconf_t *conf = NULL;
+    numafit_host_t *h = make_host(HOST_HT);
+    numafit_request_t *r = NULL;
+    numafit_placement_t *p = NULL;
+    numafit_error_t e;
+    virConnectPtr conn;
+    virDomainPtr dom;
+    char *xml = NULL, *back;
+    xmlDocPtr ours, theirs;
+    size_t ilen = c->image ? strlen(c->image) : 0;
+
+    virSetErrorFunc(NULL, quiet_libvirt);
+    snprintf(flavor, sizeof(flavor),
+             "{\"vcpus\":2,\"memory_mb\":1024,\"extra_specs\":{\"hw:cpu_policy\":"
+             "\"dedicated\",\"quota:disk_read_iops_sec\":\"500\"%s}}",
+             c->specs);
+    ck_assert_int_eq(numafit_domconf_new(&conf), 0);
+    if (!strcmp(c->name, "aarch64"))
+        ck_assert_int_eq(numafit_domconf_set_arch(conf, "aarch64"), 0);
+    ck_assert_msg(numafit_domconf_set_from_nova_conf(conf, c->conf, strlen(c->conf), 0, &e) == 0,
+                  "%s: %s", c->name, e.text);
+    ck_assert_int_eq(numafit_domconf_set_domain_type(conf, "test"), 0);
+    snprintf(name, sizeof(name), "numafit-settings-%s", c->name);
+    ck_assert_int_eq(numafit_domconf_set_name(conf, name), 0);
+    ck_assert_int_eq(numafit_request_new(flavor, strlen(flavor), c->image, ilen, 0, &r, &e), 1);
+    ck_assert_int_eq(numafit_fit(h, r, NULL, 0, &p, &e), 1);
+    ck_assert_msg(numafit_domain_xml(h, r, p, flavor, strlen(flavor), c->image, ilen, conf,
+                                     NUMAFIT_DOMAIN_FULL, &xml, &e) == 0,
+                  "%s: %s (%s)", c->name, e.text, e.exception);
+    validate_schema(name, xml);
+
+    conn = virConnectOpen("test:///default");
+    ck_assert_ptr_nonnull(conn);
+    dom = virDomainDefineXML(conn, xml);
+    ck_assert_msg(dom != NULL, "%s: libvirt refuses the domain: %s\n%s", c->name,
+                  virGetLastErrorMessage(), xml);
+    back = virDomainGetXMLDesc(dom, 0);
+    ck_assert_ptr_nonnull(back);
+    ours = xmlReadMemory(xml, (int)strlen(xml), "ours.xml", NULL, XML_PARSE_NONET);
+    theirs = xmlReadMemory(back, (int)strlen(back), "libvirt.xml", NULL, XML_PARSE_NONET);
+    ck_assert_ptr_nonnull(ours);
+    ck_assert_ptr_nonnull(theirs);
+    for (size_t k = 0; k < sizeof(sprobes) / sizeof(sprobes[0]); k++) {
+        char *a = collect(ours, sprobes[k].xpath, sprobes[k].key, sprobes[k].val, false, false);
+        char *t = collect(theirs, sprobes[k].xpath, sprobes[k].key, sprobes[k].val, false, false);
+        ck_assert_msg(strcmp(a, c->want[k]) == 0, "%s: %s @%s: wrote '%s', asked '%s'\n%s", c->name,
+                      sprobes[k].xpath, sprobes[k].val ? sprobes[k].val : "text", a, c->want[k],
+                      xml);
+        ck_assert_msg(strcmp(a, t) == 0, "%s: %s @%s: ours '%s', libvirt '%s'\n%s", c->name,
+                      sprobes[k].xpath, sprobes[k].val ? sprobes[k].val : "text", a, t, back);
+        free(a);
+        free(t);
+    }
+    xmlFreeDoc(ours);
+    xmlFreeDoc(theirs);
+    ck_assert_int_eq(virDomainUndefine(dom), 0);
+    virDomainFree(dom);
+    virConnectClose(conn);
+    free(back);
+    numafit_free(xml);
+    numafit_placement_free(p);
+    numafit_request_free(r);
+    numafit_host_free(h);
+    numafit_domconf_free(conf);
+}
+END_TEST
 #endif /* NUMAFIT_TEST_LIBVIRT */
 
 static Suite *domain_suite(void) {
@@ -1333,12 +1524,15 @@ static Suite *domain_suite(void) {
     tcase_add_test(tc, test_arguments);
     tcase_add_test(tc, test_nova_conf);
     tcase_add_test(tc, test_offline_list_cut);
+    tcase_add_test(tc, test_no_cpu_with_numa);
+    tcase_add_test(tc, test_memory_zero);
     suite_add_tcase(s, tc);
 #ifdef NUMAFIT_TEST_LIBVIRT
     tc = tcase_create("libvirt");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_libvirt_define, 0, n);
     tcase_add_test(tc, test_hostdev_define);
+    tcase_add_loop_test(tc, test_libvirt_settings, 0, (int)(sizeof(scases) / sizeof(scases[0])));
     suite_add_tcase(s, tc);
 #endif
     return s;

@@ -268,6 +268,12 @@ static const struct form_case form_cases[] = {
      "{\"id\":\"i1\",\"hw_numa_nodes\":\"1\",\"properties\":{\"hw_numa_nodes\":\"2\"}}", -EINVAL, 0,
      "'hw_numa_nodes' both at the top level and in \"properties\"", "hw_numa_nodes"},
     {"image_list", 1, "[1]", -EINVAL, 0, "must be a JSON object", "image"},
+    /* the empty key still names a field (fuzz_forms) */
+    {"flavor_empty_key", 0, "{\"\":0,\"vcpus\":1,\"memory_mb\":1}", -EINVAL, 0, "unknown key ''",
+     "\"\""},
+    {"osc_empty_key", 0, "{\"ram\":1,\"vcpus\":1,\"properties\":{},\"\":1}", 0,
+     NUMAFIT_FORM_OSC_FLAVOR, NULL, NULL},
+    {"image_empty_key", 1, "{\"\":{}}", -EINVAL, 0, "'' is not a key", "\"\""},
 };
 
 static void form_case(int i) {

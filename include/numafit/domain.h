@@ -33,7 +33,10 @@ enum numafit_domain_flags {
     /** write what nova writes even where libvirt refuses it (quota:cpu_shares
      *  of 1 or above 262144, quota:cpu_period/quota outside libvirt's ranges,
      *  total with read/write disk limits, an empty emulatorpin or vcpupin
-     *  cpuset); by default these are errors naming the extra spec */
+     *  cpuset, the \<numatune> memnodes of a NUMA placement with virt type
+     *  lxc or parallels and no CPU mode, which get no \<cpu> and so no guest
+     *  NUMA cells, a whole domain of memory_mb 0); by default these are
+     *  errors naming the extra spec (or "[libvirt] virt_type", "memory_mb") */
     NUMAFIT_DOMAIN_NOVA_EXACT = 1u << 1,
 };
 

@@ -12,12 +12,17 @@
               JSON when it is small) and the plain placements of tests/cases
   limits      the limits of tests/cases and examples/fleet/limits.json
   hostconf    a few nova.conf option sets
-  domain      the flavors and images of tests/cases, with domain settings
+  domain      the flavors and images of tests/cases, with domain settings;
+              [libvirt] cpu_mode, cpu_models, extra flags, virt types, the
+              balloon period and disk cache modes with hw:pmu and a Windows
+              image
   plan_load   examples/fleet and tests/plan/data dumps, instances, flavors
   render      tests/data/plan/*.json
   batch       the input lines of tests/cases
   extra_specs the flavors' extra specs of tests/cases, and single keys and
               values (KEY NUL VALUE)
+  forms       tests/data/forms (as flavor, image or both) and properties
+              texts of `openstack flavor show` and `openstack image show`
   hostdev     claims with alias devices and direct, macvtap,
               direct-physical, vdpa, remote-managed and virtio-forwarder
               ports (bound by the SR-IOV agent, Open vSwitch or a vhost-user
@@ -235,6 +240,44 @@ def main():
         "quota:vif_outbound_average": "512"}}
     put("domain", "quota", json.dumps(quota) + "\0\0F 1\n")
     put("domain", "quota-exact", json.dumps(quota) + "\0\0F 3\nn guest\nu 11111111-2222-3333-4444-555555555555\n")
+    # the flavor and image forms (tests/data/forms) and properties texts
+    for f in sorted(glob.glob(os.path.join(TOP, "tests", "data", "forms", "*.json"))):
+        name = os.path.basename(f)[:-5]
+        data = rd("tests", "data", "forms", os.path.basename(f))
+        put("forms", name, (b"i" if name.startswith("image") else b"f") + data)
+        put("forms", "both-" + name, data)
+    texts = {
+        "rt": "hw:cpu_policy='dedicated', hw:cpu_realtime='yes', hw:cpu_realtime_mask='^0', "
+              "hw:mem_page_size='1GB'",
+        "escaped": "a='it\\'s', b='c\\\\d', c=''",
+        "comma-in-value": "aggregate_instance_extra_specs:x='a, b', hw:numa_nodes='2'",
+        "quote-in-value": "k='don't', l='x'",
+        "spaces": "  hw:cpu_policy = 'dedicated' ,hw:numa_nodes='1'  ",
+        "empty": "",
+        "bad": "hw:cpu_policy=dedicated",
+    }
+    for name, text in texts.items():
+        put("forms", "text-" + name, "t" + text)
+        put("forms", "image-text-" + name, "T" + text.replace("hw:", "hw_"))
+
+    # the [libvirt] settings of <cpu>, <features>, <clock> and the devices
+    ded = {"vcpus": 2, "memory_mb": 1024, "extra_specs": {
+        "hw:cpu_policy": "dedicated", "hw:pmu": "true", "quota:disk_read_iops_sec": "500"}}
+    win = json.dumps({"properties": {"os_type": "windows", "hw_time_hpet": True,
+                                     "hw_pmu": True}})
+    settings = {
+        "custom": "m custom\nM Haswell-noTSX, Skylake-Client\nx +PCID, -hle, ssbd\n"
+                  "b 30\nd block=none, file=writethrough\nF 1\n",
+        "qemu-none": "V qemu\nm none\nx pcid\nb 0\nd file=unsafe\nF 1\n",
+        "lxc": "V lxc\nm none\nb 5\nF 1\n",
+        "parallels-mode": "V parallels\nm host-model\nF 1\n",
+        "aarch64": "a aarch64\nx -sve\nd file=default,network=writeback\nF 1\n",
+        "bad-lists": "x +pcid,-pcid\nM ,\nd file=fast\nm custom\nM Haswell\nF 1\n",
+        "fragments": "V qemu\nm host-passthrough\nx vmx\nb 7\n",
+    }
+    for name, text in settings.items():
+        put("domain", "settings-" + name, json.dumps(ded) + "\0" + win + "\0" + text)
+        put("domain", "settings-noimage-" + name, json.dumps(ded) + "\0\0" + text)
     for name, c in cases():
         inp = loads(c["input"][0]) if c.get("input") else None
         if not isinstance(inp, dict) or not isinstance(inp.get("flavor"), dict):

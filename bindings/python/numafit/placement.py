@@ -125,26 +125,36 @@ class DomainConf(_ffi.Owned):
         self._apply(kw)
 
     def _apply(self, kw):
-        h = self._h
-        err = _ffi.Error()
         for k, v in kw.items():
             if v is None:
                 continue
-            if k in ("cpu_shared_set", "vcpu_pin_set", "online_cpus", "cpu_models",
-                     "cpu_model_extra_flags", "disk_cachemodes"):
-                getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k), byref(err))
-            elif k in ("domain_type", "name", "uuid", "cpu_mode", "virt_type", "arch"):
-                getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k))
-            elif k == "realtime_priority":
-                _ffi.domconf_set_realtime_priority(h, _ffi.cint(v, k, c_int))
-            elif k == "mem_stats_period":
-                _ffi.domconf_set_mem_stats_period(h, _ffi.cint(v, k, c_int))
-            elif k == "cpu_control":
-                _ffi.domconf_set_cpu_control(h, 1 if v else 0)
-            elif k == "file_backed_memory":
-                _ffi.domconf_set_file_backed_memory(h, _ffi.cint(v, k, c_uint64))
-            else:
-                raise TypeError("DomainConf: unknown setting %r" % k)
+            try:
+                self._set(k, v)
+            except errors.NumafitError as e:
+                if e.where:
+                    raise
+                # a setter without an error struct: name the keyword
+                raise type(e)(e.errno, "%r is refused (%s)" % (v, e.text), e.code, k, e.cell,
+                              e.exception, e.func) from None
+
+    def _set(self, k, v):
+        h = self._h
+        err = _ffi.Error()
+        if k in ("cpu_shared_set", "vcpu_pin_set", "online_cpus", "cpu_models",
+                 "cpu_model_extra_flags", "disk_cachemodes"):
+            getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k), byref(err))
+        elif k in ("domain_type", "name", "uuid", "cpu_mode", "virt_type", "arch"):
+            getattr(_ffi, "domconf_set_" + k)(h, _ffi.cstr(v, k))
+        elif k == "realtime_priority":
+            _ffi.domconf_set_realtime_priority(h, _ffi.cint(v, k, c_int))
+        elif k == "mem_stats_period":
+            _ffi.domconf_set_mem_stats_period(h, _ffi.cint(v, k, c_int))
+        elif k == "cpu_control":
+            _ffi.domconf_set_cpu_control(h, 1 if v else 0)
+        elif k == "file_backed_memory":
+            _ffi.domconf_set_file_backed_memory(h, _ffi.cint(v, k, c_uint64))
+        else:
+            raise TypeError("DomainConf: unknown setting %r" % k)
 
     @classmethod
     def from_nova_conf(cls, text, **kw):
