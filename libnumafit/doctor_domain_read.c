@@ -630,14 +630,12 @@ static int read_nova_flavor(struct rctx *x, const xmlNode *f) {
                     xmlFree(key);
                     return -ENOMEM;
                 }
-                js = json_string(v);
-                if (!js || !*key)
-                    r = bad(x, e, -EBADMSG, "extra spec '%.60s' is empty or not UTF-8", key);
-                else if (json_object_set_new(d->specs, key, js) < 0)
-                    r = bad(x, e, -EBADMSG, "extra spec name '%.60s' is not UTF-8", key);
-                else
-                    js = NULL;
-                json_decref(js);
+                if (!*key)
+                    r = bad(x, e, -EBADMSG, "an extra spec with an empty name");
+                else if (!numafit__utf8_ok(key, strlen(key)) || !numafit__utf8_ok(v, strlen(v)))
+                    r = bad(x, e, -EBADMSG, "extra spec '%.60s' is not UTF-8", key);
+                else if (!(js = json_string(v)) || json_object_set_new(d->specs, key, js) < 0)
+                    r = -ENOMEM; /* json_object_set_new() took js */
                 xmlFree(key);
                 xmlFree(v);
             }
