@@ -710,8 +710,8 @@ static int op_doctor(struct ctx *c) {
     return numafit_doctor(c->text, c->text2, c->len2, c->flags, &c->o_str, &c->err);
 }
 static int op_doctor_domains(struct ctx *c) {
-    return numafit_doctor_domains(c->text, c->text2, c->len2, c->doms, c->dlens, c->ndoms,
-                                  c->flags, &c->o_str, &c->err);
+    return numafit_doctor_domains(c->text, c->text2, c->len2, c->doms, c->dlens, c->ndoms, c->flags,
+                                  &c->o_str, &c->err);
 }
 
 /* ------------------------------------------------------------ fixtures */
