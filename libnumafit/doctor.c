@@ -308,6 +308,11 @@ static void summarize(struct numafit__doctor *x) {
 /* ------------------------------------------------------------ entry point */
 
 static void doctor_free(struct numafit__doctor *x) {
+    for (uint32_t i = 0; i < x->ndoms; i++)
+        numafit__ddom_clear(&x->doms[i]);
+    numafit__free(x->doms);
+    numafit_host_free(x->fit_host);
+    json_decref(x->domains);
     for (unsigned i = 0; i < NSCRATCH; i++)
         numafit__free(x->scratch[i]);
     for (uint32_t i = 0; i < x->nnodes; i++)
@@ -324,12 +329,22 @@ static void doctor_free(struct numafit__doctor *x) {
     json_decref(x->not_checked);
 }
 
-static int check_args(const char *root, const char *nova_conf, size_t nova_conf_len, unsigned flags,
-                      char **ret_json, numafit_error_t *err) {
+static int check_args(const char *root, const char *nova_conf, size_t nova_conf_len,
+                      const char *const *domains, const size_t *lens, size_t ndomains,
+                      unsigned flags, char **ret_json, numafit_error_t *err) {
+    bool bad_domains = ndomains && (!domains || !lens);
+    for (size_t i = 0; !bad_domains && i < ndomains; i++)
+        bad_domains = !domains[i];
     if (!ret_json || (flags & ~(unsigned)DOCTOR_FLAGS) || (!nova_conf && nova_conf_len) ||
-        (root && strlen(root) > DOCTOR_PATH_CAP - 512)) {
+        bad_domains || (root && strlen(root) > DOCTOR_PATH_CAP - 512)) {
         numafit__error_set(err, NUMAFIT_E_INVALID_ARG, -1, "", NULL, "invalid argument");
         return -EINVAL;
+    }
+    if (ndomains > NUMAFIT_DOCTOR_DOMAINS_MAX) {
+        numafit__error_set(err, NUMAFIT_E_RANGE, -1, "domains", NULL,
+                           "%zu domains: at most %u are checked at once", ndomains,
+                           NUMAFIT_DOCTOR_DOMAINS_MAX);
+        return -ERANGE;
     }
     return numafit__ini_check_text(nova_conf, nova_conf_len, NUMAFIT_DOCTOR_CONF_MAX, "nova_conf",
                                    err);
@@ -392,6 +407,13 @@ static char *report_json(struct numafit__doctor *x) {
     if (x->oom)
         return NULL;
     report = json_pack("{sOsO}", "host", x->host, "findings", x->findings);
+    if (report && x->ndoms &&
+        json_object_set(report, "domains", x->domains ? x->domains : json_null()) < 0)
+        x->oom = true;
+    if (x->oom) {
+        json_decref(report);
+        return NULL;
+    }
     if (report)
         out =
             numafit__json_dump(report, x->flags & NUMAFIT_DOCTOR_INDENT ? NUMAFIT_JSON_INDENT : 0);
@@ -399,22 +421,47 @@ static char *report_json(struct numafit__doctor *x) {
     return out;
 }
 
-NUMAFIT_EXPORT int numafit_doctor(const char *root, const char *nova_conf, size_t nova_conf_len,
-                                  unsigned flags, char **ret_json, numafit_error_t *err) {
+/* Parse the domains into x->doms (before anything of the host is read: a
+ * domain that cannot be read is an error of the call). */
+static int read_domains(struct numafit__doctor *x, const char *const *domains, const size_t *lens,
+                        size_t n, numafit_error_t *err) {
+    if (!n)
+        return 0;
+    if (!(x->doms = numafit__calloc(n, sizeof(*x->doms))) || !(x->domains = json_array())) {
+        numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int r = numafit__ddom_parse(&x->doms[i], (unsigned)i, domains[i], lens[i], err);
+        if (r < 0)
+            return r;
+        x->ndoms++;
+    }
+    return 0;
+}
+
+static int doctor_run(const char *root, const char *nova_conf, size_t nova_conf_len,
+                      const char *const *domains, const size_t *lens, size_t ndomains,
+                      unsigned flags, char **ret_json, numafit_error_t *err) {
     struct numafit__doctor x;
     char *out = NULL;
     int r;
 
     numafit__error_clear(err);
-    if ((r = check_args(root, nova_conf, nova_conf_len, flags, ret_json, err)) < 0 ||
+    if ((r = check_args(root, nova_conf, nova_conf_len, domains, lens, ndomains, flags, ret_json,
+                        err)) < 0 ||
         (r = check_root(root, err)) < 0)
         return r;
-    if ((r = doctor_init(&x, root, flags)) == 0) {
+    if ((r = doctor_init(&x, root, flags)) == 0 &&
+        (r = read_domains(&x, domains, lens, ndomains, err)) == 0) {
         numafit__doctor_read_host(&x);
         x.has_conf = nova_conf != NULL;
+        x.conf_text = nova_conf;
+        x.conf_len = nova_conf_len;
         if (nova_conf && numafit__ini_parse(&x.ini, nova_conf, nova_conf_len) < 0)
             x.oom = true;
         numafit__doctor_check(&x);
+        numafit__doctor_check_domains(&x);
         summarize(&x);
         if ((out = report_json(&x))) {
             *ret_json = out;
@@ -427,4 +474,17 @@ NUMAFIT_EXPORT int numafit_doctor(const char *root, const char *nova_conf, size_
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
     doctor_free(&x);
     return r;
+}
+
+NUMAFIT_EXPORT int numafit_doctor(const char *root, const char *nova_conf, size_t nova_conf_len,
+                                  unsigned flags, char **ret_json, numafit_error_t *err) {
+    return doctor_run(root, nova_conf, nova_conf_len, NULL, NULL, 0, flags, ret_json, err);
+}
+
+NUMAFIT_EXPORT int numafit_doctor_domains(const char *root, const char *nova_conf,
+                                          size_t nova_conf_len, const char *const *domains,
+                                          const size_t *domain_lens, size_t ndomains,
+                                          unsigned flags, char **ret_json, numafit_error_t *err) {
+    return doctor_run(root, nova_conf, nova_conf_len, domains, domain_lens, ndomains, flags,
+                      ret_json, err);
 }

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include <numafit/doctor.h>
+#include <numafit/host.h>
 
 #include "ini.h"
 #include "private.h"
@@ -62,6 +63,56 @@ struct dnode {
     uint64_t memtotal_kib;
     uint32_t npsizes;
     struct dpsize ps[PSIZES_MAX];
+};
+
+/* ------------------------------------------------------------ running domains */
+
+#define DDOM_CELLS_MAX 64u  /* guest NUMA cells of one domain */
+#define DDOM_PAGES_MAX 16u  /* <page> elements of one domain */
+#define DDOM_SETS_MAX  256u /* distinct cpusets of multi-CPU <vcpupin>s */
+#define DDOM_NODE_W    NUMAFIT__WORDS(NUMAFIT_CELL_ID_MAX + 1)
+#define DDOM_PIN_NONE  (-1)
+/* pin[v] <= DDOM_PIN_SET0: vCPU v floats over sets[DDOM_PIN_SET0 - pin[v]] */
+#define DDOM_PIN_SET0 (-2)
+
+struct ddom_cell {
+    uint64_t *vcpus; /* NUMAFIT__CPU_WORDS words (vCPU ids) */
+    uint64_t mem_kib;
+    bool shared_access;          /* memAccess='shared' */
+    bool has_memnode;            /* <numatune><memnode cellid=...> */
+    char memnode_mode[16];       /* its mode ("strict" when absent) */
+    uint64_t nodes[DDOM_NODE_W]; /* its nodeset */
+    uint64_t page_kb;            /* <memoryBacking><hugepages><page> size, 0 = none */
+};
+
+/* One running guest as its libvirt domain XML (virsh dumpxml) says. */
+struct ddom {
+    char name[128];
+    char uuid[40];
+    bool nova; /* <metadata><nova:instance> */
+    char nova_name[128], flavor[128];
+    int64_t nova_vcpus, nova_mem_mib; /* -1 unknown */
+    json_t *specs;                    /* <nova:extraSpecs>, NULL when absent */
+    uint32_t vcpus;
+    uint64_t mem_kib;
+    bool placement_auto;   /* <vcpu placement='auto'> (numad) */
+    bool has_vcpu_cpuset;  /* <vcpu cpuset=...> */
+    uint64_t *vcpu_cpuset; /* NUMAFIT__CPU_WORDS */
+    int32_t *pin;          /* per vCPU: DDOM_PIN_NONE, the CPU, or a set */
+    uint32_t nsets;
+    uint64_t *sets[DDOM_SETS_MAX];
+    bool has_emu;
+    uint64_t *emu; /* <emulatorpin cpuset> */
+    uint64_t *rt;  /* vCPUs with a fifo or rr <vcpusched> */
+    int rt_prio;
+    bool has_mem_nodes; /* <numatune><memory nodeset> */
+    char mem_mode[16];
+    uint64_t mem_nodes[DDOM_NODE_W];
+    bool hugepages;   /* <hugepages> present */
+    uint64_t page_kb; /* its <page> size for a guest without NUMA cells, 0 = none */
+    bool locked, nosharepages;
+    uint32_t ncells;
+    struct ddom_cell cells[DDOM_CELLS_MAX];
 };
 
 struct numafit__doctor {
@@ -131,10 +182,18 @@ struct numafit__doctor {
     } block[BLOCK_MAX];
     /* nova.conf */
     bool has_conf;
+    const char *conf_text; /* the caller's, NULL without */
+    size_t conf_len;
     struct numafit__ini ini;
     /* conclusions */
     bool realtime;
     json_t *rt_reasons;
+    /* running domains (doctor_domain.c) */
+    uint32_t ndoms;
+    struct ddom *doms;
+    json_t *domains;          /* their summaries */
+    numafit_host_t *fit_host; /* the empty host nova would see, NULL until built */
+    bool fit_host_tried;
 };
 
 /* ------------------------------------------------------------ doctor.c */
@@ -188,6 +247,18 @@ void numafit__doctor_check_tuning(struct numafit__doctor *x);
 
 /* Every check, in the report's fixed order. */
 void numafit__doctor_check(struct numafit__doctor *x);
+
+/* ------------------------------------------------------------ doctor_domain*.c */
+
+/* Parse domain XML number i into d (zeroed by the caller): 0, -EBADMSG,
+ * -ERANGE (err->where "domains[i] ..." names the element), -ENOMEM,
+ * -ENOTSUP (built without libxml2). */
+int numafit__ddom_parse(struct ddom *d, unsigned i, const char *xml, size_t len,
+                        numafit_error_t *err);
+/* Free what d holds (not d). */
+void numafit__ddom_clear(struct ddom *d);
+/* The findings and summaries of the running domains, after the host checks. */
+void numafit__doctor_check_domains(struct numafit__doctor *x);
 
 /* ------------------------------------------------------------ CPU bitmaps */
 

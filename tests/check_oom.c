@@ -329,6 +329,9 @@ struct ctx {
     const numafit_cpuset_t *set;
     const numafit_hostconf_t *hconf;
     const numafit_domconf_t *dconf;
+    const char *const *doms; /* numafit_doctor_domains() */
+    const size_t *dlens;
+    size_t ndoms;
     bool mutate;            /* claim/release: target is a fresh copy of host each run */
     bool varies;            /* the output differs between runs (a fresh uuid) */
     const char *known_bug;  /* an open library bug: the operation is skipped */
@@ -705,6 +708,10 @@ static int op_sysfs(struct ctx *c) {
 }
 static int op_doctor(struct ctx *c) {
     return numafit_doctor(c->text, c->text2, c->len2, c->flags, &c->o_str, &c->err);
+}
+static int op_doctor_domains(struct ctx *c) {
+    return numafit_doctor_domains(c->text, c->text2, c->len2, c->doms, c->dlens, c->ndoms, c->flags,
+                                  &c->o_str, &c->err);
 }
 
 /* ------------------------------------------------------------ fixtures */
@@ -1152,6 +1159,31 @@ START_TEST(doctor) {
 }
 END_TEST
 
+/* the doctor with running domains: the reader (libxml2), the checks and
+ * nova's fit on the captured host */
+START_TEST(doctor_domains) {
+    size_t clen, lens[2];
+    char *conf = test_slurp("doctor/rt-good/etc/nova/nova.conf", &clen);
+    char *a = test_slurp("doctor-domains/rt-good-rt.xml", &lens[0]);
+    char *b = test_slurp("doctor-domains/cell-split.xml", &lens[1]);
+    const char *doms[2] = {a, b};
+    char root[PATH_MAX];
+    data_path(root, sizeof(root), "doctor/rt-good");
+    struct ctx c = {.what = "doctor_domains",
+                    .text = root,
+                    .text2 = conf,
+                    .len2 = clen,
+                    .doms = doms,
+                    .dlens = lens,
+                    .ndoms = 2,
+                    .quiet = true};
+    oom_loop(&c, op_doctor_domains);
+    free(conf);
+    free(a);
+    free(b);
+}
+END_TEST
+
 START_TEST(cpuset) {
     static const char *const specs[] = {"0-3,^2,8", "0-16383,^1-16382", "", " 1 , 3-5 ,, ^4", "1-"};
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
@@ -1212,6 +1244,7 @@ static Suite *oom_suite(void) {
                         (int)(sizeof(caps_files) / sizeof(caps_files[0])) - !large);
     tcase_add_test(tc, host_from_sysfs);
     tcase_add_test(tc, doctor);
+    tcase_add_test(tc, doctor_domains);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -61,6 +61,55 @@ NUMAFIT_EXPORT NUMAFIT_NODISCARD int numafit_doctor(const char *root, const char
                                                     size_t nova_conf_len, unsigned flags,
                                                     char **ret_json, numafit_error_t *reterr);
 
+/** The most domains numafit_doctor_domains() checks in one call. */
+#define NUMAFIT_DOCTOR_DOMAINS_MAX 64u
+
+/**
+ * \brief numafit_doctor(), and also compare running guests with the host
+ * and with what the host's nova would give them.
+ *
+ * Each domain is the libvirt domain XML of a running guest (`virsh dumpxml
+ * NAME`). Read from it: \<name>, \<uuid>, \<memory>, \<vcpu> (count,
+ * cpuset, placement), \<cputune> (vcpupin, emulatorpin, vcpusched),
+ * \<numatune> (memory, memnode), \<memoryBacking> (hugepages/page, locked,
+ * nosharepages), \<cpu>\<numa> cells, and nova's \<metadata>\<nova:instance>
+ * (name, flavor name, vcpus, memory and, where nova writes them,
+ * \<nova:extraSpecs>); everything else is ignored. Findings about a domain
+ * (ids "domain-...", doc/doctor.md) come after the host's, carry the
+ * domain's name in "domain", and their detail starts with "Domain NAME:".
+ * The report gets "domains": one summary per domain, in order, with
+ * "nova": the flavor the domain's shape needs (rebuilt from it: vCPUs,
+ * memory, guest cells, page size, dedicated/mixed CPUs, real-time mask,
+ * emulator threads policy, and the thread policy when the metadata has the
+ * flavor's extra specs), whether nova accepts that flavor ("accepted"),
+ * whether it fits the host as captured with nothing running ("fits",
+ * numafit_host_new_from_sysfs() with nova.conf's CPU sets and reserved
+ * pages) and the placement it gets there ("placement", as
+ * numafit_placement_to_json(); "same_nodes", "same_pins": whether the
+ * domain has it). A different placement is information (other guests
+ * change nova's choice); a shape nova refuses or cannot fit is an error.
+ *
+ * \param domains, domain_lens  ndomains texts and their lengths (each at
+ * most NUMAFIT_INPUT_MAX bytes); may be NULL when ndomains is 0.
+ * \param ndomains at most NUMAFIT_DOCTOR_DOMAINS_MAX.
+ * \return as numafit_doctor(), and: -EBADMSG for a domain that is not
+ * well-formed XML, has a DOCTYPE, or whose elements read above are not as
+ * libvirt takes them (a vcpupin of a vCPU the domain does not have, a
+ * cpuset that is not a list, cells that overlap, a memnode of no cell...);
+ * -ERANGE for a domain over NUMAFIT_INPUT_MAX bytes, more than
+ * NUMAFIT_VCPUS_MAX vCPUs, more than 64 guest cells, a CPU id above
+ * NUMAFIT_CPU_MAX or more than NUMAFIT_DOCTOR_DOMAINS_MAX domains; in both
+ * reterr->where is "domains[I] line L <element>" (I counts from 0) and
+ * reterr->text names the element; -ENOTSUP when the library was built
+ * without libxml2 (and ndomains > 0). A domain that cannot be read fails
+ * the call: no report.
+ * \ownership owned
+ */
+NUMAFIT_EXPORT NUMAFIT_NODISCARD int
+numafit_doctor_domains(const char *root, const char *nova_conf, size_t nova_conf_len,
+                       const char *const *domains, const size_t *domain_lens, size_t ndomains,
+                       unsigned flags, char **ret_json, numafit_error_t *reterr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,10 @@
  * (tests/fuzz/fstree.c). The record "etc/nova/nova.conf" is passed as the
  * nova.conf text (the doctor does not read it from the tree); the record
  * "flags" (not a file the doctor reads) chooses NUMAFIT_DOCTOR_REALTIME
- * ('r' in it) and NUMAFIT_DOCTOR_INDENT ('i').
+ * ('r' in it) and NUMAFIT_DOCTOR_INDENT ('i'). The records "domains/0" to
+ * "domains/3" are running guests' domain XML (virsh dumpxml): the doctor is
+ * then numafit_doctor_domains() with them (doctor_domain_read.c reads
+ * them, doctor_domain.c checks them and fits them on the tree's host).
  * Records under dev/, etc/sysctl.d/, etc/systemd/, sys/block/,
  * sys/module/ and sys/kernel/mm/{transparent_hugepage,ksm}/ reach the
  * tuning checks (doctor_tuning.c) like any other file.
@@ -17,12 +20,16 @@
  * report {"host":{...,"unreadable":[...],"not_checked":[...]},"findings":
  * [{"id","severity",...}]}, or a known negative errno with no report;
  * -ENOENT only for a tree with neither proc/ nor sys/ (reterr names
- * "root").
+ * "root"). With domains: "domains" has one summary per domain, a finding's
+ * "domain" is the name of one of them, and a domain the reader refuses
+ * (-EBADMSG, -ERANGE) is named in reterr->where ("domains[I] ...").
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t clen = 0, flen = 0;
     const uint8_t *conf = record(data, size, "etc/nova/nova.conf", &clen);
     const uint8_t *fl = record(data, size, "flags", &flen);
+    const char *doms[4];
+    size_t dlens[4], ndoms = 0;
     unsigned flags = 0;
     numafit_error_t err;
     char *json = NULL;
@@ -70,11 +79,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         flags |= NUMAFIT_DOCTOR_REALTIME;
     if (fl && memchr(fl, 'i', flen))
         flags |= NUMAFIT_DOCTOR_INDENT;
+    for (int k = 0; k < 4; k++) {
+        char name[16];
+        const uint8_t *d;
+        snprintf(name, sizeof(name), "domains/%d", k);
+        if ((d = record(data, size, name, &dlens[ndoms])))
+            doms[ndoms++] = (const char *)d;
+    }
     fuzz_error_prefill(&err);
-    r = numafit_doctor(root, (const char *)conf, clen, flags, &json, &err);
+    r = numafit_doctor_domains(root, (const char *)conf, clen, doms, dlens, ndoms, flags, &json,
+                               &err);
     fuzz_check_error(&err);
     if (r < 0) {
-        FUZZ_ASSERT(r == -EBADMSG || r == -ERANGE || r == -ENOMEM || r == -ENOENT);
+        FUZZ_ASSERT(r == -EBADMSG || r == -ERANGE || r == -ENOMEM || r == -ENOENT ||
+                    (r == -ENOTSUP && ndoms));
+        if (ndoms && (r == -EBADMSG || r == -ERANGE) && !strncmp(err.where, "domains", 7)) {
+            unsigned k = 99;
+            FUZZ_ASSERT(sscanf(err.where, "domains[%u]", &k) == 1 && k < ndoms);
+        }
         if (r == -ENOENT)
             FUZZ_ASSERT(!strcmp(err.where, "root"));
         FUZZ_ASSERT(json == NULL);
@@ -96,8 +118,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_ASSERT(sev &&
                     (!strcmp(sev, "error") || !strcmp(sev, "warning") || !strcmp(sev, "info")));
         errors += !strcmp(sev, "error");
+        if (json_object_get(f, "domain")) {
+            const char *dn = json_string_value(json_object_get(f, "domain"));
+            bool known = false;
+            size_t k;
+            json_t *d;
+            FUZZ_ASSERT(dn != NULL);
+            json_array_foreach(json_object_get(report, "domains"), k, d) known |=
+                !strcmp(dn, json_string_value(json_object_get(d, "name")));
+            FUZZ_ASSERT(known);
+        }
     }
     FUZZ_ASSERT(r == errors);
+    if (ndoms)
+        FUZZ_ASSERT(json_array_size(json_object_get(report, "domains")) == ndoms);
+    else
+        FUZZ_ASSERT(json_object_get(report, "domains") == NULL);
     json_decref(report);
     numafit_free(json);
     return 0;

@@ -6,7 +6,9 @@
   caps_xml    tests/data/caps/*.xml (those under 16 KiB)
   sysfs       tests/data/sysfs/<host>/sys/devices/system as PATH\\0CONTENT\\0 records
   doctor      tests/data/doctor/<host>/ as records, rt-good with "flags" r,
-              and the kernel tuning files of a 2-CPU host
+              and the kernel tuning files of a 2-CPU host; each running
+              domain of tests/data/doctor-domains as a "domains/0" record
+              with the CPU, node and nova.conf files of its host
   synthetic   the specs of the unit tests and the documentation
   placement   examples/fleet/instances.jsonl topologies (with their host's
               JSON when it is small) and the plain placements of tests/cases
@@ -137,6 +139,29 @@ def main():
     put("doctor", "rt-good-flags",
         records(os.path.join(TOP, "tests", "data", "doctor", "rt-good")) + b"flags\0ri\0")
     put("doctor", "conf-only", b"etc/nova/nova.conf\0[compute]\ncpu_dedicated_set = 2-7\n\0")
+    # running domains with the files their checks and nova's fit read
+    keep = ("proc/cmdline", "etc/nova/nova.conf", "sys/devices/system/cpu/online",
+            "sys/devices/system/node/")
+
+    def host_core(host):
+        out = b""
+        base = os.path.join(TOP, "tests", "data", "doctor", host)
+        for dirpath, _, names in sorted(os.walk(base)):
+            for n in sorted(names):
+                rel = os.path.relpath(os.path.join(dirpath, n), base)
+                if rel.startswith(keep) or rel.endswith("/thread_siblings_list"):
+                    out += rel.encode() + b"\0" + open(os.path.join(base, rel), "rb").read() + b"\0"
+        return out
+
+    dd = os.path.join(TOP, "tests", "data", "doctor-domains")
+    xmls = {}
+    for p in sorted(glob.glob(os.path.join(dd, "*.xml"))):
+        name = os.path.basename(p)[:-4]
+        xmls[name] = open(p, "rb").read()
+        host = "e5-2620-legacy" if name.startswith("legacy") else "rt-good"
+        put("doctor", "domain-" + name, host_core(host) + b"domains/0\0" + xmls[name] + b"\0")
+    put("doctor", "domains-two", host_core("rt-good") + b"domains/0\0" + xmls["rt-good-rt"] +
+        b"\0domains/1\0" + xmls["cell-split"] + b"\0")
     # the kernel tuning files on a 2-CPU host (the fixtures' trees are larger)
     tuning = [("proc/cmdline", "default_hugepagesz=1G idle=halt intel_idle.max_cstate=3\n"),
               ("sys/devices/system/cpu/online", "0-1\n"),

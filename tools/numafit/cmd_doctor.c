@@ -4,12 +4,16 @@
  * huge pages and hugetlbfs, the real-time kernel and tuned profile, NUMA
  * balance) and print each problem with its fix.
  *
- *   numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--text|--json]
+ *   numafit doctor [--root DIR] [--nova-conf FILE] [--realtime] [--domain FILE]...
+ *                  [--text|--json]
+ *
+ * --domain (repeatable) also compares running guests (virsh dumpxml) with
+ * the host and with what the host's nova would give them.
  *
  * Exit status: 0 no error found, 1 errors found, 2 the host could not be
  * checked (usage, a --root that is not a host's root, an unreadable
- * --nova-conf, out of memory); a failed write of the report exits 1 as in
- * every command.
+ * --nova-conf, a --domain that cannot be read, out of memory); a failed write of the report exits 1
+ * as in every command.
  */
 #include "config.h"
 
@@ -31,7 +35,7 @@
 
 static void usage(FILE *o) {
     fprintf(o, "usage: numafit doctor [--root DIR] [--nova-conf FILE] [--realtime]\n"
-               "                      [--text | --json]\n"
+               "                      [--domain FILE]... [--text | --json]\n"
                "\n"
                "Check a compute host for pinned, huge-page and real-time guests: CPU isolation\n"
                "against nova's cpu_dedicated_set / cpu_shared_set / vcpu_pin_set,\n"
@@ -44,11 +48,16 @@ static void usage(FILE *o) {
                "  --nova-conf FILE  nova.conf to check (default DIR/etc/nova/nova.conf if it\n"
                "                    exists; - = stdin)\n"
                "  --realtime        real-time flavors (hw:cpu_realtime) are to be offered\n"
+               "  --domain FILE     also check a running guest: its libvirt domain XML\n"
+               "                    (virsh dumpxml NAME; - = stdin) against the host's CPUs,\n"
+               "                    nodes, huge pages, isolation and nova.conf, and against\n"
+               "                    what this host's nova would give it (repeatable, at\n"
+               "                    most 64)\n"
                "  --text            print the report as text (the default on a terminal)\n"
                "  --json            print the JSON report (the default otherwise)\n"
                "\n"
                "Exit status: 0 no errors, 1 errors found, 2 could not check (usage, bad\n"
-               "--root or --nova-conf).\n");
+               "--root, --nova-conf or --domain).\n");
 }
 
 static void print_wrapped(FILE *o, const char *indent, const char *text) {
@@ -111,6 +120,44 @@ static void print_tuning(FILE *o, const json_t *h) {
         fprintf(o, "  I/O scheduler    %s: %s\n", key, json_string_value(v));
 }
 
+/* The running domains: their shape and what nova would give them. */
+static void print_domains(FILE *o, const json_t *domains) {
+    const json_t *d, *cell, *nova;
+    size_t i, k;
+    json_array_foreach(domains, i, d) {
+        const char *rt = jstr(d, "realtime_vcpus", "");
+        fprintf(o, "  domain           %s: %lld vCPUs (%s), %lld MiB\n", jstr(d, "name", "?"),
+                (long long)json_integer_value(json_object_get(d, "vcpus")),
+                jstr(d, "cpu_policy", "?"),
+                (long long)json_integer_value(json_object_get(d, "memory_mib")));
+        json_array_foreach(json_object_get(d, "cells"), k, cell) {
+            const char *pg = jstr(cell, "page_size", NULL);
+            fprintf(o, "    cell %lld         vCPUs %s on CPUs %s, memory on node %s%s%s\n",
+                    (long long)json_integer_value(json_object_get(cell, "id")),
+                    jstr(cell, "vcpus", "?"), jstr(cell, "cpus", "none"),
+                    jstr(cell, "memory_nodes", "any"), pg ? ", pages " : "", pg ? pg : "");
+        }
+        fprintf(o, "    emulator       %s (%s)%s%s\n", jstr(d, "emulatorpin", "not pinned"),
+                jstr(d, "emulator_threads", "?"), *rt ? ", real-time vCPUs " : "", rt);
+        nova = json_object_get(d, "nova");
+        if (!nova)
+            continue;
+        if (json_is_false(json_object_get(nova, "accepted")))
+            fprintf(o, "    nova           refuses this shape\n");
+        else if (json_is_false(json_object_get(nova, "numa")))
+            fprintf(o, "    nova           no NUMA topology (nothing to place)\n");
+        else if (json_is_false(json_object_get(nova, "fits")))
+            fprintf(o, "    nova           does not fit the empty host\n");
+        else if (json_is_true(json_object_get(nova, "fits")))
+            fprintf(o, "    nova           fits the empty host%s\n",
+                    json_is_true(json_object_get(nova, "same_nodes")) &&
+                            json_is_true(json_object_get(nova, "same_pins"))
+                        ? ", placed as the domain is"
+                    : json_is_true(json_object_get(nova, "same_nodes")) ? ", same nodes, other pins"
+                                                                        : ", on other nodes");
+    }
+}
+
 static void print_report(FILE *o, const json_t *report) {
     static const char *const sevs[] = {"error", "warning", "info"};
     static const char *const heads[] = {"Errors", "Warnings", "Notes"};
@@ -154,6 +201,7 @@ static void print_report(FILE *o, const json_t *report) {
     print_tuning(o, h);
     json_array_foreach(json_object_get(h, "unreadable"), i, v)
         fprintf(o, "  not read         %s\n", json_string_value(v));
+    print_domains(o, json_object_get(report, "domains"));
     json_array_foreach(json_object_get(h, "not_checked"), i, v)
         fprintf(o, "  not checked      %s\n", json_string_value(v));
     if (!json_array_size(findings)) {
@@ -181,17 +229,15 @@ static void print_report(FILE *o, const json_t *report) {
 
 int cmd_doctor(int argc, char **argv) {
     static const struct option opts[] = {
-        {"root", required_argument, NULL, 'r'},
-        {"nova-conf", required_argument, NULL, 'n'},
-        {"realtime", no_argument, NULL, 't'},
-        {"json", no_argument, NULL, 'j'},
-        {"text", no_argument, NULL, 'x'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"root", required_argument, NULL, 'r'}, {"nova-conf", required_argument, NULL, 'n'},
+        {"realtime", no_argument, NULL, 't'},   {"domain", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},       {"text", no_argument, NULL, 'x'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
-    const char *root = NULL, *conf_path = NULL;
+    const char *root = NULL, *conf_path = NULL, *dom_path[NUMAFIT_DOCTOR_DOMAINS_MAX];
     char *conf = NULL, *out = NULL, defconf[4096], why[256];
-    size_t conf_len = 0;
+    char *dom[NUMAFIT_DOCTOR_DOMAINS_MAX] = {NULL};
+    size_t conf_len = 0, dom_len[NUMAFIT_DOCTOR_DOMAINS_MAX], ndom = 0;
     bool json = false, text = false;
     unsigned flags = 0;
     numafit_error_t e;
@@ -209,6 +255,14 @@ int cmd_doctor(int argc, char **argv) {
                 break;
             case 't':
                 flags |= NUMAFIT_DOCTOR_REALTIME;
+                break;
+            case 'd':
+                if (ndom == NUMAFIT_DOCTOR_DOMAINS_MAX) {
+                    fprintf(stderr, "numafit doctor: more than %u --domain\n",
+                            NUMAFIT_DOCTOR_DOMAINS_MAX);
+                    return CLI_EXIT_USAGE;
+                }
+                dom_path[ndom++] = optarg;
                 break;
             case 'j':
                 json = true;
@@ -241,14 +295,40 @@ int cmd_doctor(int argc, char **argv) {
     if (conf_path && !(conf = cli_read_input("numafit doctor", "--nova-conf", conf_path,
                                              NUMAFIT_DOCTOR_CONF_MAX, true, &conf_len, NULL)))
         return CLI_EXIT_USAGE;
+    for (size_t i = 0; i < ndom; i++) {
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(dom_path[i], "-") && !strcmp(dom_path[k], "-")) {
+                fprintf(stderr, "numafit doctor: --domain - (stdin) given twice\n");
+                rc = CLI_EXIT_USAGE;
+                goto domains_out;
+            }
+        if (!(dom[i] = cli_read_input("numafit doctor", "--domain", dom_path[i], NUMAFIT_INPUT_MAX,
+                                      true, &dom_len[i], NULL))) {
+            rc = CLI_EXIT_USAGE;
+            goto domains_out;
+        }
+    }
     if (!json && !text && !isatty(STDOUT_FILENO))
         json = true;
-    rc = numafit_doctor(root, conf, conf_len, flags | (json ? NUMAFIT_DOCTOR_INDENT : 0), &out, &e);
-    free(conf);
+    rc = numafit_doctor_domains(root, conf, conf_len, (const char *const *)dom, dom_len, ndom,
+                                flags | (json ? NUMAFIT_DOCTOR_INDENT : 0), &out, &e);
     if (rc < 0) {
-        cli_error("numafit doctor", NULL, rc, &e, 0);
-        return CLI_EXIT_USAGE;
+        unsigned bad = 0;
+        /* a domain's error names it as domains[I]: say which file */
+        if (sscanf(e.where, "domains[%u]", &bad) == 1 && bad < ndom)
+            cli_error("numafit doctor", dom_path[bad], rc, &e, 0);
+        else
+            cli_error("numafit doctor", NULL, rc, &e, 0);
+        rc = CLI_EXIT_USAGE;
+        goto domains_out;
     }
+    rc = rc > 0 ? 1 : 0;
+domains_out:
+    free(conf);
+    for (size_t i = 0; i < ndom; i++)
+        free(dom[i]);
+    if (!out)
+        return rc;
     if (json) {
         fputs(out, stdout);
         fputc('\n', stdout);
@@ -265,5 +345,5 @@ int cmd_doctor(int argc, char **argv) {
         json_decref(report);
     }
     numafit_free(out);
-    return rc > 0 ? 1 : 0;
+    return rc;
 }

@@ -17,7 +17,7 @@ from .cpu import (best_cpu_topology, cpu_topologies, cpu_topology_constraints, f
                   parse_cpu_spec)
 from .errors import NumafitError
 from .fit import FitResult, Options, explain, fit, headroom, plan, try_fit
-from .host import Host, HostConf, nova_conf_misplaced
+from .host import Host, HostConf, doctor, nova_conf_misplaced
 from .inventory import Inventory, allocation_ratios, node_claim, node_fit, node_release
 from .pci import PciDevices, PciPools, PciRequests, PciTracker, hostdev_xml
 from .placement import (DomainConf, Placement, disk_iotune_xml, domain_xml,
@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 library_version = _ffi.library_version()
 library_version_hex = _ffi.version_hex()
 
-__all__ = ["Host", "HostConf", "nova_conf_misplaced", "allocation_ratios", "Inventory", "PciDevices", "PciPools", "PciRequests", "PciTracker",
+__all__ = ["Host", "HostConf", "doctor", "nova_conf_misplaced", "allocation_ratios", "Inventory", "PciDevices", "PciPools", "PciRequests", "PciTracker",
            "hostdev_xml", "node_fit", "node_claim", "node_release", "Request", "Resources", "read_flavor", "read_image", "resources_from_flavor", "validate_extra_specs", "Placement", "DomainConf", "Options", "FitResult",
            "fit", "try_fit", "explain", "plan", "headroom", "domain_xml", "disk_iotune_xml",
            "interface_bandwidth_xml", "parse_cpu_spec",

@@ -481,6 +481,8 @@ _fn("extra_specs_validate", [cp, sz, u, cp, ErrorP], c_int, _E)
 # doctor.h (newer builds only)
 if hasattr(lib, "numafit_doctor"):
     _fn("doctor", [cp, cp, sz, u, StrP, ErrorP], c_int, _E)
+if hasattr(lib, "numafit_doctor_domains"):
+    _fn("doctor_domains", [cp, cp, sz, POINTER(cp), POINTER(sz), sz, u, StrP, ErrorP], c_int, _E)
 
 del u, sz, cp
 

@@ -114,6 +114,40 @@ def nova_conf_misplaced(text):
     return json.loads(_ffi.call_str(_ffi.nova_conf_misplaced, buf, n, 0))
 
 
+DOCTOR_REALTIME = 1  # NUMAFIT_DOCTOR_REALTIME
+
+
+def doctor(root=None, nova_conf=None, domains=(), realtime=False):
+    """The host doctor's report as a dict (numafit_doctor_domains; doc/doctor.md):
+    check the compute host whose /proc, /sys and /etc are below root (None:
+    "/") against nova.conf's text (None: not checked) and, for each text of
+    domains (libvirt domain XML of a running guest, as `virsh dumpxml`
+    prints it), compare the guest with the host and with what the host's
+    nova would give it. report["errors"] is added: the number of findings
+    with severity "error". A domain the library cannot read raises
+    NumafitError (a ValueError) whose where names it ("domains[I] line L
+    <element>")."""
+    r = _ffi.cpath(root, "root", none=True)
+    conf, clen = _ffi.cbuf(nova_conf, "nova_conf", none=True)
+    if isinstance(domains, (str, bytes)):
+        raise TypeError("numafit: domains must be a list of XML texts, not one text")
+    texts = [_ffi.cbuf(d, "domains[%d]" % i) for i, d in enumerate(domains)]
+    arr = (_ffi.c_char_p * max(len(texts), 1))(*[t[0] for t in texts])
+    lens = (c_size_t * max(len(texts), 1))(*[t[1] for t in texts])
+    out, err = _ffi.c_void_p(), _ffi.Error()
+    flags = DOCTOR_REALTIME if realtime else 0
+    if hasattr(_ffi, "doctor_domains"):
+        n = _ffi.doctor_domains(r, conf, clen, arr, lens, len(texts), flags, byref(out),
+                                byref(err))
+    elif texts:
+        raise NotImplementedError("numafit: this libnumafit has no numafit_doctor_domains")
+    else:
+        n = _ffi.doctor(r, conf, clen, flags, byref(out), byref(err))
+    report = json.loads(_ffi.take_string(out))
+    report["errors"] = n
+    return report
+
+
 _USAGE_BUF = c_int64 * 128  # one array type for cell_usage (each `c_int64 * n` is a new type)
 
 
