@@ -95,6 +95,7 @@ struct plan_flavor {
     int vcpus, cells, cpu_policy, thread_policy, emulator_policy;
     uint64_t memory_mb;
     int pagesize_kb;    /* > 0 when a page size is requested, else 0 */
+    int form;           /* enum numafit_input_form it was read in */
     const char *origin; /* file it came from (argv) */
     unsigned long line; /* line or entry number there */
 };

@@ -381,6 +381,8 @@ json_t *plan_to_json(const struct plan *pl) {
                                                                      : json_null());
         if (pl->pci)
             json_object_set_new(e, "pci_devices", json_integer((json_int_t)fl->pci_devices));
+        if (fl->form != NUMAFIT_FORM_NATIVE)
+            json_object_set_new(e, "read_as", json_string(numafit_input_form_to_string(fl->form)));
         json_array_append_new(flavors, e);
     }
     json_object_set_new(o, "flavors", flavors);
@@ -811,6 +813,10 @@ void plan_report(FILE *o, const struct plan *pl) {
     if (pl->instances_nonnuma)
         fprintf(o, "  existing instances without NUMA topology in placement's inventory: %s\n",
                 cnt(pl->instances_nonnuma, buf));
+    for (unsigned f = 0; f < pl->nflavors; f++)
+        if (pl->flavors[f].form != NUMAFIT_FORM_NATIVE)
+            fprintf(o, "  flavor %s (%s): read as %s\n", pl->flavors[f].name, pl->flavors[f].origin,
+                    numafit_input_form_to_string(pl->flavors[f].form));
     if (pl->no_limits)
         fprintf(o, "  limits: none (shared room counted with cpu_allocation_ratio 1)\n");
     else
