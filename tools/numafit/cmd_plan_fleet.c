@@ -84,7 +84,12 @@ static void usage(FILE *o) {
             "The fill:\n"
             "  --mix round-robin|weights  one of each in turn (default), or always the flavor\n"
             "                         furthest behind its weight\n"
-            "  --strategy spread|pack|both  host cell order(s) (default both)\n"
+            "  --strategy LIST        host cell orders, comma-separated: spread, pack,\n"
+            "                         headroom (numafit's own, when this libnumafit has it);\n"
+            "                         both: spread,pack (the default); all: every one\n"
+            "  --target N             how many hosts of the fleet, in fleet order, N\n"
+            "                         instances of the mix (in its proportions) need, per\n"
+            "                         strategy\n"
             "  --nova-release latest|zed    nova rules (default latest)\n"
             "  --budget N             fit work budget (default %llu; 0: unlimited)\n"
             "  --allow-extra-specs LIST  namespaces and keys of the flavors' extra specs\n"
@@ -146,6 +151,62 @@ bad:
     return -1;
 }
 
+/* --strategy LIST: names (spread, pack, headroom), both (spread,pack) or
+ * all (every one the library has), comma-separated. 0, or -1 reported. */
+static int parse_strategies(struct plan *pl, const char *list) {
+    bool want[PLAN_MAX_STRATEGIES] = {false};
+    const char *p = list;
+    int any = 0;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        char name[32];
+        int s;
+        if (n == 0 || n >= sizeof(name))
+            goto bad;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        if (strcmp(name, "both") == 0) {
+            want[NUMAFIT_STRATEGY_SPREAD] = want[NUMAFIT_STRATEGY_PACK] = true;
+        } else if (strcmp(name, "all") == 0) {
+            for (s = 0; s < PLAN_MAX_STRATEGIES; s++) {
+                int a = plan_strategy_available(s);
+                if (a < 0) {
+                    plan_err("out of memory");
+                    return -1;
+                }
+                want[s] = want[s] || a;
+            }
+        } else if ((s = plan_strategy_from_name(name)) < 0) {
+            goto bad;
+        } else if (plan_strategy_available(s) != 1) {
+            plan_err("--strategy %s: this libnumafit (%s) does not have that strategy", name,
+                     numafit_version_string());
+            return -1;
+        } else {
+            want[s] = true;
+        }
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    for (int s = 0; s < PLAN_MAX_STRATEGIES; s++) {
+        pl->strategies[s] = want[s];
+        any += want[s];
+    }
+    return any ? 0 : -1;
+bad : {
+    char names[128];
+    size_t len = 0;
+    names[0] = '\0';
+    for (int s = 0; s < PLAN_MAX_STRATEGIES; s++)
+        if (plan_strategy_available(s) == 1)
+            len +=
+                (size_t)snprintf(names + len, sizeof(names) - len, "%s, ", plan_strategy_name(s));
+    plan_err("--strategy takes a comma-separated list of %sboth or all", names);
+}
+    return -1;
+}
+
 /* Read a --limits file: checked with the library; ratios kept for the
  * report and the shared room. */
 static int load_limits(struct plan *pl, const char *path) {
@@ -187,6 +248,31 @@ static int load_limits(struct plan *pl, const char *path) {
     return 0;
 }
 
+/* The headroom strategy's flavor mix (numafit_options_set_headroom_mix,
+ * which comes with NUMAFIT_STRATEGY_HEADROOM): declared weak, so that a
+ * libnumafit without it leaves it NULL and the plan runs without the
+ * strategy (plan_strategy_available() leaves headroom out then too). */
+extern int
+numafit_options_set_headroom_mix(numafit_options_t *opt, const struct numafit_request *const *reqs,
+                                 const double *weights, size_t n, numafit_error_t *reterr)
+    __attribute__((weak, visibility("default")));
+
+/* Options o of strategy s keep room for the plan's mix: its planned flavors
+ * with a NUMA topology, at their weights (equal round-robin). */
+static int set_mix(const struct plan *pl, numafit_options_t *o, int s, numafit_error_t *e) {
+    const numafit_request_t *reqs[PLAN_MAX_FLAVORS];
+    double w[PLAN_MAX_FLAVORS];
+    size_t n = 0;
+    if (s != 2 || !numafit_options_set_headroom_mix) /* 2: NUMAFIT_STRATEGY_HEADROOM */
+        return 0;
+    for (unsigned f = 0; f < pl->nflavors; f++)
+        if (pl->flavors[f].planned && pl->flavors[f].req) {
+            reqs[n] = pl->flavors[f].req;
+            w[n++] = pl->weights ? pl->flavors[f].weight : 1.0;
+        }
+    return numafit_options_set_headroom_mix(o, reqs, w, n, e);
+}
+
 /* The fit options of each (per-host limits, strategy). */
 static int make_options(struct plan *pl, const struct cli_fit_options *fit) {
     struct cli_fit_options fo = *fit;
@@ -200,14 +286,18 @@ static int make_options(struct plan *pl, const struct cli_fit_options *fit) {
         }
     }
     for (unsigned i = 0; i < pl->nlimits; i++) {
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < PLAN_MAX_STRATEGIES; s++) {
             numafit_options_t *o = NULL;
             int bad, rc;
+            if (!pl->strategies[s])
+                continue;
             fo.strategy = s;
             rc = cli_options_new(&fo, txt, txt ? strlen(txt) : 0, &o, &e, &bad);
             if (rc == 0 && !pl->no_limits && pl->limits[i].cpu_ratio > 0)
                 rc =
                     numafit_options_set_limits(o, pl->limits[i].cpu_ratio, pl->limits[i].ram_ratio);
+            if (rc == 0)
+                rc = set_mix(pl, o, s, &e);
             if (rc < 0) {
                 numafit_options_free(o);
                 free(txt);
@@ -317,7 +407,8 @@ static double mono_now(void) {
 /* Draw the plan into memory, then write path whole or not at all (a
  * temporary file renamed into place: an existing file stays as it was when
  * drawing or writing fails). */
-static int picture(const json_t *plan, const char *opt, const char *path, bool html) {
+static int picture(const json_t *plan, const char *opt, const char *path, bool html,
+                   const char *strategy) {
     char err[512] = "", *data = NULL;
     size_t n = 0;
     FILE *mem = open_memstream(&data, &n);
@@ -328,7 +419,7 @@ static int picture(const json_t *plan, const char *opt, const char *path, bool h
         return PLAN_EXIT_FAIL;
     }
     rc = html ? plan_render_html(plan, mem, err, sizeof(err))
-              : plan_render_svg(plan, NULL, mem, err, sizeof(err));
+              : plan_render_svg(plan, strategy, mem, err, sizeof(err));
     if (fclose(mem) != 0 && rc == 0) {
         snprintf(err, sizeof(err), "out of memory");
         rc = -1;
@@ -400,6 +491,7 @@ int cmd_plan_fleet(int argc, char **argv) {
         O_DISK_GB,
         O_XS_ALLOW,
         O_XS_OFF,
+        O_TARGET,
     };
     static const struct option longopts[] = {
         {"hosts-dir", required_argument, NULL, O_HOSTS_DIR},
@@ -420,6 +512,7 @@ int cmd_plan_fleet(int argc, char **argv) {
         {"budget", required_argument, NULL, O_BUDGET},
         {"allow-extra-specs", required_argument, NULL, O_XS_ALLOW},
         {"no-check-extra-specs", no_argument, NULL, O_XS_OFF},
+        {"target", required_argument, NULL, O_TARGET},
         {"limits", required_argument, NULL, O_LIMITS},
         {"max-instances", required_argument, NULL, O_MAX_INSTANCES},
         {"json", no_argument, NULL, O_JSON},
@@ -470,7 +563,7 @@ int cmd_plan_fleet(int argc, char **argv) {
     pl->disk_gb = -1;
     cli_fit_options_init(&fit);
     pl->profile = fit.profile;
-    pl->strategies[0] = pl->strategies[1] = true;
+    pl->strategies[NUMAFIT_STRATEGY_SPREAD] = pl->strategies[NUMAFIT_STRATEGY_PACK] = true;
     pl->draw = DEFAULT_DRAW;
     pl->top = DEFAULT_TOP;
     pl->max_instances = DEFAULT_MAX_INSTANCES;
@@ -555,15 +648,14 @@ int cmd_plan_fleet(int argc, char **argv) {
                 }
                 break;
             case O_STRATEGY:
-                if (strcmp(optarg, "both") == 0) {
-                    pl->strategies[0] = pl->strategies[1] = true;
-                } else if (strcmp(optarg, "spread") == 0 || strcmp(optarg, "pack") == 0) {
-                    pl->strategies[0] = optarg[0] == 's';
-                    pl->strategies[1] = optarg[0] == 'p';
-                } else {
-                    plan_err("--strategy must be spread, pack or both");
+                if (parse_strategies(pl, optarg) < 0)
                     goto out;
-                }
+                break;
+            case O_TARGET:
+                if (parse_uint("--target", optarg, 1000000000ull, &v) < 0)
+                    goto out;
+                pl->has_target = true;
+                pl->target = v;
                 break;
             case O_RELEASE:
                 if (cli_fit_options_release(&fit, optarg) < 0) {
@@ -773,16 +865,20 @@ int cmd_plan_fleet(int argc, char **argv) {
 
     /* the fills */
     {
-        unsigned nstrat = pl->strategies[0] + pl->strategies[1], done = 0;
+        unsigned nstrat = 0, done = 0;
+        for (int s = 0; s < PLAN_MAX_STRATEGIES; s++)
+            nstrat += pl->strategies[s];
+        if (pl->has_target)
+            plan_target_shares(pl);
         pl->progress =
             plan_progress_new(pl->tty, (uint64_t)nstrat * pl->nhosts * (pl->nflavors + 2u));
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < PLAN_MAX_STRATEGIES; s++) {
             struct plan_result *r;
             if (!pl->strategies[s])
                 continue;
             r = &pl->results[pl->nresults++];
             r->in_place = ++done == nstrat;
-            plan_progress_phase(pl->progress, s ? "pack" : "spread");
+            plan_progress_phase(pl->progress, plan_strategy_name(s));
             if (plan_run_strategy(pl, s, r) < 0) {
                 plan_progress_end(pl->progress);
                 pl->progress = NULL;
@@ -816,13 +912,24 @@ int cmd_plan_fleet(int argc, char **argv) {
         goto out;
     }
     ret = 0;
-    if (pl->svg_path) {
-        rc = picture(plan_json, "--svg", pl->svg_path, false);
+    /* a picture per strategy: the first in FILE, the others in FILE-NAME.svg
+     * (FILE without its .svg) */
+    for (unsigned i = 0; pl->svg_path && i < pl->nresults; i++) {
+        const char *name = plan_strategy_name(pl->results[i].strategy);
+        char path[PATH_MAX];
+        size_t n = strlen(pl->svg_path);
+        if (i == 0)
+            snprintf(path, sizeof(path), "%s", pl->svg_path);
+        else if (n > 4 && strcmp(pl->svg_path + n - 4, ".svg") == 0)
+            snprintf(path, sizeof(path), "%.*s-%s.svg", (int)(n - 4), pl->svg_path, name);
+        else
+            snprintf(path, sizeof(path), "%s-%s", pl->svg_path, name);
+        rc = picture(plan_json, "--svg", path, false, name);
         if (rc)
             ret = rc;
     }
     if (pl->html_path) {
-        rc = picture(plan_json, "--html", pl->html_path, true);
+        rc = picture(plan_json, "--html", pl->html_path, true, NULL);
         if (rc)
             ret = rc;
     }

@@ -9,6 +9,9 @@
  *    so a flavor that does not fit host h now never will later in the fill:
  *    each flavor keeps a cursor, and the fill costs O(hosts x flavors +
  *    instances) fits;
+ *  - with --target, the mixed fill of N instances in the mix's proportions
+ *    on lazily made copies of the hosts it reaches: how many hosts of the
+ *    fleet, in fleet order, it needs;
  *  - what the mixed fill leaves (doc/plan-json.md <capacity>), per host and
  *    in total, the hosts stranding most, and why the flavors that fit
  *    nowhere do not fit (numafit_fit_explain on at most
@@ -36,6 +39,72 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The strategies, by enum numafit_strategy. A row is planned only when the
+ * library accepts its value (plan_strategy_available), so a row may name a
+ * strategy a libnumafit of its own release does not have yet. */
+static const char *const strategy_names[PLAN_MAX_STRATEGIES] = {
+    "spread", /* NUMAFIT_STRATEGY_SPREAD: nova's default since Zed */
+    "pack",   /* NUMAFIT_STRATEGY_PACK */
+    /* numafit's own (not nova's): enabled when numafit_options_set_strategy
+     * accepts 2 (NUMAFIT_STRATEGY_HEADROOM) */
+    "headroom",
+};
+
+const char *plan_strategy_name(int strategy) {
+    return strategy >= 0 && strategy < PLAN_MAX_STRATEGIES ? strategy_names[strategy] : NULL;
+}
+
+int plan_strategy_from_name(const char *name) {
+    for (int s = 0; s < PLAN_MAX_STRATEGIES; s++)
+        if (strcmp(strategy_names[s], name) == 0)
+            return s;
+    return -1;
+}
+
+int plan_strategy_available(int strategy) {
+    numafit_options_t *o = NULL;
+    int rc;
+    if (strategy < 0 || strategy >= PLAN_MAX_STRATEGIES)
+        return 0;
+    if (numafit_options_new(&o) < 0)
+        return -ENOMEM;
+    rc = numafit_options_set_strategy(o, strategy);
+    numafit_options_free(o);
+    return rc == 0;
+}
+
+void plan_target_shares(struct plan *pl) {
+    double wsum = 0, rem[PLAN_MAX_FLAVORS];
+    uint64_t given = 0;
+    for (unsigned f = 0; f < pl->nflavors; f++)
+        if (pl->flavors[f].planned)
+            wsum += pl->weights ? pl->flavors[f].weight : 1.0;
+    for (unsigned f = 0; f < pl->nflavors; f++) {
+        double exact;
+        pl->target_share[f] = 0;
+        rem[f] = -1;
+        if (!pl->flavors[f].planned || wsum <= 0)
+            continue;
+        exact = (double)pl->target * (pl->weights ? pl->flavors[f].weight : 1.0) / wsum;
+        pl->target_share[f] = (uint64_t)floor(exact);
+        rem[f] = exact - floor(exact);
+        given += pl->target_share[f];
+    }
+    /* the rest (fewer than the planned flavors), one each to the largest
+     * remainders, earlier flavors on ties */
+    while (given < pl->target) {
+        int best = -1;
+        for (unsigned f = 0; f < pl->nflavors; f++)
+            if (rem[f] >= 0 && (best < 0 || rem[f] > rem[best]))
+                best = (int)f;
+        if (best < 0)
+            break;
+        pl->target_share[best]++;
+        rem[best] = -1;
+        given++;
+    }
 }
 
 const char *plan_reason_name(int reason) {
@@ -96,7 +165,33 @@ struct fill {
     bool legacy[PLAN_MAX_FLAVORS]; /* mixed: the flavor asks nova's second query */
     numafit_pci_pools_t **pools;   /* [host] the devices left (mixed; copies), or NULL */
     struct plan_result *res;
+    /* the --target fill: copies made when the fill reaches a host (fleet[]
+     * NULL before), each flavor placed up to its share, no detail kept */
+    bool target;
+    size_t reach; /* hosts [0, reach) given an instance: the last one + 1 */
 };
+
+/* The target fill reaches host hi: its copies (host, inventory, devices). */
+static int reach_host(struct fill *F, size_t hi) {
+    const struct plan_host *ph = &F->pl->hosts[hi];
+    if (F->fleet[hi])
+        return 0;
+    if (numafit_host_dup(ph->h, &F->fleet[hi]) < 0 ||
+        (F->inv && numafit_inventory_dup(ph->inv, &F->inv[hi]) < 0) ||
+        (F->pools && ph->pools && numafit_pci_pools_dup(ph->pools, &F->pools[hi]) < 0)) {
+        plan_error(F->pl, "out of memory");
+        return -1;
+    }
+    if (F->nonnuma)
+        F->nonnuma[hi] = ph->nonnuma_mb;
+    return 0;
+}
+
+/* Host hi's inventory in the mixed fill (the target fill's before it
+ * reaches the host: the fleet's). */
+static const numafit_inventory_t *fill_inv(const struct fill *F, size_t hi) {
+    return F->inv[hi] ? F->inv[hi] : F->pl->hosts[hi].inv;
+}
 
 /* The devices host hi has now: the mixed fill's, else the fleet's. */
 static const numafit_pci_pools_t *host_pools(const struct fill *F, size_t hi, bool mixed) {
@@ -257,7 +352,7 @@ static bool first_query_has_room(const struct fill *F, unsigned f) {
     const int64_t *amounts = flavor_amounts(&F->pl->flavors[f], false, &bits);
     int stop;
     for (size_t hi = 0; hi < F->pl->nhosts; hi++)
-        if (plan_inventory_room(F->inv[hi], amounts, bits, 1, &stop))
+        if (plan_inventory_room(fill_inv(F, hi), amounts, bits, 1, &stop))
             return true;
     return false;
 }
@@ -656,12 +751,14 @@ static int place_next(struct fill *F, unsigned f, size_t *cursor) {
     while (*cursor < pl->nhosts) {
         size_t hi = *cursor;
         numafit_placement_t *p = NULL;
-        bool keep = hi < pl->keep;
+        bool keep = hi < pl->keep && !F->target;
         int rc;
         if (F->tot[hi] >= pl->max_instances) {
             (*cursor)++;
             continue;
         }
+        if (F->target && reach_host(F, hi) < 0)
+            return -1;
         rc = place(F, hi, f, keep, &p);
         if (rc < 0)
             return -1;
@@ -669,10 +766,17 @@ static int place_next(struct fill *F, unsigned f, size_t *cursor) {
             (*cursor)++;
             continue;
         }
-        F->cnt[hi * nf + f]++;
+        if (F->cnt)
+            F->cnt[hi * nf + f]++;
         F->tot[hi]++;
-        if (F->tot[hi] == pl->max_instances)
+        if (F->target) {
+            if (F->tot[hi] == 1)
+                F->res->target.hosts_used++;
+            if (hi + 1 > F->reach)
+                F->reach = hi + 1;
+        } else if (F->tot[hi] == pl->max_instances) {
             F->res->capped_hosts++;
+        }
         if (keep && p && keep_placement(F, hi, f, p) < 0)
             return -1;
         return 1;
@@ -699,7 +803,7 @@ static int fill_mixed(struct fill *F) {
     for (unsigned f = 0; f < nf; f++) {
         cursor[f] = 0;
         placed[f] = 0;
-        active[f] = pl->flavors[f].planned;
+        active[f] = pl->flavors[f].planned && (!F->target || pl->target_share[f] > 0);
         nactive += active[f];
     }
     while (nactive) {
@@ -727,10 +831,11 @@ static int fill_mixed(struct fill *F) {
         if (rc == 0) {
             active[f] = false;
             nactive--;
-        } else {
-            placed[f]++;
+        } else if (++placed[f] == pl->target_share[f] && F->target) {
+            active[f] = false; /* its share of the target */
+            nactive--;
         }
-        if (pl->sink.tick) {
+        if (pl->sink.tick && !F->target) {
             /* hosts before every active cursor are done */
             size_t low = pl->nhosts;
             for (unsigned k = 0; k < nf; k++)
@@ -741,6 +846,18 @@ static int fill_mixed(struct fill *F) {
                 reported = low;
             }
         }
+    }
+    if (F->target) {
+        struct plan_target *t = &F->res->target;
+        t->reachable = true;
+        for (unsigned f = 0; f < nf; f++) {
+            t->placed[f] = placed[f];
+            t->placed_total += placed[f];
+            if (pl->flavors[f].planned && placed[f] < pl->target_share[f])
+                t->reachable = false;
+        }
+        t->hosts_needed = t->reachable ? (uint32_t)F->reach : 0;
+        return 0;
     }
     if (pl->nhosts > reported)
         plan_tick(pl, PLAN_TICK_STEP, pl->nhosts - reported, "mixed");
@@ -1335,6 +1452,51 @@ nomem:
     return -1;
 }
 
+/* --target: the mixed fill of the target's shares, on copies of the hosts
+ * it reaches (the fleet's hosts stay as they are). */
+static int fill_target(struct plan *pl, int strategy, struct plan_result *res) {
+    struct fill T;
+    size_t n = pl->nhosts ? pl->nhosts : 1;
+    int ret = -1;
+
+    memset(&T, 0, sizeof(T));
+    memset(&res->target, 0, sizeof(res->target));
+    T.pl = pl;
+    T.strategy = strategy;
+    T.res = res;
+    T.target = true;
+    for (unsigned f = 0; f < PLAN_MAX_FLAVORS; f++)
+        T.pins[f] = -1;
+    T.tot = calloc(n, sizeof(*T.tot));
+    T.fleet = calloc(n, sizeof(*T.fleet));
+    if (pl->inventory) {
+        T.inv = calloc(n, sizeof(*T.inv));
+        T.nonnuma = calloc(n, sizeof(*T.nonnuma));
+    }
+    if (pl->pci)
+        T.pools = calloc(n, sizeof(*T.pools));
+    if (!T.tot || !T.fleet || (pl->inventory && (!T.inv || !T.nonnuma)) || (pl->pci && !T.pools)) {
+        plan_error(pl, "out of memory");
+        goto out;
+    }
+    ret = fill_mixed(&T);
+out:
+    for (size_t hi = 0; hi < pl->nhosts; hi++) {
+        if (T.fleet)
+            numafit_host_free(T.fleet[hi]);
+        if (T.inv)
+            numafit_inventory_free(T.inv[hi]);
+        if (T.pools)
+            numafit_pci_pools_free(T.pools[hi]);
+    }
+    free(T.tot);
+    free(T.fleet);
+    free(T.inv);
+    free(T.nonnuma);
+    free(T.pools);
+    return ret;
+}
+
 /*
  * Run strategy `strategy` (NUMAFIT_STRATEGY_*): alone, mixed, what is left.
  * in_place: fill the fleet's own hosts (the last strategy; saves a copy).
@@ -1353,7 +1515,7 @@ int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res) {
         F.pins[f] = -1;
     res->strategy = strategy;
 
-    if (fill_alone(&F) < 0)
+    if (fill_alone(&F) < 0 || (pl->has_target && fill_target(pl, strategy, res) < 0))
         goto out;
 
     F.cnt = calloc(pl->nhosts * (pl->nflavors ? pl->nflavors : 1), sizeof(*F.cnt));

@@ -118,9 +118,105 @@ static int add_ports(struct plan *pl, const json_t *fl, numafit_pci_requests_t *
     return 0;
 }
 
+static int add_flavor_native(struct plan *pl, json_t *fl, const char *origin, unsigned long line,
+                             const char *where, const char *default_name);
+
+/* The plan's own keys beside a flavor's (any form). */
+static bool plan_key(const char *key) {
+    return !strcmp(key, "weight") || !strcmp(key, "ports") || !strcmp(key, "image_properties") ||
+           !strcmp(key, "boot_from_volume");
+}
+
+/* A flavor in another form than numafit's: nova's API flavor (with or
+ * without its {"flavor": ...} envelope) or `openstack flavor show -f json`
+ * (properties an object or openstackclient's text), told by their keys. */
+static bool other_form(const json_t *fl) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)fl, key, v) {
+        if (!strcmp(key, "flavor") || !strcmp(key, "ram") || !strcmp(key, "properties") ||
+            !strcmp(key, "disk") || !strcmp(key, "id") || strchr(key, ':'))
+            return true;
+    }
+    return false;
+}
+
+/* *ret: flavor fl in the plan's form (numafit_flavor_normalize: ram as
+ * memory_mb, properties as extra_specs, ...), with the plan's own keys
+ * (weight, ports, image_properties, boot_from_volume) kept; *ret_form the
+ * form read. 0, or PLAN_EXIT_* reported. */
+static int normalize_flavor(struct plan *pl, const json_t *fl, const char *where, json_t **ret,
+                            int *ret_form) {
+    json_t *core = json_object(), *out = NULL, *v;
+    const char *key;
+    numafit_error_t e;
+    char *txt = NULL, *norm = NULL;
+    int rc;
+
+    if (!core)
+        goto nomem;
+    json_object_foreach((json_t *)fl, key, v) {
+        if (!plan_key(key))
+            json_object_set(core, key, v);
+    }
+    txt = json_dumps(core, JSON_COMPACT);
+    if (!txt)
+        goto nomem;
+    memset(&e, 0, sizeof(e));
+    rc = numafit_flavor_normalize(txt, strlen(txt), 0, &norm, ret_form, &e);
+    if (rc < 0) {
+        plan_lib_error(pl, where, rc, &e);
+        free(txt);
+        json_decref(core);
+        return plan_lib_status(rc);
+    }
+    out = cli_json_load(norm, strlen(norm), 0, NULL);
+    numafit_free(norm);
+    if (!out || !json_is_object(out))
+        goto nomem;
+    /* the name: nova's and openstackclient's "name" */
+    if (!json_object_get(out, "name")) {
+        const json_t *inner = json_object_get(fl, "flavor");
+        const json_t *name = json_object_get(json_is_object(inner) ? inner : fl, "name");
+        if (name)
+            json_object_set(out, "name", (json_t *)name);
+    }
+    json_object_foreach((json_t *)fl, key, v) {
+        if (plan_key(key))
+            json_object_set(out, key, v);
+    }
+    free(txt);
+    json_decref(core);
+    *ret = out;
+    return 0;
+nomem:
+    free(txt);
+    json_decref(core);
+    json_decref(out);
+    plan_error(pl, "out of memory");
+    return PLAN_EXIT_FAIL;
+}
+
 /* Check and add one flavor object. where: "FILE: flavor N (line L)". */
 static int add_flavor(struct plan *pl, json_t *fl, const char *origin, unsigned long line,
                       const char *where, const char *default_name) {
+    int form = NUMAFIT_FORM_NATIVE, ret;
+    json_t *as = NULL;
+    if (json_is_object(fl) && other_form(fl)) {
+        if ((ret = normalize_flavor(pl, fl, where, &as, &form)) != 0)
+            return ret;
+        fl = as;
+    }
+    ret = add_flavor_native(pl, fl, origin, line, where, default_name);
+    if (ret == 0)
+        pl->flavors[pl->nflavors - 1].form = form;
+    json_decref(as);
+    return ret;
+}
+
+/* Check and add one flavor object in the plan's form. */
+static int add_flavor_native(struct plan *pl, json_t *fl, const char *origin, unsigned long line,
+                             const char *where, const char *default_name) {
     struct plan_flavor *f;
     const char *key, *name;
     json_t *v, *lib = NULL, *image = NULL;
@@ -385,9 +481,17 @@ int plan_load_flavors(struct plan *pl, const char *path, bool single) {
         plan_file_stem(path, stem, sizeof(stem));
         snprintf(where, sizeof(where), "%s", path);
         ret = add_flavor(pl, root, path, 1, where, stem);
-    } else if (root && json_is_array(root)) {
+    } else if (root &&
+               (json_is_array(root) || (json_is_object(root) && json_object_size(root) == 1 &&
+                                        json_is_array(json_object_get(root, "flavors"))))) {
+        /* a list, or nova's API list of flavors {"flavors": [...]} */
         size_t i;
         json_t *fl;
+        if (json_is_object(root)) {
+            json_t *list = json_incref(json_object_get(root, "flavors"));
+            json_decref(root);
+            root = list;
+        }
         if (json_array_size(root) == 0) {
             plan_error(pl, "%s: no flavors", path);
             ret = PLAN_EXIT_INPUT;

@@ -26,6 +26,10 @@
 #define PLAN_EXPLAIN_SAMPLE    1000 /* hosts explained per flavor and strategy */
 #define PLAN_DEFAULT_CPU_RATIO 4.0  /* nova's initial_cpu_allocation_ratio (the fuzzer's) */
 #define PLAN_DEFAULT_RAM_RATIO 1.0  /* nova's initial_ram_allocation_ratio */
+/* Strategies the planner knows (plan_strategy_name(): the index is the
+ * library's enum numafit_strategy); those the library does not accept are
+ * left out at run time (plan_strategy_available()). */
+#define PLAN_MAX_STRATEGIES 3
 
 /* Where hosts come from (one entry per command-line source). */
 enum plan_source_kind { SRC_DIR, SRC_DB, SRC_URI, SRC_SYSFS, SRC_SYNTHETIC, SRC_JSON };
@@ -91,14 +95,15 @@ struct plan_flavor {
     int vcpus, cells, cpu_policy, thread_policy, emulator_policy;
     uint64_t memory_mb;
     int pagesize_kb;    /* > 0 when a page size is requested, else 0 */
+    int form;           /* enum numafit_input_form it was read in */
     const char *origin; /* file it came from (argv) */
     unsigned long line; /* line or entry number there */
 };
 
 /* Per-host allocation ratios (index 0: the fleet's limits). */
 struct plan_limits {
-    double cpu_ratio, ram_ratio; /* 0: no limits */
-    numafit_options_t *opt[2];   /* spread, pack */
+    double cpu_ratio, ram_ratio;                 /* 0: no limits */
+    numafit_options_t *opt[PLAN_MAX_STRATEGIES]; /* by strategy; NULL: not planned */
 };
 
 /* Capacity left after a fill (doc/plan-json.md <capacity>). */
@@ -179,6 +184,16 @@ struct plan_kept {
     numafit_placement_t *p;
 };
 
+/* --target: N instances of the mix in its proportions, placed as the mixed
+ * fill places them (each on the first host in fleet order where it fits). */
+struct plan_target {
+    uint64_t placed[PLAN_MAX_FLAVORS]; /* of each flavor's share (plan.target_share) */
+    uint64_t placed_total;
+    bool reachable;        /* every share placed */
+    uint32_t hosts_needed; /* reachable: the first hosts_needed hosts of the fleet hold them */
+    uint32_t hosts_used;   /* of those, hosts given an instance */
+};
+
 /* What one strategy gave. */
 struct plan_result {
     int strategy;  /* enum numafit_strategy */
@@ -197,8 +212,9 @@ struct plan_result {
     struct plan_whynot whynot[PLAN_MAX_FLAVORS];
     struct plan_top *top; /* ntop entries, most stranding first */
     uint32_t ntop;
-    json_t *hosts;  /* <host> objects of the kept hosts (owned) */
-    double seconds; /* wall time of this strategy */
+    json_t *hosts;             /* <host> objects of the kept hosts (owned) */
+    double seconds;            /* wall time of this strategy */
+    struct plan_target target; /* with --target */
 };
 
 struct plan_progress;
@@ -226,19 +242,22 @@ struct plan {
     /* options */
     int profile;
     unsigned req_flags;
-    bool xs_off;          /* --no-check-extra-specs */
-    const char *xs_allow; /* --allow-extra-specs */
-    bool strategies[2];   /* spread, pack */
-    bool weights;         /* --mix weights */
+    bool xs_off;                          /* --no-check-extra-specs */
+    const char *xs_allow;                 /* --allow-extra-specs */
+    bool strategies[PLAN_MAX_STRATEGIES]; /* by enum numafit_strategy */
+    bool weights;                         /* --mix weights */
     bool json, detail, placements, no_progress;
     bool tty; /* stderr is a terminal and no --no-progress */
     const char *svg_path, *html_path;
     uint32_t draw, top;
     uint64_t max_instances; /* per host and fill */
-    bool no_limits;         /* --limits none */
-    bool inventory;         /* placement's step (not --no-inventory) */
-    char *inv_conf;         /* nova.conf text of the inventory options (--nova-conf, --set) */
-    char *nova_conf;        /* --nova-conf's text (the [pci] aliases), or NULL */
+    bool has_target;        /* --target N */
+    uint64_t target;
+    uint64_t target_share[PLAN_MAX_FLAVORS]; /* N split by the mix (plan_target_shares) */
+    bool no_limits;                          /* --limits none */
+    bool inventory;                          /* placement's step (not --no-inventory) */
+    char *inv_conf;  /* nova.conf text of the inventory options (--nova-conf, --set) */
+    char *nova_conf; /* --nova-conf's text (the [pci] aliases), or NULL */
     size_t nova_conf_len;
     bool pci;                       /* a host has pools or a flavor asks for devices */
     numafit_pci_pools_t *pci_empty; /* no pools (a host without any, for a flavor asking) */
@@ -282,7 +301,7 @@ struct plan {
     unsigned nflavors;
 
     /* results */
-    struct plan_result results[2];
+    struct plan_result results[PLAN_MAX_STRATEGIES];
     unsigned nresults;
     uint32_t keep; /* hosts [0, keep) keep their placements */
     double load_seconds;
@@ -339,6 +358,17 @@ void plan_overcommit_add(const struct plan *pl, struct plan_overcommit *o, const
                          size_t hi, uint64_t nonnuma_mb);
 
 /* ---- plan_fill.c */
+/* The strategy's name ("spread", "pack", "headroom"), NULL past the table. */
+const char *plan_strategy_name(int strategy);
+/* Its index from a name, -1 if unknown. */
+int plan_strategy_from_name(const char *name);
+/* 1 when the library accepts the strategy (numafit_options_set_strategy),
+ * 0 when not, -ENOMEM. */
+int plan_strategy_available(int strategy);
+/* --target: pl->target split over the planned flavors by the mix (equal
+ * shares round-robin, by weight with --mix weights; largest remainders
+ * first, earlier flavors on ties). */
+void plan_target_shares(struct plan *pl);
 int plan_run_strategy(struct plan *pl, int strategy, struct plan_result *res);
 json_t *plan_cap_json(const struct plan *pl, const struct plan_cap *c);
 const char *plan_reason_name(int reason);

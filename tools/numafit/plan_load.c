@@ -450,8 +450,8 @@ void plan_free(struct plan *pl) {
         numafit_pci_requests_free(pl->flavors[i].pci);
     }
     for (i = 0; i < pl->nlimits; i++) {
-        numafit_options_free(pl->limits[i].opt[0]);
-        numafit_options_free(pl->limits[i].opt[1]);
+        for (int k = 0; k < PLAN_MAX_STRATEGIES; k++)
+            numafit_options_free(pl->limits[i].opt[k]);
     }
     for (i = 0; i < pl->nresults; i++) {
         free(pl->results[i].top);

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,7 +22,11 @@
 #include "cli.h"
 #include "plan_fleet.h"
 
-static const char *const strategy_names[2] = {"spread", "pack"};
+/* The name of result r's strategy. */
+static const char *sname(const struct plan_result *r) {
+    const char *n = plan_strategy_name(r->strategy);
+    return n ? n : "?";
+}
 
 static double mono_s(void) {
     struct timespec ts;
@@ -277,6 +282,15 @@ static json_t *result_json(const struct plan *pl, const struct plan_result *r) {
                                              (json_int_t)tp->stranded_memory_mb));
     }
     json_object_set_new(o, "hosts_summary", sum);
+    if (pl->has_target) {
+        const struct plan_target *t = &r->target;
+        json_object_set_new(o, "target",
+                            json_pack("{sbsosIsIso}", "reachable", t->reachable, "hosts_needed",
+                                      t->reachable ? json_integer(t->hosts_needed) : json_null(),
+                                      "hosts_used", (json_int_t)t->hosts_used, "placed",
+                                      (json_int_t)t->placed_total, "placed_by_flavor",
+                                      flavor_counts(pl, t->placed)));
+    }
     return o;
 }
 
@@ -367,14 +381,19 @@ json_t *plan_to_json(const struct plan *pl) {
                                                                      : json_null());
         if (pl->pci)
             json_object_set_new(e, "pci_devices", json_integer((json_int_t)fl->pci_devices));
+        if (fl->form != NUMAFIT_FORM_NATIVE)
+            json_object_set_new(e, "read_as", json_string(numafit_input_form_to_string(fl->form)));
         json_array_append_new(flavors, e);
     }
     json_object_set_new(o, "flavors", flavors);
     json_object_set_new(o, "mix", json_string(pl->weights ? "weights" : "round-robin"));
     json_object_set_new(o, "max_instances", json_integer((json_int_t)pl->max_instances));
+    if (pl->has_target)
+        json_object_set_new(o, "target",
+                            json_pack("{sIsoss}", "instances", (json_int_t)pl->target, "shares",
+                                      flavor_counts(pl, pl->target_share), "hosts", "fleet order"));
     for (unsigned i = 0; i < pl->nresults; i++)
-        json_object_set_new(strat, strategy_names[pl->results[i].strategy],
-                            result_json(pl, &pl->results[i]));
+        json_object_set_new(strat, sname(&pl->results[i]), result_json(pl, &pl->results[i]));
     json_object_set_new(o, "strategies", strat);
     return o;
 }
@@ -411,8 +430,14 @@ static void flavor_policy(const struct plan_flavor *fl, char *out, size_t cap) {
         snprintf(out + n, cap - n, " +%lld PCI", (long long)fl->pci_devices);
 }
 
+/* A count, grouped from 10,000 on (cli_fmt_count); b has 32 bytes. */
+static const char *cnt(uint64_t v, char *b) {
+    return cli_fmt_count(v > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)v, b, 32);
+}
+
 static void fmt_u(uint64_t v, char *out, size_t cap) {
-    snprintf(out, cap, "%llu", (unsigned long long)v);
+    char b[32];
+    snprintf(out, cap, "%s", cnt(v, b));
 }
 
 /* One row of a table: label, then one value per strategy. */
@@ -427,13 +452,30 @@ static void row(FILE *o, const struct plan *pl, int indent, const char *label,
     fputc('\n', o);
 }
 
-#define CAPROW(o, pl, indent, label, field)                                                        \
+/* A row of MiB, and below it the same in GiB when one is 10 GiB or more. */
+static void row_mib(FILE *o, const struct plan *pl, int indent, const char *label,
+                    const uint64_t *vals) {
+    bool big = false;
+    row(o, pl, indent, label, vals);
+    for (unsigned i = 0; i < pl->nresults; i++)
+        big = big || vals[i] >= 10240;
+    if (!big)
+        return;
+    fprintf(o, "%*s%-*s", indent + 2, "", 48 - indent, "(GiB)");
+    for (unsigned i = 0; i < pl->nresults; i++)
+        fprintf(o, " %12.1f", (double)vals[i] / 1024.0);
+    fputc('\n', o);
+}
+
+#define CAPROW_(rowf, o, pl, indent, label, field)                                                 \
     do {                                                                                           \
-        uint64_t v_[2] = {0, 0};                                                                   \
+        uint64_t v_[PLAN_MAX_STRATEGIES] = {0};                                                    \
         for (unsigned i_ = 0; i_ < (pl)->nresults; i_++)                                           \
             v_[i_] = (pl)->results[i_].stranded.field;                                             \
-        row(o, pl, indent, label, v_);                                                             \
+        rowf(o, pl, indent, label, v_);                                                            \
     } while (0)
+#define CAPROW(o, pl, indent, label, field)     CAPROW_(row, o, pl, indent, label, field)
+#define CAPROW_MIB(o, pl, indent, label, field) CAPROW_(row_mib, o, pl, indent, label, field)
 
 static const char *reason_label(int r) {
     static const char *const l[R__MAX] = {
@@ -447,16 +489,18 @@ static void print_whynot(FILE *o, const struct plan *pl, const struct plan_resul
     bool any = false;
     for (unsigned f = 0; f < pl->nflavors; f++) {
         const struct plan_whynot *w = &r->whynot[f];
+        char b1[32], b2[32];
         bool done[R__MAX] = {false};
         unsigned shown = 0;
         if (!w->asked)
             continue;
         if (!any)
-            fprintf(o, "\nWhy not (%s):\n", strategy_names[r->strategy]);
+            fprintf(o, "\nWhy not (%s):\n", sname(r));
         any = true;
-        fprintf(o, "  %s: fits nowhere %s; %llu refusal%s on %u host%s%s:", pl->flavors[f].name,
-                w->before_fill ? "even now" : "after the fill", (unsigned long long)w->host_cells,
-                w->host_cells == 1 ? "" : "s", w->hosts_checked, w->hosts_checked == 1 ? "" : "s",
+        fprintf(o, "  %s: fits nowhere %s; %s refusal%s on %s host%s%s:", pl->flavors[f].name,
+                w->before_fill ? "even now" : "after the fill", cnt(w->host_cells, b1),
+                w->host_cells == 1 ? "" : "s", cnt(w->hosts_checked, b2),
+                w->hosts_checked == 1 ? "" : "s",
                 w->hosts_checked < pl->nhosts ? " (a sample)" : "");
         for (;;) {
             int best = -1;
@@ -479,20 +523,19 @@ static void print_whynot(FILE *o, const struct plan *pl, const struct plan_resul
 static void print_top(FILE *o, const struct plan *pl, const struct plan_result *r) {
     if (!r->ntop)
         return;
-    fprintf(o, "\nHosts stranding most (%s):\n", strategy_names[r->strategy]);
+    fprintf(o, "\nHosts stranding most (%s):\n", sname(r));
     fprintf(o, "  %-28s %14s %14s  %s\n", "host", "stranded pCPUs", "stranded MiB", "placed");
     for (uint32_t t = 0; t < r->ntop; t++) {
         const struct plan_top *tp = &r->top[t];
-        char placed[512];
+        char placed[512], b1[32], b2[32];
         size_t n = 0;
         placed[0] = '\0';
         for (unsigned f = 0; f < pl->nflavors && n < sizeof(placed); f++)
             if (tp->mixed[f])
                 n += (size_t)snprintf(placed + n, sizeof(placed) - n, "%s%s %u", n ? ", " : "",
                                       pl->flavors[f].name, tp->mixed[f]);
-        fprintf(o, "  %-28s %14llu %14llu  %s\n", plan_host_name(pl, tp->host),
-                (unsigned long long)tp->stranded_pcpus, (unsigned long long)tp->stranded_memory_mb,
-                n ? placed : "-");
+        fprintf(o, "  %-28s %14s %14s  %s\n", plan_host_name(pl, tp->host),
+                cnt(tp->stranded_pcpus, b1), cnt(tp->stranded_memory_mb, b2), n ? placed : "-");
     }
 }
 
@@ -522,22 +565,25 @@ static void print_host_picture(FILE *o, const json_t *host) {
             (long long)json_integer_value(json_object_get(st, "orphan_threads")));
     json_array_foreach(cells, i, c) {
         json_t *sock = json_object_get(c, "socket"), *core, *t, *pg;
+        char b1[48], b2[48];
         size_t ncores = 0;
         fprintf(o, "    cell %lld", (long long)json_integer_value(json_object_get(c, "id")));
         if (json_is_integer(sock))
             fprintf(o, " (socket %lld)", (long long)json_integer_value(sock));
-        fprintf(o, ": memory %lld of %lld MiB used",
-                (long long)json_integer_value(json_object_get(c, "memory_used_mb")),
-                (long long)json_integer_value(json_object_get(c, "memory_mb")));
+        fprintf(
+            o, ": memory %s of %s used",
+            cli_fmt_count(json_integer_value(json_object_get(c, "memory_used_mb")), b1, sizeof(b1)),
+            cli_fmt_mib(json_integer_value(json_object_get(c, "memory_mb")), b2, sizeof(b2)));
         json_array_foreach(json_object_get(c, "pages"), j, pg) {
             long long size = json_integer_value(json_object_get(pg, "size_kb"));
             char sz[16];
             if (size <= 4 || !json_integer_value(json_object_get(pg, "total")))
                 continue;
             size_name((uint64_t)size, sz, sizeof(sz));
-            fprintf(o, ", %s pages %lld of %lld used", sz,
-                    (long long)json_integer_value(json_object_get(pg, "used")),
-                    (long long)json_integer_value(json_object_get(pg, "total")));
+            fprintf(
+                o, ", %s pages %s of %s used", sz,
+                cli_fmt_count(json_integer_value(json_object_get(pg, "used")), b1, sizeof(b1)),
+                cli_fmt_count(json_integer_value(json_object_get(pg, "total")), b2, sizeof(b2)));
         }
         fprintf(o, ", shared cpu_usage %lld\n     ",
                 (long long)json_integer_value(json_object_get(c, "cpu_usage")));
@@ -602,6 +648,7 @@ static int top_stop(const uint64_t *v) {
 
 static void print_overcommit(FILE *o, const struct plan *pl, const char *when,
                              const struct plan_overcommit *c) {
+    char m1[48], m2[48];
     if (c->shared_hosts)
         fprintf(o,
                 "  (%s: %u host%s run guests with and without NUMA topology; nova counts the "
@@ -610,25 +657,60 @@ static void print_overcommit(FILE *o, const struct plan *pl, const char *when,
     if (!c->hosts)
         return;
     fprintf(o,
-            "  warning (%s): on %u host%s, guests without NUMA topology have %llu MiB more "
+            "  warning (%s): on %u host%s, guests without NUMA topology have %s more "
             "memory than the cells' small pages hold beside huge pages and NUMA guests (at "
-            "most %llu MiB, host %s): nova counts them in placement only, so the cells are "
+            "most %s, host %s): nova counts them in placement only, so the cells are "
             "overcommitted\n",
-            when, c->hosts, c->hosts == 1 ? "" : "s", (unsigned long long)c->memory_mb,
-            (unsigned long long)c->worst_mb, plan_host_name(pl, c->worst_host));
+            when, c->hosts, c->hosts == 1 ? "" : "s", cli_fmt_mib((long long)c->memory_mb, m1, 48),
+            cli_fmt_mib((long long)c->worst_mb, m2, 48), plan_host_name(pl, c->worst_host));
+}
+
+/* "small 500, large 370" of counts v (planned flavors), into out. */
+static void by_flavor(const struct plan *pl, const uint64_t *v, char *out, size_t cap) {
+    size_t n = 0;
+    out[0] = '\0';
+    for (unsigned f = 0; f < pl->nflavors && n < cap; f++) {
+        char b[32];
+        if (pl->flavors[f].planned)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s %s", n ? ", " : "", pl->flavors[f].name,
+                                  cnt(v[f], b));
+    }
+}
+
+/* --target: the hosts each strategy needs. */
+static void print_target(FILE *o, const struct plan *pl) {
+    char shares[1024], b1[32], b2[32], b3[32], b4[32];
+    by_flavor(pl, pl->target_share, shares, sizeof(shares));
+    fprintf(o, "\nTarget: %s instances of the mix (%s), on the fleet's hosts in order\n",
+            cnt(pl->target, b1), shares);
+    for (unsigned i = 0; i < pl->nresults; i++) {
+        const struct plan_target *t = &pl->results[i].target;
+        if (t->reachable) {
+            fprintf(o, "  %-9s %s host%s (the first %s of %s; %s given instances)\n",
+                    sname(&pl->results[i]), cnt(t->hosts_needed, b1),
+                    t->hosts_needed == 1 ? "" : "s", cnt(t->hosts_needed, b2), cnt(pl->nhosts, b3),
+                    cnt(t->hosts_used, b4));
+        } else {
+            char placed[1024];
+            by_flavor(pl, t->placed, placed, sizeof(placed));
+            fprintf(o, "  %-9s not reachable with this fleet: %s of %s placed (%s)\n",
+                    sname(&pl->results[i]), cnt(t->placed_total, b1), cnt(pl->target, b2), placed);
+        }
+    }
 }
 
 /* Placement's classes after the mixed fill; what stopped each flavor alone. */
 static void print_inventory(FILE *o, const struct plan *pl) {
     fprintf(o, "\n%-50s", "Placement inventory (after the mixed fill)");
     for (unsigned i = 0; i < pl->nresults; i++)
-        fprintf(o, " %12s", strategy_names[pl->results[i].strategy]);
+        fprintf(o, " %12s", sname(&pl->results[i]));
     fputc('\n', o);
     for (int rc = 0; rc < NUMAFIT_RC_COUNT; rc++) {
         const char *name = numafit_resource_class_to_string(rc);
         char label[128];
-        uint64_t cap[2] = {0, 0}, before[2] = {0, 0}, used[2] = {0, 0}, left[2] = {0, 0};
-        uint64_t by[2][STOP__MAX];
+        uint64_t cap[PLAN_MAX_STRATEGIES] = {0}, before[PLAN_MAX_STRATEGIES] = {0};
+        uint64_t used[PLAN_MAX_STRATEGIES] = {0}, left[PLAN_MAX_STRATEGIES] = {0};
+        uint64_t by[PLAN_MAX_STRATEGIES][STOP__MAX];
         memset(by, 0, sizeof(by));
         if (rc == NUMAFIT_RC_DISK_GB && !pl->disk_planned)
             continue;
@@ -645,24 +727,29 @@ static void print_inventory(FILE *o, const struct plan *pl) {
         if (!cap[0] && !used[0])
             continue;
         snprintf(label, sizeof(label), "%s capacity", name);
-        row(o, pl, 2, label, cap);
-        row(o, pl, 4, "used before the plan", before);
-        row(o, pl, 4, "used after the mixed fill", used);
-        row(o, pl, 4, "left", left);
+        {
+            void (*r)(FILE *, const struct plan *, int, const char *, const uint64_t *) =
+                rc == NUMAFIT_RC_MEMORY_MB ? row_mib : row;
+            r(o, pl, 2, label, cap);
+            r(o, pl, 4, "used before the plan", before);
+            r(o, pl, 4, "used after the mixed fill", used);
+            r(o, pl, 4, "left", left);
+        }
         for (unsigned i = 0; i < pl->nresults; i++) {
             int s = top_stop(by[i]);
             if (s < 0)
                 continue;
+            char nb[32];
+            cnt(by[i][s], nb);
             if (s == rc)
-                fprintf(o, "      (%s: %llu of it in pieces smaller than any flavor asks)\n",
-                        strategy_names[pl->results[i].strategy], (unsigned long long)by[i][s]);
+                fprintf(o, "      (%s: %s of it in pieces smaller than any flavor asks)\n",
+                        sname(&pl->results[i]), nb);
             else if (s == STOP_NUMA)
-                fprintf(o, "      (%s: %llu of it on hosts where the NUMA fit stops the mix)\n",
-                        strategy_names[pl->results[i].strategy], (unsigned long long)by[i][s]);
+                fprintf(o, "      (%s: %s of it on hosts where the NUMA fit stops the mix)\n",
+                        sname(&pl->results[i]), nb);
             else
-                fprintf(o, "      (%s: %llu of it on hosts whose %s is full)\n",
-                        strategy_names[pl->results[i].strategy], (unsigned long long)by[i][s],
-                        plan_stop_name(s));
+                fprintf(o, "      (%s: %s of it on hosts whose %s is full)\n",
+                        sname(&pl->results[i]), nb, plan_stop_name(s));
         }
     }
     fprintf(o, "  what stopped each flavor alone (hosts):\n");
@@ -671,11 +758,13 @@ static void print_inventory(FILE *o, const struct plan *pl) {
             continue;
         for (unsigned i = 0; i < pl->nresults; i++) {
             const struct plan_result *r = &pl->results[i];
+            char nb[32];
             bool any = false;
-            fprintf(o, "    %-16.16s %-7s", pl->flavors[f].name, strategy_names[r->strategy]);
+            fprintf(o, "    %-16.16s %-7s", pl->flavors[f].name, sname(r));
             for (int s = 0; s < STOP__MAX; s++)
                 if (r->stopped[f][s]) {
-                    fprintf(o, "%s%s %u", any ? ", " : " ", plan_stop_name(s), r->stopped[f][s]);
+                    fprintf(o, "%s%s %s", any ? ", " : " ", plan_stop_name(s),
+                            cnt(r->stopped[f][s], nb));
                     any = true;
                 }
             if (r->legacy[f])
@@ -685,43 +774,49 @@ static void print_inventory(FILE *o, const struct plan *pl) {
     }
     print_overcommit(o, pl, "before the plan", &pl->overcommit_before);
     for (unsigned i = 0; i < pl->nresults; i++)
-        print_overcommit(o, pl, strategy_names[pl->results[i].strategy],
-                         &pl->results[i].overcommit);
+        print_overcommit(o, pl, sname(&pl->results[i]), &pl->results[i].overcommit);
 }
 
 void plan_report(FILE *o, const struct plan *pl) {
     char buf[256];
-    uint64_t v[2];
+    uint64_t v[PLAN_MAX_STRATEGIES];
 
-    fprintf(o, "numafit plan: %zu host%s, %u flavor%s, nova rules %s, mix %s\n", pl->nhosts,
-            pl->nhosts == 1 ? "" : "s", pl->nflavors, pl->nflavors == 1 ? "" : "s",
-            pl->profile == NUMAFIT_PROFILE_ZED ? "zed" : "latest",
+    fprintf(o, "numafit plan: %s host%s, %u flavor%s, nova rules %s, mix %s\n",
+            cnt(pl->nhosts, buf), pl->nhosts == 1 ? "" : "s", pl->nflavors,
+            pl->nflavors == 1 ? "" : "s", pl->profile == NUMAFIT_PROFILE_ZED ? "zed" : "latest",
             pl->weights ? "by weights" : "round-robin");
     for (size_t i = 0; i < pl->nsources; i++) {
         const struct plan_source *s = &pl->sources[i];
-        fprintf(o, "  %-9s %s: %u host%s", plan_source_kind_name(s->kind), s->what, s->hosts,
-                s->hosts == 1 ? "" : "s");
+        fprintf(o, "  %-9s %s: %s host%s", plan_source_kind_name(s->kind), s->what,
+                cnt(s->hosts, buf), s->hosts == 1 ? "" : "s");
         if (s->skipped)
-            fprintf(o, " (%u row%s skipped)", s->skipped, s->skipped == 1 ? "" : "s");
+            fprintf(o, " (%s row%s skipped)", cnt(s->skipped, buf), s->skipped == 1 ? "" : "s");
         fputc('\n', o);
     }
-    fprintf(o,
-            "  fleet: %llu cells, %llu dedicated pCPUs, %llu shared CPUs, %llu GiB of "
-            "memory\n",
-            (unsigned long long)pl->st_cells, (unsigned long long)pl->st_pcpus,
-            (unsigned long long)pl->st_shared_cpus, (unsigned long long)(pl->st_memory_mb / 1024));
-    for (unsigned k = 0; k < pl->npage_sizes; k++) {
-        size_name(pl->page_sizes[k], buf, sizeof(buf));
-        fprintf(o, "         %s pages: %llu, %llu used, %llu reserved\n", buf,
-                (unsigned long long)pl->st_pages_total[k], (unsigned long long)pl->st_pages_used[k],
-                (unsigned long long)pl->st_pages_reserved[k]);
+    {
+        char b1[32], b2[32], b3[32], m[48];
+        fprintf(o, "  fleet: %s cells, %s dedicated pCPUs, %s shared CPUs, %s of memory\n",
+                cnt(pl->st_cells, b1), cnt(pl->st_pcpus, b2), cnt(pl->st_shared_cpus, b3),
+                cli_fmt_mib((long long)pl->st_memory_mb, m, sizeof(m)));
+        for (unsigned k = 0; k < pl->npage_sizes; k++) {
+            size_name(pl->page_sizes[k], buf, sizeof(buf));
+            fprintf(o, "         %s pages: %s, %s used, %s reserved\n", buf,
+                    cnt(pl->st_pages_total[k], b1), cnt(pl->st_pages_used[k], b2),
+                    cnt(pl->st_pages_reserved[k], b3));
+        }
     }
-    if (pl->instances_loaded || pl->instances_skipped || pl->instances_nonnuma)
-        fprintf(o, "  existing instances claimed: %lu (%lu without NUMA topology)\n",
-                pl->instances_loaded, pl->instances_skipped);
+    if (pl->instances_loaded || pl->instances_skipped || pl->instances_nonnuma) {
+        char b2[32];
+        fprintf(o, "  existing instances claimed: %s (%s without NUMA topology)\n",
+                cnt(pl->instances_loaded, buf), cnt(pl->instances_skipped, b2));
+    }
     if (pl->instances_nonnuma)
-        fprintf(o, "  existing instances without NUMA topology in placement's inventory: %lu\n",
-                pl->instances_nonnuma);
+        fprintf(o, "  existing instances without NUMA topology in placement's inventory: %s\n",
+                cnt(pl->instances_nonnuma, buf));
+    for (unsigned f = 0; f < pl->nflavors; f++)
+        if (pl->flavors[f].form != NUMAFIT_FORM_NATIVE)
+            fprintf(o, "  flavor %s (%s): read as %s\n", pl->flavors[f].name, pl->flavors[f].origin,
+                    numafit_input_form_to_string(pl->flavors[f].form));
     if (pl->no_limits)
         fprintf(o, "  limits: none (shared room counted with cpu_allocation_ratio 1)\n");
     else
@@ -739,15 +834,15 @@ void plan_report(FILE *o, const struct plan *pl) {
     for (int pass = 0; pass < 2; pass++) {
         fputc(' ', o);
         for (unsigned i = 0; i < pl->nresults; i++)
-            fprintf(o, " %9s", strategy_names[pl->results[i].strategy]);
+            fprintf(o, " %9s", sname(&pl->results[i]));
     }
     fputc('\n', o);
     for (unsigned f = 0; f < pl->nflavors; f++) {
         const struct plan_flavor *fl = &pl->flavors[f];
         char pol[128];
         flavor_policy(fl, pol, sizeof(pol));
-        fprintf(o, "%-16.16s %5d %8llu  %-24.24s", fl->name, fl->vcpus,
-                (unsigned long long)fl->memory_mb, fl->req ? pol : "no NUMA topology");
+        fprintf(o, "%-16.16s %5d %8s  %-24.24s", fl->name, fl->vcpus, cnt(fl->memory_mb, buf),
+                fl->req ? pol : "no NUMA topology");
         if (!fl->planned) {
             fprintf(o, "  (left out: nova's NUMA fit does not limit it)\n");
             continue;
@@ -773,7 +868,7 @@ void plan_report(FILE *o, const struct plan *pl) {
     /* stranded */
     fprintf(o, "\n%-50s", "Left after the mixed fill (stranded for this mix)");
     for (unsigned i = 0; i < pl->nresults; i++)
-        fprintf(o, " %12s", strategy_names[pl->results[i].strategy]);
+        fprintf(o, " %12s", sname(&pl->results[i]));
     fputc('\n', o);
     for (unsigned i = 0; i < pl->nresults; i++)
         v[i] = pl->results[i].hosts_used;
@@ -784,8 +879,8 @@ void plan_report(FILE *o, const struct plan *pl) {
     snprintf(buf, sizeof(buf), "free shared vCPUs (x%g)",
              pl->no_limits ? 1.0 : pl->limits[0].cpu_ratio);
     CAPROW(o, pl, 2, buf, free_shared_vcpus);
-    CAPROW(o, pl, 2, "free memory outside huge pages (MiB)", free_memory_mb);
-    CAPROW(o, pl, 4, "in cells without a free CPU", memory_without_cpus_mb);
+    CAPROW_MIB(o, pl, 2, "free memory outside huge pages (MiB)", free_memory_mb);
+    CAPROW_MIB(o, pl, 4, "in cells without a free CPU (MiB)", memory_without_cpus_mb);
     CAPROW(o, pl, 2, "free CPUs in cells short of memory", cpus_without_memory);
     for (unsigned k = 0; k < pl->npage_sizes; k++) {
         char sz[16], label[96];
@@ -803,10 +898,12 @@ void plan_report(FILE *o, const struct plan *pl) {
             fprintf(o,
                     "  (%s: %u hosts stopped at --max-instances %llu in the mixed fill, %llu "
                     "alone fills)\n",
-                    strategy_names[pl->results[i].strategy], pl->results[i].capped_hosts,
+                    sname(&pl->results[i]), pl->results[i].capped_hosts,
                     (unsigned long long)pl->max_instances,
                     (unsigned long long)pl->results[i].alone_capped);
 
+    if (pl->has_target)
+        print_target(o, pl);
     if (pl->inventory)
         print_inventory(o, pl);
     for (unsigned i = 0; i < pl->nresults; i++)
@@ -820,7 +917,7 @@ void plan_report(FILE *o, const struct plan *pl) {
             json_t *ho;
             fprintf(o, "\nThe first %zu host%s after the mixed fill (%s):\n",
                     json_array_size(hosts), json_array_size(hosts) == 1 ? "" : "s",
-                    strategy_names[pl->results[i].strategy]);
+                    sname(&pl->results[i]));
             json_array_foreach(hosts, h, ho) {
                 print_host_picture(o, ho);
             }
@@ -831,8 +928,7 @@ void plan_report(FILE *o, const struct plan *pl) {
     }
     fprintf(o, "\n");
     for (unsigned i = 0; i < pl->nresults; i++)
-        fprintf(o, "%s%s %.2f s",
-                i ? ", " : "planned in: ", strategy_names[pl->results[i].strategy],
+        fprintf(o, "%s%s %.2f s", i ? ", " : "planned in: ", sname(&pl->results[i]),
                 pl->results[i].seconds);
     fprintf(o, " (loading %.2f s)\n", pl->load_seconds);
 }
