@@ -85,7 +85,7 @@ static void usage(FILE *o) {
             "  --mix round-robin|weights  one of each in turn (default), or always the flavor\n"
             "                         furthest behind its weight\n"
             "  --strategy LIST        host cell orders, comma-separated: spread, pack,\n"
-            "                         headroom (numafit's own, when this libnumafit has it);\n"
+            "                         headroom (numafit's own, for the plan's mix);\n"
             "                         both: spread,pack (the default); all: every one\n"
             "  --target N             how many hosts of the fleet, in fleet order, N\n"
             "                         instances of the mix (in its proportions) need, per\n"
@@ -248,22 +248,13 @@ static int load_limits(struct plan *pl, const char *path) {
     return 0;
 }
 
-/* The headroom strategy's flavor mix (numafit_options_set_headroom_mix,
- * which comes with NUMAFIT_STRATEGY_HEADROOM): declared weak, so that a
- * libnumafit without it leaves it NULL and the plan runs without the
- * strategy (plan_strategy_available() leaves headroom out then too). */
-extern int
-numafit_options_set_headroom_mix(numafit_options_t *opt, const struct numafit_request *const *reqs,
-                                 const double *weights, size_t n, numafit_error_t *reterr)
-    __attribute__((weak, visibility("default")));
-
 /* Options o of strategy s keep room for the plan's mix: its planned flavors
  * with a NUMA topology, at their weights (equal round-robin). */
 static int set_mix(const struct plan *pl, numafit_options_t *o, int s, numafit_error_t *e) {
     const numafit_request_t *reqs[PLAN_MAX_FLAVORS];
     double w[PLAN_MAX_FLAVORS];
     size_t n = 0;
-    if (s != 2 || !numafit_options_set_headroom_mix) /* 2: NUMAFIT_STRATEGY_HEADROOM */
+    if (s != NUMAFIT_STRATEGY_HEADROOM)
         return 0;
     for (unsigned f = 0; f < pl->nflavors; f++)
         if (pl->flavors[f].planned && pl->flavors[f].req) {
