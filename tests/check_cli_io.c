@@ -144,7 +144,7 @@ START_TEST(test_write_atomic) {
 }
 END_TEST
 
-/* The numbers of the reports (cli_common.c): grouped from 10,000 on, GiB
+/* The numbers of the reports (cli_fmt.c): grouped from 10,000 on, GiB
  * beside MiB from 10 GiB on, page sizes in their unit. */
 START_TEST(test_report_numbers) {
     char b[64];
@@ -160,6 +160,13 @@ START_TEST(test_report_numbers) {
     ck_assert_str_eq(cli_fmt_mib(10239, b, sizeof(b)), "10,239 MiB");
     ck_assert_str_eq(cli_fmt_mib(131072, b, sizeof(b)), "131,072 MiB (128 GiB)");
     ck_assert_str_eq(cli_fmt_mib(128396, b, sizeof(b)), "128,396 MiB (125.4 GiB)");
+    ck_assert_str_eq(cli_fmt_mib(52428800, b, sizeof(b)), "52,428,800 MiB (51,200 GiB)");
+    ck_assert_str_eq(cli_fmt_gib(39321600, false, b, sizeof(b)), "38,400.0");
+    ck_assert_str_eq(cli_fmt_gib(128396, false, b, sizeof(b)), "125.4");
+    ck_assert_str_eq(cli_fmt_gib(-1536, true, b, sizeof(b)), "-1.5");
+    ck_assert_str_eq(cli_fmt_gib(1023, true, b, sizeof(b)), "1.0");
+    ck_assert_str_eq(cli_fmt_gib(LLONG_MAX, false, b, sizeof(b)), "9,007,199,254,740,991.0");
+    ck_assert_str_eq(cli_fmt_gib(LLONG_MIN, true, b, sizeof(b)), "-9,007,199,254,740,992");
     ck_assert_str_eq(cli_fmt_page_size(4, false, b, sizeof(b)), "4 KiB");
     ck_assert_str_eq(cli_fmt_page_size(2048, false, b, sizeof(b)), "2 MiB");
     ck_assert_str_eq(cli_fmt_page_size(1048576, true, b, sizeof(b)), "1G");

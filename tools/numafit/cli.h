@@ -17,6 +17,8 @@
 
 #include <numafit.h>
 
+#include "cli_fmt.h"
+
 #define CLI_EXIT_USAGE 2
 /* The most instances a plan places on one host unless told otherwise
  * (one-host plan: --max, up to PLAN_CAP; fleet plan: --max-instances). */
@@ -130,20 +132,6 @@ int cli_fit_options_budget(struct cli_fit_options *o, const char *value, const c
 /* The line of --help about --budget, the option's name at indent spaces
  * and its text at column col. */
 void cli_budget_help(FILE *o, int indent, int col);
-
-/* ------------------------------------------------------------------ numbers in reports */
-
-/* Numbers as reports print them, written into buf (cap bytes, at least 40)
- * and returned:
- * cli_fmt_count: an integer, its digits grouped by threes with commas from
- *   10,000 on ("30,772,449"; "8192" stays as it is);
- * cli_fmt_mib: a size in MiB, grouped, with GiB beside it from 10 GiB on
- *   ("128,396 MiB (125.4 GiB)", "131,072 MiB (128 GiB)", "8192 MiB");
- * cli_fmt_page_size: a page size in KiB as "4 KiB", "2 MiB", "1 GiB"
- *   (short: "4K", "2M", "1G"). */
-const char *cli_fmt_count(long long v, char *buf, size_t cap);
-const char *cli_fmt_mib(long long mib, char *buf, size_t cap);
-const char *cli_fmt_page_size(long long kb, bool short_form, char *buf, size_t cap);
 
 /* What cli_options_new() found wrong. */
 enum { CLI_OPTIONS_OK, CLI_OPTIONS_BAD, CLI_OPTIONS_BAD_LIMITS };

@@ -14,8 +14,15 @@
 
 #include <jansson.h>
 
+#include "cli_fmt.h"
 #include "plan_render.h"
 #include "plan_render_model.h"
+
+/* A table cell holding count v, grouped as the text report groups it. */
+static void html_num(FILE *o, long long v) {
+    char b[48];
+    fprintf(o, "<td>%s</td>", cli_fmt_count(v, b, sizeof(b)));
+}
 
 static void html_table_flavors(FILE *o, const struct plan *p) {
     size_t i, k;
@@ -37,28 +44,27 @@ static void html_table_flavors(FILE *o, const struct plan *p) {
         plan_render_esc(o, p->flavors[i]);
         fputs("</td>", o);
         if (f && json_is_integer(json_object_get(f, "vcpus")))
-            fprintf(o, "<td>%lld</td>", (long long)json_integer_value(json_object_get(f, "vcpus")));
+            html_num(o, (long long)json_integer_value(json_object_get(f, "vcpus")));
         else
             fputs("<td></td>", o);
         if (f && json_is_integer(json_object_get(f, "memory_mb")))
-            fprintf(o, "<td>%lld</td>",
-                    (long long)json_integer_value(json_object_get(f, "memory_mb")));
+            html_num(o, (long long)json_integer_value(json_object_get(f, "memory_mb")));
         else
             fputs("<td></td>", o);
         for (k = 0; k < p->nres; k++)
-            if (p->planned[i])
-                fprintf(o, "<td>%lld</td><td>%lld</td>",
-                        plan_render_count_of(p->res[k].alone, p->flavors[i]),
-                        plan_render_count_of(p->res[k].mixed, p->flavors[i]));
-            else
+            if (p->planned[i]) {
+                html_num(o, plan_render_count_of(p->res[k].alone, p->flavors[i]));
+                html_num(o, plan_render_count_of(p->res[k].mixed, p->flavors[i]));
+            } else
                 fputs("<td class=\"l\" colspan=\"2\">not planned (no NUMA topology)</td>", o);
         fputs("</tr>\n", o);
     }
     fputs("<tr class=\"total\"><td>total</td><td></td><td></td>", o);
     for (k = 0; k < p->nres; k++) {
-        if (p->res[k].has_mixed_total)
-            fprintf(o, "<td></td><td>%lld</td>", p->res[k].mixed_total);
-        else
+        if (p->res[k].has_mixed_total) {
+            fputs("<td></td>", o);
+            html_num(o, p->res[k].mixed_total);
+        } else
             fputs("<td></td><td></td>", o);
     }
     fputs("</tr>\n</tbody>\n</table>\n", o);
@@ -69,12 +75,43 @@ static void html_table_flavors(FILE *o, const struct plan *p) {
 /* A table cell holding integer v, empty if v is not one. */
 static void html_count(FILE *o, const json_t *v) {
     if (json_is_integer(v))
-        fprintf(o, "<td>%lld</td>", (long long)json_integer_value(v));
+        html_num(o, (long long)json_integer_value(v));
     else
         fputs("<td></td>", o);
 }
 
+/* numafit plan --target N: per strategy, the hosts N instances of the mix
+ * need, or how many of them the fleet holds. */
+static void html_table_target(FILE *o, const struct plan *p) {
+    char b1[48], b2[48];
+    size_t k;
+
+    if (!p->has_target)
+        return;
+    fprintf(o, "<p>Target: %s instances of the mix, hosts taken in fleet order.</p>\n",
+            cli_fmt_count(p->target_instances, b1, sizeof(b1)));
+    fputs("<table class=\"target\">\n<thead><tr><th>strategy</th><th>hosts needed</th>"
+          "<th>instances placed</th></tr></thead>\n<tbody>\n",
+          o);
+    for (k = 0; k < p->nres; k++) {
+        const struct res *s = &p->res[k];
+        if (!s->has_target)
+            continue;
+        fputs("<tr><td>", o);
+        plan_render_esc(o, s->name);
+        fputs("</td>", o);
+        if (s->target_reachable)
+            html_num(o, s->target_needed);
+        else
+            fputs("<td class=\"l\">not reachable with this fleet</td>", o);
+        fprintf(o, "<td>%s of %s</td></tr>\n", cli_fmt_count(s->target_placed, b1, sizeof(b1)),
+                cli_fmt_count(p->target_instances, b2, sizeof(b2)));
+    }
+    fputs("</tbody>\n</table>\n", o);
+}
+
 static void html_table_summary(FILE *o, const struct res *s) {
+    char num[48];
     const json_t *x, *v;
     const char *k;
     size_t i;
@@ -94,7 +131,7 @@ static void html_table_summary(FILE *o, const struct res *s) {
         json_object_foreach(json_object_get(x, "mixed"), k, v) {
             fputs(first ? "" : ", ", o);
             plan_render_esc(o, k);
-            fprintf(o, " %lld", (long long)json_integer_value(v));
+            fprintf(o, " %s", cli_fmt_count((long long)json_integer_value(v), num, sizeof(num)));
             first = false;
         }
         fputs("</td>", o);
@@ -154,6 +191,7 @@ int plan_render_html(const json_t *plan, FILE *out, char *err, size_t errlen) {
     plan_render_esc(out, fleet.s);
     fputs("</p>\n", out);
     html_table_flavors(out, &p);
+    html_table_target(out, &p);
     if (p.hidden_res)
         fprintf(out, "<p class=\"note\">%zu more strategies not shown.</p>\n", p.hidden_res);
     for (k = 0; k < p.nres; k++) {

@@ -152,6 +152,10 @@ struct res {
     struct cap stranded;
     const json_t *why_not; /* validated or NULL */
     const json_t *summary; /* hosts_summary, validated or NULL */
+    /* --target: placed of the plan's target_instances and, when reachable,
+     * the hosts needed (has_target: the plan has a target) */
+    long long target_placed, target_needed;
+    bool has_target, target_reachable;
     struct host *hosts;
     size_t nhosts; /* drawn */
     size_t listed; /* in the JSON "hosts" array */
@@ -169,6 +173,8 @@ struct plan {
     double cpu_ratio, ram_ratio;            /* "limits", when has_ratios */
     bool has_ratios;
     size_t nflavors, hidden_flavors;
+    long long target_instances; /* --target N, when has_target */
+    bool has_target;
     struct res res[MAX_STRATEGIES];
     size_t nres, hidden_res;
 };

@@ -858,6 +858,33 @@ static int color_instances(struct res *s) {
     return 0;
 }
 
+/* A strategy's "target" (numafit plan --target): reachable, hosts_needed
+ * (null when not reachable), placed. */
+static int rd_res_target(struct rd *r, const json_t *rj, struct res *s) {
+    int rc = 0;
+    const json_t *t = rd_get(r, rj, "target", JSON_OBJECT, true, &rc), *v;
+    size_t old;
+
+    if (!t)
+        return rc;
+    old = rd_key(r, "target");
+    v = rd_get(r, t, "reachable", JSON_NULL, false, &rc);
+    if (!rc && !json_is_boolean(v))
+        rc = rd_fail(r, "reachable", "%s, not a boolean", type_name(v));
+    s->target_reachable = json_is_true(v);
+    if (!rc)
+        rc = rd_int(r, t, "hosts_needed", true, 0, -1, &s->target_needed);
+    if (!rc && s->target_reachable != (s->target_needed >= 0))
+        rc = rd_fail(r, "hosts_needed", "%s while reachable is %s",
+                     s->target_needed >= 0 ? "a count" : "missing",
+                     s->target_reachable ? "true" : "false");
+    if (!rc)
+        rc = rd_int(r, t, "placed", false, 0, 0, &s->target_placed);
+    rd_pop(r, old);
+    s->has_target = !rc;
+    return rc;
+}
+
 static int rd_res(struct rd *r, const json_t *rj, struct res *s) {
     int rc = 0;
     const json_t *hosts = NULL, *hj;
@@ -882,6 +909,8 @@ static int rd_res(struct rd *r, const json_t *rj, struct res *s) {
         rc = rd_why_not(r, rj, &s->why_not);
     if (!rc)
         rc = rd_summary(r, rj, &s->summary);
+    if (!rc)
+        rc = rd_res_target(r, rj, s);
     if (!rc)
         hosts = rd_get(r, rj, "hosts", JSON_ARRAY, false, &rc);
     if (rc)
@@ -968,6 +997,12 @@ int plan_render_read(const json_t *pj, const char *only, struct plan *p, char *e
         rc = rd_str(&r, pj, "nova_release", true, &p->release);
     if (!rc)
         rc = rd_str(&r, pj, "mix", true, &p->mix);
+    if (!rc && (v = rd_get(&r, pj, "target", JSON_OBJECT, true, &rc))) {
+        old = rd_key(&r, "target");
+        rc = rd_int(&r, v, "instances", false, 0, 0, &p->target_instances);
+        rd_pop(&r, old);
+        p->has_target = !rc;
+    }
     if (!rc)
         fleet = rd_get(&r, pj, "fleet", JSON_OBJECT, false, &rc);
     if (rc)

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "cli_fmt.h"
 #include "plan_render.h"
 #include "plan_render_model.h"
 
@@ -123,15 +124,13 @@ static void put_title(FILE *o, const char *s) {
     fputs("</title>", o);
 }
 
+/* "2M" (cli_fmt_page_size's short form). */
 static const char *page_size_name(long long kb, char buf[24]) {
-    if (kb >= 1048576 && kb % 1048576 == 0)
-        snprintf(buf, 24, "%lldG", kb / 1048576);
-    else if (kb >= 1024 && kb % 1024 == 0)
-        snprintf(buf, 24, "%lldM", kb / 1024);
-    else
-        snprintf(buf, 24, "%lldK", kb);
-    return buf;
+    return cli_fmt_page_size(kb, true, buf, 24);
 }
+
+/* Grouped counts for the texts (cli_fmt_count): G(i, v) in buffer g[i]. */
+#define G(i, v) cli_fmt_count((v), g[i], sizeof(g[i]))
 
 static long long clampv(long long v) {
     return v < 0 ? 0 : v > VALUE_MAX ? VALUE_MAX : v;
@@ -148,6 +147,7 @@ static int imax(int a, int b) {
 /* The label lines of a cell; returns how many (line 0 is the bold title). */
 static int cell_lines(const struct cell *c, struct line *l) {
     char sz[24];
+    char g[6][48];
     size_t i;
     int n = 0;
 
@@ -156,15 +156,15 @@ static int cell_lines(const struct cell *c, struct line *l) {
     if (c->has_socket)
         line_add(&l[n], " \xc2\xb7 socket %lld", c->socket);
     n++;
-    line_add(&l[n++], "memory %lld / %lld MiB", c->mem_used, c->mem);
+    line_add(&l[n++], "memory %s / %s", G(0, c->mem_used), cli_fmt_mib(c->mem, g[1], sizeof(g[1])));
     for (i = 0; i < c->npages; i++) {
-        const struct pg *g = &c->pages[i];
-        if (!g->total && !g->used)
+        const struct pg *pg = &c->pages[i];
+        if (!pg->total && !pg->used)
             continue;
-        line_add(&l[n], "%s pages %lld / %lld used", page_size_name(g->size_kb, sz), g->used,
-                 g->total);
-        if (g->reserved)
-            line_add(&l[n], " (%lld reserved)", g->reserved);
+        line_add(&l[n], "%s pages %s / %s used", page_size_name(pg->size_kb, sz), G(0, pg->used),
+                 G(1, pg->total));
+        if (pg->reserved)
+            line_add(&l[n], " (%lld reserved)", pg->reserved);
         n++;
     }
     if (c->shared || c->usage)
@@ -218,6 +218,7 @@ static void cell_layout(struct cell *c) {
 /* The header lines of a host: name (bold), what it got, what it strands. */
 static int host_lines(const struct host *h, struct line *l) {
     const json_t *v;
+    char g[6][48];
     const char *k;
     int n = 0;
     bool first = true;
@@ -245,10 +246,10 @@ static int host_lines(const struct host *h, struct line *l) {
     if (h->has_stranded) {
         const struct cap *s = &h->stranded;
         line_add(&l[n],
-                 "left: %lld free pCPUs (%lld orphan threads), %lld lost siblings, %lld MiB "
-                 "free (%lld MiB in cells without free CPUs)",
-                 s->free_pcpus, s->orphan_threads, s->lost_siblings, s->free_memory_mb,
-                 s->memory_without_cpus_mb);
+                 "left: %s free pCPUs (%s orphan threads), %s lost siblings, %s MiB "
+                 "free (%s MiB in cells without free CPUs)",
+                 G(0, s->free_pcpus), G(1, s->orphan_threads), G(2, s->lost_siblings),
+                 G(3, s->free_memory_mb), G(4, s->memory_without_cpus_mb));
         n++;
     }
     return n;
@@ -536,6 +537,7 @@ static size_t result_bars(const struct plan *p, const struct res *s, struct bar 
     long long f, st;
     size_t n = 0, i;
     char sz[24];
+    char g[6][48];
 
     memset(b, 0, sizeof(*b) * (2 + MAX_PAGE_SIZES));
     f = clampv(c->free_pcpus);
@@ -546,9 +548,9 @@ static size_t result_bars(const struct plan *p, const struct res *s, struct bar 
     b[n].free = f - st;
     b[n].total = clampv(p->pcpus);
     snprintf(b[n].text, sizeof(b[n].text),
-             "used %lld, stranded %lld (%lld lost siblings, %lld orphan threads), free %lld "
-             "of %lld",
-             b[n].used, b[n].stranded, clampv(c->lost_siblings), st, b[n].free, b[n].total);
+             "used %s, stranded %s (%s lost siblings, %s orphan threads), free %s of %s",
+             G(0, b[n].used), G(1, b[n].stranded), G(2, clampv(c->lost_siblings)), G(3, st),
+             G(4, b[n].free), G(5, b[n].total));
     n++;
     /* free_memory_mb is memory outside huge pages: those have their bars */
     for (i = 0; i < p->nfpages; i++)
@@ -563,28 +565,29 @@ static size_t result_bars(const struct plan *p, const struct res *s, struct bar 
     b[n].free = f - st;
     b[n].total = clampv(p->memory_mb);
     snprintf(b[n].text, sizeof(b[n].text),
-             "used %lld, stranded %lld (in cells without free CPUs), free %lld, in huge pages "
-             "%lld, of %lld",
-             b[n].used, b[n].stranded, b[n].free, b[n].huge, b[n].total);
+             "used %s, stranded %s (in cells without free CPUs), free %s, in huge pages %s, "
+             "of %s",
+             G(0, b[n].used), G(1, b[n].stranded), G(2, b[n].free), G(3, b[n].huge),
+             G(4, b[n].total));
     n++;
     for (i = 0; i < p->nfpages; i++) {
-        const struct pg *g = &p->fpages[i];
-        if (g->size_kb <= 4 || !g->total)
+        const struct pg *pg = &p->fpages[i];
+        if (pg->size_kb <= 4 || !pg->total)
             continue;
-        f = clampv(plan_render_free_pages_of(c->free_pages, g->size_kb));
-        st = clampv(plan_render_free_pages_of(c->pages_without_cpus, g->size_kb));
+        f = clampv(plan_render_free_pages_of(c->free_pages, pg->size_kb));
+        st = clampv(plan_render_free_pages_of(c->pages_without_cpus, pg->size_kb));
         st = st < f ? st : f;
-        snprintf(b[n].label, sizeof(b[n].label), "%s pages", page_size_name(g->size_kb, sz));
-        b[n].used = clampv(clampv(g->total) - f);
+        snprintf(b[n].label, sizeof(b[n].label), "%s pages", page_size_name(pg->size_kb, sz));
+        b[n].used = clampv(clampv(pg->total) - f);
         b[n].stranded = st;
         b[n].free = f - st;
-        b[n].total = clampv(g->total);
+        b[n].total = clampv(pg->total);
         snprintf(b[n].text, sizeof(b[n].text),
-                 "used %lld, stranded %lld (in cells without free pCPUs), free %lld of %lld",
-                 b[n].used, b[n].stranded, b[n].free, b[n].total);
-        if (g->reserved)
+                 "used %s, stranded %s (in cells without free pCPUs), free %s of %s",
+                 G(0, b[n].used), G(1, b[n].stranded), G(2, b[n].free), G(3, b[n].total));
+        if (pg->reserved)
             snprintf(b[n].text + strlen(b[n].text), sizeof(b[n].text) - strlen(b[n].text),
-                     " (%lld reserved)", g->reserved);
+                     " (%s reserved)", G(0, pg->reserved));
         n++;
     }
     return n;
@@ -597,12 +600,12 @@ static int bar_px(long long v, long long scale) {
 
 static void draw_seg(FILE *o, const char *cls, int x, int y, int w, int h, const char *fill,
                      const char *tc, long long v) {
-    char num[32];
+    char num[48];
     if (w <= 0)
         return;
     fprintf(o, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
             cls, x, y, w, h, fill);
-    snprintf(num, sizeof(num), "%lld", v);
+    cli_fmt_count(v, num, sizeof(num));
     if (text_w(num, 10) + 4 <= w)
         put_text(o, x + w / 2, y + h / 2 + 4, 10, false, tc, "middle", num);
 }
@@ -891,22 +894,23 @@ static void picture_size(const struct plan *p, struct res *s, bool standalone, i
 
 void plan_render_fleet_line(const struct plan *p, struct line *l) {
     char sz[24];
+    char g[6][48];
     size_t i;
 
     memset(l, 0, sizeof(*l));
-    line_add(l, "Fleet: %lld hosts", p->hosts);
+    line_add(l, "Fleet: %s hosts", G(0, p->hosts));
     if (p->has_cells)
-        line_add(l, ", %lld cells", p->cells);
-    line_add(l, ", %lld dedicated pCPUs", p->pcpus);
+        line_add(l, ", %s cells", G(0, p->cells));
+    line_add(l, ", %s dedicated pCPUs", G(0, p->pcpus));
     if (p->has_shared_cpus)
-        line_add(l, ", %lld shared CPUs", p->shared_cpus);
-    line_add(l, ", %lld MiB", p->memory_mb);
+        line_add(l, ", %s shared CPUs", G(0, p->shared_cpus));
+    line_add(l, ", %s", cli_fmt_mib(p->memory_mb, g[0], sizeof(g[0])));
     for (i = 0; i < p->nfpages; i++)
         if (p->fpages[i].size_kb > 4 && p->fpages[i].total)
-            line_add(l, ", %lld x %s pages", p->fpages[i].total,
+            line_add(l, ", %s x %s pages", G(0, p->fpages[i].total),
                      page_size_name(p->fpages[i].size_kb, sz));
     if (p->has_loaded)
-        line_add(l, "; instances loaded: %lld", p->instances_loaded);
+        line_add(l, "; instances loaded: %s", G(0, p->instances_loaded));
     if (p->has_ratios)
         line_add(l, "; allocation ratios cpu %.6g, ram %.6g", p->cpu_ratio, p->ram_ratio);
     if (p->release) {

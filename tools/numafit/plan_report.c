@@ -462,8 +462,12 @@ static void row_mib(FILE *o, const struct plan *pl, int indent, const char *labe
     if (!big)
         return;
     fprintf(o, "%*s%-*s", indent + 2, "", 48 - indent, "(GiB)");
-    for (unsigned i = 0; i < pl->nresults; i++)
-        fprintf(o, " %12.1f", (double)vals[i] / 1024.0);
+    for (unsigned i = 0; i < pl->nresults; i++) {
+        char buf[48];
+        fprintf(o, " %12s",
+                cli_fmt_gib(vals[i] > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)vals[i], false,
+                            buf, sizeof(buf)));
+    }
     fputc('\n', o);
 }
 
