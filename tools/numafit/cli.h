@@ -98,7 +98,41 @@ struct cli_fit_options {
     uint64_t budget;      /* --budget: the fit's work budget, 0 = unlimited */
     bool no_xs_check;     /* --no-check-extra-specs: the flavor's extra specs unchecked */
     const char *xs_allow; /* --allow-extra-specs: namespaces and keys left unchecked */
+    /* --headroom-mix FLAVOR[:WEIGHT], as given (cli_mix_arg), and the mix
+     * they were loaded into (cli_mix_load; NULL: none), which
+     * cli_options_new() sets on the options */
+    const char *mix_arg[NUMAFIT_HEADROOM_MIX_MAX];
+    size_t nmix_arg;
+    const struct cli_mix *mix;
 };
+
+/* The flavors the headroom strategy keeps room for (--headroom-mix): the
+ * requests (owned; cli_mix_free) and their weights. */
+struct cli_mix {
+    numafit_request_t *req[NUMAFIT_HEADROOM_MIX_MAX];
+    double weight[NUMAFIT_HEADROOM_MIX_MAX];
+    size_t n;
+};
+
+/* --headroom-mix ARG kept in o; -1 after printing "WHO: ..." when there are
+ * more than NUMAFIT_HEADROOM_MIX_MAX. */
+int cli_mix_arg(struct cli_fit_options *o, const char *who, const char *arg);
+
+/* The --headroom-mix flavors of o read into m (o->mix = m): each ARG is a
+ * flavor file in any form numafit reads (FILE:WEIGHT gives it a weight, a
+ * number >= 0, default 1, unless FILE:WEIGHT names a file), its extra specs
+ * checked as o says, with a NUMA topology (pinned CPUs or NUMA cells:
+ * the headroom strategy keeps room for no other). 0, or -1 after printing
+ * "WHO: --headroom-mix ARG: why" (m then holds nothing). */
+int cli_mix_load(struct cli_mix *m, struct cli_fit_options *o, const char *who);
+
+/* Free m's requests (m may be empty). */
+void cli_mix_free(struct cli_mix *m);
+
+/* --headroom-mix given with a strategy that does not use it (not headroom
+ * and, outside --batch, whose lines may ask for headroom): -1 after
+ * printing why. */
+int cli_mix_check_strategy(const struct cli_fit_options *o, const char *who, bool batch);
 
 /* The flavor's extra specs checked as nova's API checks them in profile
  * (NUMAFIT_PROFILE_*), leaving allow's namespaces and keys alone; nothing

@@ -2,14 +2,17 @@
  * options (cli.h). */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <numafit.h>
 
 #include "cli.h"
+#include "cli_io.h"
 
 char *cli_error_format(char *out, size_t outlen, const char *label, int rc,
                        const numafit_error_t *e, unsigned flags) {
@@ -165,6 +168,9 @@ int cli_options_new(const struct cli_fit_options *o, const char *limits, size_t 
         rc = numafit_options_set_strategy(opt, o->strategy);
     if (rc >= 0)
         rc = numafit_options_set_budget(opt, o->budget);
+    if (rc >= 0 && o->mix && o->mix->n)
+        rc = numafit_options_set_headroom_mix(
+            opt, (const struct numafit_request *const *)o->mix->req, o->mix->weight, o->mix->n, e);
     if (rc >= 0 && limits) {
         rc = numafit_options_set_limits_json(opt, limits, limits_len, e);
         if (rc < 0)
@@ -177,4 +183,107 @@ int cli_options_new(const struct cli_fit_options *o, const char *limits, size_t 
     *ret_bad = CLI_OPTIONS_OK;
     *ret = opt;
     return 0;
+}
+
+/* ------------------------------------------------------------------ --headroom-mix */
+
+int cli_mix_arg(struct cli_fit_options *o, const char *who, const char *arg) {
+    if (o->nmix_arg == NUMAFIT_HEADROOM_MIX_MAX) {
+        fprintf(stderr, "%s: --headroom-mix: at most %d flavors\n", who, NUMAFIT_HEADROOM_MIX_MAX);
+        return -1;
+    }
+    o->mix_arg[o->nmix_arg++] = arg;
+    return 0;
+}
+
+/* ARG's file and weight: FILE:WEIGHT when FILE:WEIGHT is not itself a file
+ * and WEIGHT is a number >= 0; else ARG with weight 1. path gets a copy
+ * (malloc) or NULL when memory ran out. */
+static char *mix_split(const char *arg, double *weight) {
+    const char *colon = strrchr(arg, ':');
+    struct stat st;
+    char *end;
+    double w;
+
+    *weight = 1.0;
+    if (!colon || colon == arg || !colon[1] || stat(arg, &st) == 0)
+        return strdup(arg);
+    errno = 0;
+    w = strtod(colon + 1, &end);
+    if (errno || *end || !(w >= 0) || !(colon[1] == '.' || isdigit((unsigned char)colon[1])))
+        return strdup(arg);
+    *weight = w;
+    return strndup(arg, (size_t)(colon - arg));
+}
+
+static int mix_load_one(struct cli_mix *m, const struct cli_fit_options *o, const char *who,
+                        const char *arg) {
+    numafit_error_t e;
+    char *path, *text = NULL, *norm = NULL;
+    size_t len = 0;
+    double w;
+    int form, rc = -1, lrc;
+
+    path = mix_split(arg, &w);
+    if (!path) {
+        fprintf(stderr, "%s: --headroom-mix %s: out of memory\n", who, arg);
+        return -1;
+    }
+    text = cli_read_input(who, "--headroom-mix", path, NUMAFIT_INPUT_MAX, false, &len, NULL);
+    if (!text)
+        goto out;
+    cli_error_clear(&e);
+    lrc = numafit_flavor_normalize(text, len, 0, &norm, &form, &e);
+    if (lrc >= 0)
+        lrc =
+            cli_check_extra_specs(o->profile, o->no_xs_check, o->xs_allow, norm, strlen(norm), &e);
+    if (lrc >= 0)
+        lrc = numafit_request_new(norm, strlen(norm), NULL, 0, o->req_flags, &m->req[m->n], &e);
+    if (lrc < 0) {
+        char label[300];
+        snprintf(label, sizeof(label), "--headroom-mix %s", path);
+        cli_error(who, label, lrc, &e, CLI_ERR_EXC_FIRST);
+        goto out;
+    }
+    if (lrc == 0) {
+        numafit_request_free(m->req[m->n]);
+        m->req[m->n] = NULL;
+        fprintf(stderr,
+                "%s: --headroom-mix %s: the flavor has no NUMA topology (no pinned CPUs, NUMA "
+                "cells or huge pages): the headroom strategy keeps room only for flavors that "
+                "have one\n",
+                who, path);
+        goto out;
+    }
+    m->weight[m->n++] = w;
+    rc = 0;
+out:
+    numafit_free(norm);
+    free(text);
+    free(path);
+    return rc;
+}
+
+int cli_mix_load(struct cli_mix *m, struct cli_fit_options *o, const char *who) {
+    memset(m, 0, sizeof(*m));
+    for (size_t i = 0; i < o->nmix_arg; i++)
+        if (mix_load_one(m, o, who, o->mix_arg[i]) < 0) {
+            cli_mix_free(m);
+            return -1;
+        }
+    o->mix = m->n ? m : NULL;
+    return 0;
+}
+
+void cli_mix_free(struct cli_mix *m) {
+    for (size_t i = 0; i < m->n; i++)
+        numafit_request_free(m->req[i]);
+    m->n = 0;
+}
+
+int cli_mix_check_strategy(const struct cli_fit_options *o, const char *who, bool batch) {
+    if (!o->nmix_arg || batch || o->strategy == NUMAFIT_STRATEGY_HEADROOM)
+        return 0;
+    fprintf(stderr, "%s: --headroom-mix is the mix of --strategy headroom\n", who);
+    return -1;
 }

@@ -823,7 +823,8 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         O_NOVA_CONF,
         O_XS_ALLOW,
         O_XS_OFF,
-        O_HOST_SPEC
+        O_HOST_SPEC,
+        O_HEADROOM_MIX
     };
     static const struct option longopts[] = {
         {"batch", no_argument, NULL, 'b'},
@@ -845,6 +846,7 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
         {"allow-extra-specs", required_argument, NULL, O_XS_ALLOW},
         {"no-check-extra-specs", no_argument, NULL, O_XS_OFF},
         {"host-spec", required_argument, NULL, O_HOST_SPEC},
+        {"headroom-mix", required_argument, NULL, O_HEADROOM_MIX},
         {NULL, 0, NULL, 0},
     };
     bool is_demo = strcmp(c->cmd, "demo") == 0;
@@ -940,6 +942,17 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                     return -1;
                 }
                 break;
+            case O_HEADROOM_MIX: {
+                char who[64];
+                if (is_bench || is_demo) {
+                    fprintf(stderr, "numafit %s: --headroom-mix is for fit and plan\n", c->cmd);
+                    return -1;
+                }
+                snprintf(who, sizeof(who), "numafit %s", c->cmd);
+                if (cli_mix_arg(&c->fit, who, optarg) < 0)
+                    return -1;
+                break;
+            }
             case O_STRATEGY:
                 if (cli_fit_options_strategy(&c->fit, optarg) < 0) {
                     fprintf(stderr, "numafit %s: --strategy must be spread, pack or headroom\n",
@@ -988,6 +1001,12 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
             return -1;
         }
         return 1;
+    }
+    {
+        char who[64];
+        snprintf(who, sizeof(who), "numafit %s", c->cmd);
+        if (cli_mix_check_strategy(&c->fit, who, c->batch) < 0)
+            return -1;
     }
     if (c->batch) {
         if (c->host_path || c->host_spec || c->flavor_path || c->image_path || c->limits_path ||

@@ -31,12 +31,14 @@ static json_t *load_file(const char *path) {
 
 static void usage_fit(FILE *o) {
     fprintf(o, "usage: numafit fit --batch [--nova-release R] [--strategy S] [--budget N]\n"
+               "                   [--headroom-mix FLAVOR[:WEIGHT]]...\n"
                "       numafit fit (--host H.json | --host-spec SPEC) --flavor F.json\n"
                "                   [--image I.json]\n"
                "                   [--limits L.json] [--inventory V.json [--boot-from-volume]]\n"
                "                   [--pci-pools P.json] [--pci-requests R.json]\n"
                "                   [--nova-conf nova.conf]\n"
                "                   [--json] [--nova-release R] [--strategy S] [--budget N]\n"
+               "                   [--headroom-mix FLAVOR[:WEIGHT]]...\n"
                "                   [--allow-extra-specs LIST | --no-check-extra-specs]\n"
                "\n"
                "Fit one instance of a flavor on a host (nova's numa_fit_instance_to_host).\n"
@@ -67,7 +69,10 @@ static void usage_fit(FILE *o) {
                "                     them from are warned about\n"
                "  --json             print the answer line instead of a table\n"
                "  --nova-release R   latest (default) or zed (Debian 12's nova 26.2.2)\n"
-               "  --strategy S       spread (default), pack or headroom (not nova's)\n");
+               "  --strategy S       spread (default), pack or headroom (not nova's)\n"
+               "  --headroom-mix FLAVOR[:WEIGHT]  (repeatable) a flavor file the headroom\n"
+               "                     strategy keeps room for, at its weight (default 1);\n"
+               "                     without one it leaves the least fragmentation\n");
     cli_extra_specs_help(o, 2, 21);
     cli_budget_help(o, 2, 21);
     fprintf(o, "                     (search steps; past it the fit fails with TOO_COMPLEX)\n"
@@ -83,7 +88,7 @@ static void usage_plan(FILE *o) {
             "                    [--limits L.json] [--max N] [--json]\n"
             "                    [--nova-release R] [--strategy S] [--budget N]\n"
             "                    [--pci-pools P.json] [--pci-requests R.json]\n"
-            "                    [--nova-conf nova.conf]\n"
+            "                    [--nova-conf nova.conf] [--headroom-mix FLAVOR[:WEIGHT]]...\n"
             "                    [--allow-extra-specs LIST | --no-check-extra-specs]\n"
             "\n"
             "Fit and claim instances of a flavor until the next one does not fit\n"
@@ -94,6 +99,8 @@ static void usage_plan(FILE *o) {
             "--nova-conf's CPU and RAM ratios, else nova's initial ones (4 and 1; zed:\n"
             "16 and 1.5), as the fleet plan takes them.\n",
             CLI_PLAN_DEFAULT_MAX, PLAN_CAP);
+    fprintf(o, "  --headroom-mix FLAVOR[:WEIGHT]  (repeatable) with --strategy headroom, a\n"
+               "                     flavor file it keeps room for (numafit fit --help)\n");
     cli_extra_specs_help(o, 2, 21);
     cli_budget_help(o, 2, 21);
     fprintf(o, "Exit status: 0 ok, 1 error, 2 usage.\n"
@@ -273,6 +280,7 @@ out:
 static int fit_main(int argc, char **argv, void (*usage)(FILE *)) {
     struct fit_cli c;
     struct cli_nova_conf nc = {NULL, 0, NULL};
+    struct cli_mix mix;
     numafit_error_t e;
     int rc = fit_cli_parse(argc, argv, &c, usage);
 
@@ -292,7 +300,16 @@ static int fit_main(int argc, char **argv, void (*usage)(FILE *)) {
     /* plan: nova's limits unless told otherwise, as the fleet plan; fit:
      * those of a nova.conf, else none (numa_fit_instance_to_host's default) */
     c.default_limits = strcmp(c.cmd, "plan") == 0 || nc.text;
+    {
+        char who[32];
+        snprintf(who, sizeof(who), "numafit %s", c.cmd);
+        if (cli_mix_load(&mix, &c.fit, who) < 0) {
+            cli_nova_conf_free(&nc);
+            return 1;
+        }
+    }
     rc = c.batch ? batch_main(&c) : single_main(&c);
+    cli_mix_free(&mix);
     cli_nova_conf_free(&nc);
     return rc;
 }

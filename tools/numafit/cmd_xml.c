@@ -81,6 +81,8 @@ static void xml_usage(FILE *o) {
             "                              new claim appended (the file replaced whole)\n"
             "  --nova-release latest|zed   nova rules to fit with (default latest)\n"
             "  --strategy spread|pack|headroom  host cell order (default spread)\n"
+            "  --headroom-mix FLAVOR[:WEIGHT]  (repeatable) a flavor file the headroom strategy\n"
+            "                              keeps room for, at its weight (default 1)\n"
             "The flavor's extra specs are first checked as nova's API checks them:\n");
     cli_extra_specs_help(o, 2, 30);
     cli_budget_help(o, 2, 30);
@@ -253,9 +255,16 @@ static int parse_xml_args(int argc, char **argv, struct xml_args *a) {
             }
             continue;
         }
+        if (!strcmp(o, "--headroom-mix")) {
+            if (cli_mix_arg(&a->fit, "numafit xml", argv[++i]) < 0)
+                return -1;
+            continue;
+        }
         fprintf(stderr, "numafit xml: unknown option '%s'\n", o);
         return -1;
     }
+    if (cli_mix_check_strategy(&a->fit, "numafit xml", false) < 0)
+        return -1;
     if ((!a->host && !a->host_spec) || !a->flavor) {
         fprintf(stderr, "numafit xml: --host (or --host-spec) and --flavor are required\n");
         return -1;
@@ -513,6 +522,7 @@ int cmd_xml(int argc, char **argv) {
     numafit_domconf_t *conf = NULL;
     numafit_error_t e;
     struct xml_pci pci = {NULL, NULL, NULL, NULL};
+    struct cli_mix mix = {.n = 0};
     char *claim = NULL, *hostdev = NULL, *whole = NULL;
     int rc, status = XML_EXIT_ERROR;
 
@@ -529,6 +539,8 @@ int cmd_xml(int argc, char **argv) {
         cli_nova_conf_free(&a.nc);
         return rc == -EIO ? XML_EXIT_ERROR : XML_EXIT_USAGE;
     }
+    if (cli_mix_load(&mix, &a.fit, "numafit xml") < 0)
+        goto out;
     if (a.host_spec) {
         char *text = cli_synthetic_host_text(a.host_spec, "xml");
         host_s = text ? strdup(text) : NULL;
@@ -669,6 +681,7 @@ out:
     numafit_host_free(host);
     numafit_domconf_free(conf);
     cli_nova_conf_free(&a.nc);
+    cli_mix_free(&mix);
     free(host_s);
     free(flavor_s);
     free(image_s);
