@@ -121,24 +121,12 @@ static uint64_t unit_bytes(const char *u) {
     return 0;
 }
 
-/* Attribute value (xmlFree it) or NULL. NULL for an attribute that is
- * there means libxml2 could not allocate the copy: x->xml.nomem. */
 static char *attr(struct cctx *x, const xmlNode *n, const char *name) {
-    char *v = (char *)xmlGetNoNsProp((xmlNode *)n, (const xmlChar *)name);
-    if (!v)
-        for (const xmlAttr *a = n->properties; a; a = a->next)
-            if (!a->ns && !strcmp((const char *)a->name, name))
-                x->xml.nomem = true;
-    return v;
+    return numafit__xml_attr(&x->xml, n, name);
 }
 
-/* Text content of an element (xmlFree it); never NULL but when libxml2
- * could not allocate it: x->xml.nomem. */
 static char *content(struct cctx *x, const xmlNode *n) {
-    char *v = (char *)xmlNodeGetContent((xmlNode *)n);
-    if (!v)
-        x->xml.nomem = true;
-    return v;
+    return numafit__xml_content(&x->xml, n);
 }
 
 /* A number in KiB from text/attribute `s` in `unit` (NULL = KiB).
@@ -290,34 +278,13 @@ static int read_cell(struct cctx *x, const xmlNode *n) {
     return 0;
 }
 
-static bool too_deep(const xmlNode *root) {
-    const xmlNode *n = root;
-    int depth = 0;
-    while (n) {
-        if (n->children && n->type == XML_ELEMENT_NODE) {
-            n = n->children;
-            if (++depth > DEPTH_MAX)
-                return true;
-            continue;
-        }
-        while (n && !n->next && n != root) {
-            n = n->parent;
-            depth--;
-        }
-        if (!n || n == root)
-            break;
-        n = n->next;
-    }
-    return false;
-}
-
 static int read_doc(struct cctx *x, const xmlDoc *doc) {
     const xmlNode *root = xmlDocGetRootElement((xmlDoc *)doc), *host, *cells, *arch;
     int r;
     if (!root || !name_is(root, "capabilities"))
         return bad(x, root, -EBADMSG, "%s: the root element is <%s>, not <capabilities>",
                    "document", root ? (const char *)root->name : "");
-    if (too_deep(root))
+    if (numafit__xml_too_deep(root, DEPTH_MAX))
         return bad(x, root, -EBADMSG, "%s: nested more than %s levels deep", "document", "64");
     if (!(host = child(root, "host")))
         return bad(x, root, -EBADMSG, "%s: no <host> element%s", "capabilities", "");

@@ -112,22 +112,12 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out) {
     return 0;
 }
 
-/* Attribute value (xmlFree it) or NULL; NULL for an attribute that is
- * there means libxml2 could not copy it (x->xml.nomem). */
 static char *attr(struct rctx *x, const xmlNode *n, const char *name) {
-    char *v = (char *)xmlGetNoNsProp((xmlNode *)n, (const xmlChar *)name);
-    if (!v)
-        for (const xmlAttr *a = n->properties; a; a = a->next)
-            if (!a->ns && !strcmp((const char *)a->name, name))
-                x->xml.nomem = true;
-    return v;
+    return numafit__xml_attr(&x->xml, n, name);
 }
 
 static char *content(struct rctx *x, const xmlNode *n) {
-    char *v = (char *)xmlNodeGetContent((xmlNode *)n);
-    if (!v)
-        x->xml.nomem = true;
-    return v;
+    return numafit__xml_content(&x->xml, n);
 }
 
 /* A size with libvirt's units (KiB when unit is NULL) into KiB, rounded up
@@ -669,34 +659,13 @@ static int read_nova(struct rctx *x, const xmlNode *root) {
     return 0;
 }
 
-static bool too_deep(const xmlNode *root) {
-    const xmlNode *n = root;
-    int depth = 0;
-    while (n) {
-        if (n->children && n->type == XML_ELEMENT_NODE) {
-            n = n->children;
-            if (++depth > DEPTH_MAX)
-                return true;
-            continue;
-        }
-        while (n && !n->next && n != root) {
-            n = n->parent;
-            depth--;
-        }
-        if (!n || n == root)
-            break;
-        n = n->next;
-    }
-    return false;
-}
-
 static int read_doc(struct rctx *x, const xmlDoc *doc) {
     const xmlNode *root = xmlDocGetRootElement((xmlDoc *)doc);
     int r;
     if (!root || !name_is(root, "domain"))
         return bad(x, root, -EBADMSG, "the root element is <%.40s>, not <domain>",
                    root ? (const char *)root->name : "");
-    if (too_deep(root))
+    if (numafit__xml_too_deep(root, DEPTH_MAX))
         return bad(x, root, -EBADMSG, "nested more than %d levels deep", DEPTH_MAX);
     if ((r = read_names(x, root)) < 0 || (r = read_sizes(x, root)) < 0 ||
         (r = read_cputune(x, root)) < 0 || (r = read_cells(x, root)) < 0 ||

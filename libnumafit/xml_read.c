@@ -84,4 +84,41 @@ int numafit__xml_parse(struct numafit__xml *q, const char *xml, size_t len, cons
     return r;
 }
 
+bool numafit__xml_too_deep(const xmlNode *root, int max) {
+    const xmlNode *n = root;
+    int depth = 0;
+    while (n) {
+        if (n->children && n->type == XML_ELEMENT_NODE) {
+            n = n->children;
+            if (++depth > max)
+                return true;
+            continue;
+        }
+        while (n && !n->next && n != root) {
+            n = n->parent;
+            depth--;
+        }
+        if (!n || n == root)
+            break;
+        n = n->next;
+    }
+    return false;
+}
+
+char *numafit__xml_attr(struct numafit__xml *q, const xmlNode *n, const char *name) {
+    char *v = (char *)xmlGetNoNsProp((xmlNode *)n, (const xmlChar *)name);
+    if (!v)
+        for (const xmlAttr *a = n->properties; a; a = a->next)
+            if (!a->ns && !strcmp((const char *)a->name, name))
+                q->nomem = true;
+    return v;
+}
+
+char *numafit__xml_content(struct numafit__xml *q, const xmlNode *n) {
+    char *v = (char *)xmlNodeGetContent((xmlNode *)n);
+    if (!v)
+        q->nomem = true;
+    return v;
+}
+
 #endif

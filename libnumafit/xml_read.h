@@ -1,5 +1,5 @@
 /* The library's one way to parse XML with libxml2 (discover_caps.c,
- * pci_nodedev.c): no network, no external DTD subset, no DOCTYPE, nothing
+ * pci_nodedev.c, doctor_domain_read.c): no network, no external DTD subset, no DOCTYPE, nothing
  * printed, libxml2's failed allocations seen. Internal. */
 #ifndef NUMAFIT_XML_READ_H
 #define NUMAFIT_XML_READ_H
@@ -31,5 +31,18 @@ void numafit__xml_end(struct numafit__xml *q);
  */
 int numafit__xml_parse(struct numafit__xml *q, const char *xml, size_t len, const char *url,
                        int options, xmlDocPtr *ret, char *msg, size_t msglen, int *line);
+
+/* Whether the elements under root nest more than max levels deep (walked
+ * without recursion). */
+bool numafit__xml_too_deep(const xmlNode *root, int max);
+
+/* The value of n's attribute name without a namespace (xmlFree it), NULL
+ * when absent; NULL for an attribute that is there means libxml2 could not
+ * copy it, and sets q->nomem. */
+char *numafit__xml_attr(struct numafit__xml *q, const xmlNode *n, const char *name);
+
+/* n's text content (xmlFree it); NULL only when libxml2 could not copy it,
+ * which sets q->nomem. */
+char *numafit__xml_content(struct numafit__xml *q, const xmlNode *n);
 
 #endif
