@@ -49,10 +49,6 @@ struct cctx {
     struct numafit__xml xml; /* the parse; xml.nomem: libxml2 failed to allocate */
 };
 
-static bool is_space(unsigned char c) {
-    return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
 static bool name_is(const xmlNode *n, const char *name) {
     return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
 }
@@ -80,30 +76,8 @@ static int bad(struct cctx *x, const xmlNode *n, int rc, const char *fmt, ...) {
     return rc;
 }
 
-/* An unsigned decimal with optional surrounding whitespace. */
 static int parse_u64(const char *s, uint64_t max, uint64_t *out) {
-    uint64_t v = 0;
-    size_t nd = 0;
-    if (!s)
-        return -EBADMSG;
-    while (is_space((unsigned char)*s))
-        s++;
-    if (*s == '+')
-        s++;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        if (v > (UINT64_MAX - 9) / 10)
-            return -ERANGE;
-        v = v * 10 + (uint64_t)(*s - '0');
-        nd++;
-    }
-    while (is_space((unsigned char)*s))
-        s++;
-    if (*s || !nd)
-        return -EBADMSG;
-    if (v > max)
-        return -ERANGE;
-    *out = v;
-    return 0;
+    return numafit__xml_u64(s, max, true, out);
 }
 
 /* Bytes per unit for the power-of-two units libvirt writes, 0 if unknown. */

@@ -88,28 +88,8 @@ static bool is_space(unsigned char c) {
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-/* An unsigned decimal with optional surrounding blanks, at most max. */
 static int parse_u64(const char *s, uint64_t max, uint64_t *out) {
-    uint64_t v = 0;
-    size_t nd = 0;
-    if (!s)
-        return -EBADMSG;
-    while (is_space((unsigned char)*s))
-        s++;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        if (v > (UINT64_MAX - 9) / 10)
-            return -ERANGE;
-        v = v * 10 + (uint64_t)(*s - '0');
-        nd++;
-    }
-    while (is_space((unsigned char)*s))
-        s++;
-    if (*s || !nd)
-        return -EBADMSG;
-    if (v > max)
-        return -ERANGE;
-    *out = v;
-    return 0;
+    return numafit__xml_u64(s, max, false, out);
 }
 
 static char *attr(struct rctx *x, const xmlNode *n, const char *name) {

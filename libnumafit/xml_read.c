@@ -84,6 +84,31 @@ int numafit__xml_parse(struct numafit__xml *q, const char *xml, size_t len, cons
     return r;
 }
 
+int numafit__xml_u64(const char *s, uint64_t max, bool plus, uint64_t *out) {
+    uint64_t v = 0;
+    size_t nd = 0;
+    if (!s)
+        return -EBADMSG;
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+        s++;
+    if (plus && *s == '+')
+        s++;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -ERANGE;
+        v = v * 10 + (uint64_t)(*s - '0');
+        nd++;
+    }
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+        s++;
+    if (*s || !nd)
+        return -EBADMSG;
+    if (v > max)
+        return -ERANGE;
+    *out = v;
+    return 0;
+}
+
 bool numafit__xml_too_deep(const xmlNode *root, int max) {
     const xmlNode *n = root;
     int depth = 0;

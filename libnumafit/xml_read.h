@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <libxml/parser.h>
 
@@ -40,6 +41,11 @@ bool numafit__xml_too_deep(const xmlNode *root, int max);
  * when absent; NULL for an attribute that is there means libxml2 could not
  * copy it, and sets q->nomem. */
 char *numafit__xml_attr(struct numafit__xml *q, const xmlNode *n, const char *name);
+
+/* An unsigned decimal with optional white space around it (and a leading
+ * '+' when plus), at most max, into *out: 0, -EBADMSG (not one; s NULL) or
+ * -ERANGE. */
+int numafit__xml_u64(const char *s, uint64_t max, bool plus, uint64_t *out);
 
 /* n's text content (xmlFree it); NULL only when libxml2 could not copy it,
  * which sets q->nomem. */
