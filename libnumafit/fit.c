@@ -1706,6 +1706,21 @@ static int init_failed(numafit_error_t *err, int rc) {
     return rc;
 }
 
+/* The end of a fit that ran (rc: run()'s): the placement into *ret when it
+ * fits and ret is not NULL (NULL: the answer only), the context freed. */
+static int finish_fit(struct fitctx *x, int rc, numafit_placement_t **ret, numafit_error_t *err) {
+    if (rc == 1 && ret) {
+        int b = build_placement(x, ret);
+        if (b < 0) {
+            numafit__error_set(err, b == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_INVALID_ARG, -1, "",
+                               NULL, "%s", numafit_strerror(b));
+            rc = b;
+        }
+    }
+    ctx_free(x);
+    return rc;
+}
+
 /* One fit in the given cell order (NULL: nova's for strategy), within
  * budget steps (0: unlimited), with the prefer policy's best-fit pinning
  * when bestfit; *steps gets the steps it took. As
@@ -1725,16 +1740,7 @@ int numafit__fit_ordered(const numafit_host_t *h, const numafit_request_t *r,
     x.bestfit = bestfit;
     rc = run(&x, err);
     *steps = x.steps;
-    if (rc == 1 && ret) {
-        int b = build_placement(&x, ret);
-        if (b < 0) {
-            numafit__error_set(err, b == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_INVALID_ARG, -1, "",
-                               NULL, "%s", numafit_strerror(b));
-            rc = b;
-        }
-    }
-    ctx_free(&x);
-    return rc;
+    return finish_fit(&x, rc, ret, err);
 }
 
 /* nova's host cell order for strategy (spread or pack) into order. */
@@ -1765,16 +1771,7 @@ NUMAFIT_EXPORT int numafit_fit(const numafit_host_t *h, const numafit_request_t 
     if (rc < 0)
         return init_failed(err, rc);
     rc = run(&x, err);
-    if (rc == 1 && ret) { /* no ret: the answer only */
-        int b = build_placement(&x, ret);
-        if (b < 0) {
-            numafit__error_set(err, b == -ENOMEM ? NUMAFIT_E_NOMEM : NUMAFIT_E_INVALID_ARG, -1, "",
-                               NULL, "%s", numafit_strerror(b));
-            rc = b;
-        }
-    }
-    ctx_free(&x);
-    return rc;
+    return finish_fit(&x, rc, ret, err);
 }
 
 /* Set key of obj to v (stolen); false when v is NULL or the set fails. */
