@@ -152,7 +152,7 @@ bad:
 }
 
 /* --strategy LIST: names (spread, pack, headroom), both (spread,pack) or
- * all (every one the library has), comma-separated. 0, or -1 reported. */
+ * all (every one), comma-separated. 0, or -1 reported. */
 static int parse_strategies(struct plan *pl, const char *list) {
     bool want[PLAN_MAX_STRATEGIES] = {false};
     const char *p = list;
@@ -168,20 +168,10 @@ static int parse_strategies(struct plan *pl, const char *list) {
         if (strcmp(name, "both") == 0) {
             want[NUMAFIT_STRATEGY_SPREAD] = want[NUMAFIT_STRATEGY_PACK] = true;
         } else if (strcmp(name, "all") == 0) {
-            for (s = 0; s < PLAN_MAX_STRATEGIES; s++) {
-                int a = plan_strategy_available(s);
-                if (a < 0) {
-                    plan_err("out of memory");
-                    return -1;
-                }
-                want[s] = want[s] || a;
-            }
+            for (s = 0; s < PLAN_MAX_STRATEGIES; s++)
+                want[s] = true;
         } else if ((s = plan_strategy_from_name(name)) < 0) {
             goto bad;
-        } else if (plan_strategy_available(s) != 1) {
-            plan_err("--strategy %s: this libnumafit (%s) does not have that strategy", name,
-                     numafit_version_string());
-            return -1;
         } else {
             want[s] = true;
         }
@@ -199,9 +189,7 @@ bad : {
     size_t len = 0;
     names[0] = '\0';
     for (int s = 0; s < PLAN_MAX_STRATEGIES; s++)
-        if (plan_strategy_available(s) == 1)
-            len +=
-                (size_t)snprintf(names + len, sizeof(names) - len, "%s, ", plan_strategy_name(s));
+        len += (size_t)snprintf(names + len, sizeof(names) - len, "%s, ", plan_strategy_name(s));
     plan_err("--strategy takes a comma-separated list of %sboth or all", names);
 }
     return -1;

@@ -41,15 +41,11 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The strategies, by enum numafit_strategy. A row is planned only when the
- * library accepts its value (plan_strategy_available), so a row may name a
- * strategy a libnumafit of its own release does not have yet. */
+/* The strategies, by enum numafit_strategy. */
 static const char *const strategy_names[PLAN_MAX_STRATEGIES] = {
-    "spread", /* NUMAFIT_STRATEGY_SPREAD: nova's default since Zed */
-    "pack",   /* NUMAFIT_STRATEGY_PACK */
-    /* numafit's own (not nova's): enabled when numafit_options_set_strategy
-     * accepts 2 (NUMAFIT_STRATEGY_HEADROOM) */
-    "headroom",
+    "spread",   /* NUMAFIT_STRATEGY_SPREAD: nova's default since Zed */
+    "pack",     /* NUMAFIT_STRATEGY_PACK */
+    "headroom", /* NUMAFIT_STRATEGY_HEADROOM: numafit's own, not nova's */
 };
 
 const char *plan_strategy_name(int strategy) {
@@ -61,18 +57,6 @@ int plan_strategy_from_name(const char *name) {
         if (strcmp(strategy_names[s], name) == 0)
             return s;
     return -1;
-}
-
-int plan_strategy_available(int strategy) {
-    numafit_options_t *o = NULL;
-    int rc;
-    if (strategy < 0 || strategy >= PLAN_MAX_STRATEGIES)
-        return 0;
-    if (numafit_options_new(&o) < 0)
-        return -ENOMEM;
-    rc = numafit_options_set_strategy(o, strategy);
-    numafit_options_free(o);
-    return rc == 0;
 }
 
 void plan_target_shares(struct plan *pl) {

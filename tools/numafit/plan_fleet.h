@@ -27,8 +27,7 @@
 #define PLAN_DEFAULT_CPU_RATIO 4.0  /* nova's initial_cpu_allocation_ratio (the fuzzer's) */
 #define PLAN_DEFAULT_RAM_RATIO 1.0  /* nova's initial_ram_allocation_ratio */
 /* Strategies the planner knows (plan_strategy_name(): the index is the
- * library's enum numafit_strategy); those the library does not accept are
- * left out at run time (plan_strategy_available()). */
+ * library's enum numafit_strategy). */
 #define PLAN_MAX_STRATEGIES 3
 
 /* Where hosts come from (one entry per command-line source). */
@@ -362,9 +361,6 @@ void plan_overcommit_add(const struct plan *pl, struct plan_overcommit *o, const
 const char *plan_strategy_name(int strategy);
 /* Its index from a name, -1 if unknown. */
 int plan_strategy_from_name(const char *name);
-/* 1 when the library accepts the strategy (numafit_options_set_strategy),
- * 0 when not, -ENOMEM. */
-int plan_strategy_available(int strategy);
 /* --target: pl->target split over the planned flavors by the mix (equal
  * shares round-robin, by weight with --mix weights; largest remainders
  * first, earlier flavors on ties). */
