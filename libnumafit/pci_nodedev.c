@@ -121,24 +121,19 @@ static bool is_elem(const xmlNode *n, const char *name) {
 
 /* An attribute's value (xmlFree it), NULL when absent (or x->xml.nomem). */
 static char *get_attr(struct nctx *x, const xmlNode *n, const char *name) {
-    char *v = (char *)xmlGetNoNsProp((xmlNode *)n, (const xmlChar *)name);
-    if (!v && xmlHasNsProp((xmlNode *)n, (const xmlChar *)name, NULL))
-        x->xml.nomem = true;
-    return v;
+    return numafit__xml_attr(&x->xml, n, name);
 }
 
 /* The element's text as a new numafit__malloc'ed string, at most
  * NUMAFIT_PCI_STRING_MAX bytes; *ret NULL when empty. */
 static int get_text(struct nctx *x, const xmlNode *n, char **ret) {
-    char *v = (char *)xmlNodeGetContent((xmlNode *)n);
+    char *v = numafit__xml_content(&x->xml, n);
     size_t len;
     int r = 0;
     numafit__free(*ret);
     *ret = NULL;
-    if (!v) {
-        x->xml.nomem = true;
+    if (!v)
         return -ENOMEM;
-    }
     len = strlen(v);
     if (len > NUMAFIT_PCI_STRING_MAX)
         r = nd_fail(x, n, -ERANGE, "longer than %d bytes", NUMAFIT_PCI_STRING_MAX);
@@ -188,10 +183,10 @@ static int parse_num(const char *s, unsigned base, uint64_t max, uint64_t *out) 
 /* A number in an attribute (attr != NULL) or in the element's text. */
 static int get_num(struct nctx *x, const xmlNode *n, const char *attr, unsigned base, uint64_t max,
                    uint64_t *out) {
-    char *v = attr ? get_attr(x, n, attr) : (char *)xmlNodeGetContent((xmlNode *)n);
+    char *v = attr ? get_attr(x, n, attr) : numafit__xml_content(&x->xml, n);
     int r;
-    if (!v && (x->xml.nomem || !attr))
-        return x->xml.nomem = true, -ENOMEM;
+    if (!v && x->xml.nomem)
+        return -ENOMEM;
     r = parse_num(v, base, max, out);
     if (r == -ERANGE)
         nd_fail(x, n, r, "%s%s'%.40s' is above %llu", attr ? attr : "", attr ? ": " : "", v,
