@@ -1631,20 +1631,28 @@ int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t 
     return walk_run(&w, reqs, scratch, err);
 }
 
+/* The index of the host cell of id node, h->ncells when none: the cells'
+ * ids are most often their indices, else they are searched. */
+static inline uint32_t cell_index(const numafit_host_t *h, int64_t node) {
+    uint32_t c;
+    if (node >= 0 && node < (int64_t)h->ncells && h->cells[node].id == node)
+        return (uint32_t)node;
+    for (c = 0; c < h->ncells && h->cells[c].id != node; c++)
+        ;
+    return c;
+}
+
 void numafit__pci_cell_counts(const numafit_pci_pools_t *pools, const numafit_host_t *h,
                               int64_t *counts, uint8_t *any) {
     memset(counts, 0, h->ncells * sizeof(*counts));
     memset(any, 0, h->ncells);
     for (uint32_t i = 0; i < pools->n; i++) {
         const struct pci_pool *P = &pools->p[i];
-        if (P->numa_state != NUMA_SET)
+        uint32_t c;
+        if (P->numa_state != NUMA_SET || (c = cell_index(h, P->numa_node)) == h->ncells)
             continue;
-        for (uint32_t c = 0; c < h->ncells; c++)
-            if (h->cells[c].id == P->numa_node) {
-                counts[c] += P->count;
-                any[c] = 1;
-                break;
-            }
+        counts[c] += P->count;
+        any[c] = 1;
     }
 }
 
@@ -1694,12 +1702,8 @@ void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_reque
     for (uint32_t i = 0; i < pools->n; i++) {
         const struct pci_pool *P = &pools->p[i];
         uint32_t at = nc; /* no known node, or a node that is no host cell */
-        if (P->numa_state == NUMA_SET) {
-            for (at = 0; at < nc && h->cells[at].id != P->numa_node; at++)
-                ;
-            if (at == nc)
-                at = nc + 2; /* only in the total */
-        }
+        if (P->numa_state == NUMA_SET && (at = cell_index(h, P->numa_node)) == nc)
+            at = nc + 2; /* only in the total */
         for (uint32_t r = 0; r < reqs->n; r++) {
             int64_t *row = cap + r * len;
             if ((prep[(size_t)r * pools->n + i] & (PREP_MATCH | PREP_PF | PREP_OTHER | PREP_LM)) !=
