@@ -105,6 +105,8 @@ struct fitctx {
     uint64_t *net_base;          /* per host position: the network groups alone */
     void *pci_scratch;           /* numafit__pci_scratch_size() bytes */
     uint8_t *pci_prep;           /* numafit__pci_prepare()'s table, in pci_scratch */
+    bool pci_prepped;            /* pci_prep is filled (at the first check: a fit whose
+                                    cells do not fit never reads it) */
     int64_t *pci_cap;            /* numafit__pci_caps() once nova's first choice failed, or NULL */
     numafit_pci_check_fn pci_fn; /* the caller's check, NULL: the library's */
     void *pci_ctx;
@@ -1061,6 +1063,7 @@ static int ctx_init_order(struct fitctx *x, const numafit_host_t *h, const numaf
     x->mincover = NULL;
     x->pci_scratch = NULL;
     x->pci_prep = NULL;
+    x->pci_prepped = false;
     x->last_valid = false;
     x->pools = o ? o->pci_pools : NULL;
     x->reqs = o ? o->pci_reqs : NULL;
@@ -1120,8 +1123,6 @@ static int ctx_init_order(struct fitctx *x, const numafit_host_t *h, const numaf
         memcpy(x->order, order, h->ncells * sizeof(uint32_t));
     if (x->pci_check) {
         x->pci_prep = x->pci_fn ? NULL : (uint8_t *)x->pci_scratch + pci_walk_size(x);
-        if (x->pci_prep)
-            numafit__pci_prepare(x->pools, x->reqs, !x->zed, x->pci_prep);
         for (uint32_t p = 0; p < x->n; p++)
             x->pci_cell[p] = x->pci_any[x->order[p]];
     }
@@ -1325,6 +1326,11 @@ static int pci_ok(struct fitctx *x, const uint32_t *pos, uint32_t n, struct numa
             numafit__error_set(err, NUMAFIT_E_NOFIT, -1, "pci_requests", NULL,
                                "the PCI requests are not satisfied");
         return rc > 0;
+    }
+    if (!x->pci_prepped) {
+        /* each request's verdict on each pool, once per fit, when first asked */
+        numafit__pci_prepare(x->pools, x->reqs, !x->zed, x->pci_prep);
+        x->pci_prepped = true;
     }
     return numafit__pci_support(x->pools, x->h, x->reqs, ids, n, x->pci_scratch, x->pci_prep,
                                 !x->zed, fail, err);

@@ -995,13 +995,6 @@ struct walk {
  * remote-managed step drops it. */
 enum { PREP_MATCH = 1, PREP_PF = 2, PREP_OTHER = 4, PREP_LM = 8 };
 
-static int64_t sum(const struct walk *w, const uint32_t *l, uint32_t n) {
-    int64_t s = 0;
-    for (uint32_t i = 0; i < n; i++)
-        s += w->left[l[i]];
-    return s;
-}
-
 static bool node_in(const int64_t *ids, size_t n, const struct pci_pool *p, bool with_null) {
     if (p->numa_state != NUMA_SET)
         return with_null;
@@ -1062,43 +1055,83 @@ static bool socket_cells(const struct walk *w, int64_t *ids, size_t *ret_n) {
         (n) = k_;                                                                                  \
     } while (0)
 
-/* nova's _filter_pools_for_numa_cells on l (n), in place. */
-static void numa_filter(struct walk *w, const struct pci_request *r, uint32_t *l, uint32_t *n) {
+/* Keep the indices of l (n of them) for which cond holds, in order, and
+ * set s to the devices left in those. */
+#define FILTER_SUM(l, n, s, cond)                                                                  \
+    do {                                                                                           \
+        uint32_t k_ = 0;                                                                           \
+        (s) = 0;                                                                                   \
+        for (uint32_t i_ = 0; i_ < (n); i_++) {                                                    \
+            const struct pci_pool *P = &w->pools->p[(l)[i_]];                                      \
+            (void)P;                                                                               \
+            if (cond) {                                                                            \
+                (s) += w->left[(l)[i_]];                                                           \
+                (l)[k_++] = (l)[i_];                                                               \
+            }                                                                                      \
+        }                                                                                          \
+        (n) = k_;                                                                                  \
+    } while (0)
+
+/* Make w->tmp the list and w->list the spare (the pools kept were written
+ * into w->tmp). */
+static inline void swap_lists(struct walk *w) {
+    uint32_t *t = w->list;
+    w->list = w->tmp;
+    w->tmp = t;
+}
+
+/* nova's _filter_pools_for_numa_cells on w->list (*n, holding total
+ * devices left): the pools kept, in order, in w->list (which may now be
+ * the other buffer), and the devices left in them. One pass over the pools
+ * counts those on the cells and those of no known node before any list is
+ * written. */
+static int64_t numa_filter(struct walk *w, const struct pci_request *r, uint32_t *n,
+                           int64_t total) {
     int policy = r->policy ? r->policy : NUMAFIT_PCI_POLICY_LEGACY;
-    uint32_t m = *n;
+    uint32_t *l = w->list, *t = w->tmp, m = 0, k = *n;
+    int64_t on = 0, unknown = 0;
     if (!w->ncells)
-        return;
-    memcpy(w->tmp, l, *n * sizeof(*l));
-    FILTER(w->tmp, m, on_cells(w, P, false));
-    if (policy == NUMAFIT_PCI_POLICY_REQUIRED || sum(w, w->tmp, m) >= r->count)
-        goto take;
-    if (policy == NUMAFIT_PCI_POLICY_SOCKET) {
-        int64_t ids[NUMAFIT_CELL_ID_MAX + 1];
-        size_t nids = 0;
-        m = socket_cells(w, ids, &nids) ? *n : 0;
-        memcpy(w->tmp, l, *n * sizeof(*l));
-        FILTER(w->tmp, m, node_in(ids, nids, P, false));
-        goto take;
+        return total;
+    for (uint32_t i = 0; i < k; i++) {
+        const struct pci_pool *P = &w->pools->p[l[i]];
+        if (P->numa_state != NUMA_SET)
+            unknown += w->left[l[i]];
+        else if (on_cells(w, P, false)) {
+            on += w->left[l[i]];
+            t[m++] = l[i];
+        }
     }
-    m = *n;
-    memcpy(w->tmp, l, *n * sizeof(*l));
-    FILTER(w->tmp, m, on_cells(w, P, true));
-    if (policy == NUMAFIT_PCI_POLICY_LEGACY || sum(w, w->tmp, m) >= r->count)
-        goto take;
+    if (policy == NUMAFIT_PCI_POLICY_REQUIRED || on >= r->count) {
+        swap_lists(w);
+        *n = m;
+        return on;
+    }
+    if (policy == NUMAFIT_PCI_POLICY_SOCKET) {
+        int64_t ids[NUMAFIT_CELL_ID_MAX + 1], s = 0;
+        size_t nids = 0;
+        m = socket_cells(w, ids, &nids) ? k : 0;
+        memcpy(t, l, m * sizeof(*l));
+        FILTER_SUM(t, m, s, node_in(ids, nids, P, false));
+        swap_lists(w);
+        *n = m;
+        return s;
+    }
+    if (policy == NUMAFIT_PCI_POLICY_LEGACY || on + unknown >= r->count) {
+        int64_t s;
+        FILTER_SUM(l, k, s, on_cells(w, P, true));
+        *n = k;
+        return s;
+    }
     /* preferred: every pool, those on the cells or of unknown node first */
     m = 0;
     for (int pass = 0; pass < 2; pass++)
-        for (uint32_t i = 0; i < *n; i++)
+        for (uint32_t i = 0; i < k; i++)
             if (on_cells(w, &w->pools->p[l[i]], true) == !pass)
-                w->tmp[m++] = l[i];
-take:
-    memcpy(l, w->tmp, m * sizeof(*l));
-    *n = m;
+                t[m++] = l[i];
+    swap_lists(w);
+    return total;
 }
 
-/* Apply request r to the state (nova's _filter_pools, then the greedy
- * take). false with why in err. */
-/* The PREP_* bits of request r for each pool, into out[pools->n]. */
 /* What a pool is (IS_*) or what a request's specs ask for, for the
  * exclusions: a PF, a vdpa device, a remote-managed device. */
 enum { IS_PF = 1, IS_VDPA = 2, IS_RM = 4 };
@@ -1120,80 +1153,89 @@ static uint8_t pool_kind(const struct pci_pool *P) {
      (uint64_t)(c) << 16 | (uint64_t)(d) << 24 | (uint64_t)(e) << 32 | (uint64_t)(f) << 40 |       \
      (uint64_t)(g) << 48)
 
-/* kind_of() of a spec: its dev_type and remote_managed, the strings
- * compared only when their keys say they may be equal. */
-static uint8_t spec_kind(const struct pci_spec *sp) {
-    static const uint64_t type_pf = KEY7(7, 't', 'y', 'p', 'e', '-', 'p', 'f');
-    static const uint64_t vdpa = KEY7(4, 'v', 'd', 'p', 'a', 0, 0, 0);
-    uint8_t k = 0;
-    for (uint32_t i = 0; i < sp->n; i++) {
-        const struct pci_tag *t = &sp->kv[i];
-        if (!t->value)
-            continue;
-        if (t->id == PCI_KEY_DEV_TYPE) {
-            if (t->vh == type_pf && !strcmp(t->value, "type-PF"))
-                k |= IS_PF;
-            else if (t->vh == vdpa && !strcmp(t->value, "vdpa"))
-                k |= IS_VDPA;
-        } else if (t->id == PCI_KEY_REMOTE_MANAGED && numafit__py_bool(t->value)) {
-            k |= IS_RM;
-        }
-    }
-    return k;
-}
-
-/* The PREP_* bits of request r for each pool into out[pools->n]. */
+/* The PREP_* bits of request r for each pool into out[pools->n]: the
+ * specs are read once (what they ask to keep, their vendor and product
+ * keys, live_migratable), then each pool once against them. */
 static void prep_request(const numafit_pci_pools_t *pools, const struct pci_request *r, bool latest,
                          uint8_t *out) {
-    uint8_t want = 0;
+    static const uint64_t type_pf = KEY7(7, 't', 'y', 'p', 'e', '-', 'p', 'f');
+    static const uint64_t vdpa = KEY7(4, 'v', 'd', 'p', 'a', 0, 0, 0);
+    /* per spec: its vendor and product keys (0: not asked), or skip (a
+     * null vendor_id or product_id: no pool has one) */
+    uint64_t vend[NUMAFIT_PCI_SPECS_MAX], prod[NUMAFIT_PCI_SPECS_MAX];
+    bool skip[NUMAFIT_PCI_SPECS_MAX];
+    uint8_t want = 0, drop_pf, drop_other;
     int lm = 0; /* latest: every spec asks live_migratable "true" (1) or "false" (2) */
-    for (uint32_t s = 0; s < r->nspecs; s++)
-        want |= spec_kind(&r->specs[s]);
-    memset(out, 0, pools->n);
-    /* spec by spec, pool by pool */
-    for (uint32_t s = 0; s < r->nspecs; s++) {
+    bool all_t = true, all_f = true;
+    uint32_t ns = r->nspecs;
+    for (uint32_t s = 0; s < ns; s++) {
         const struct pci_spec *sp = &r->specs[s];
-        uint64_t vend = 0, prod = 0; /* the spec's vendor and product keys, 0: not asked */
-        bool none = false;           /* a null vendor_id or product_id: no pool has one */
+        const char *lmv = NULL; /* the first live_migratable's value (spec_get) */
+        bool lm_seen = false;
+        vend[s] = prod[s] = 0;
+        skip[s] = false;
         for (uint32_t k = 0; k < sp->n; k++) {
             const struct pci_tag *t = &sp->kv[k];
-            if (t->id == PCI_KEY_VENDOR_ID || t->id == PCI_KEY_PRODUCT_ID) {
-                none |= !t->value;
-                if (!(t->id == PCI_KEY_VENDOR_ID ? vend : prod))
-                    *(t->id == PCI_KEY_VENDOR_ID ? &vend : &prod) = t->vh;
+            switch (t->id) {
+                case PCI_KEY_VENDOR_ID:
+                    skip[s] |= !t->value;
+                    if (!vend[s])
+                        vend[s] = t->vh;
+                    break;
+                case PCI_KEY_PRODUCT_ID:
+                    skip[s] |= !t->value;
+                    if (!prod[s])
+                        prod[s] = t->vh;
+                    break;
+                case PCI_KEY_DEV_TYPE: /* spec_kind() */
+                    if (!t->value)
+                        break;
+                    if (t->vh == type_pf && !strcmp(t->value, "type-PF"))
+                        want |= IS_PF;
+                    else if (t->vh == vdpa && !strcmp(t->value, "vdpa"))
+                        want |= IS_VDPA;
+                    break;
+                case PCI_KEY_REMOTE_MANAGED:
+                    if (t->value && numafit__py_bool(t->value))
+                        want |= IS_RM;
+                    break;
+                case PCI_KEY_LIVE_MIGRATABLE:
+                    if (!lm_seen)
+                        lmv = t->value;
+                    lm_seen = true;
+                    break;
+                default:
+                    break;
             }
         }
-        if (none)
-            continue;
-        /* a pool of another vendor or product fails the spec on that key
-         * alone (keys equal for equal values): only the others are matched */
-        for (uint32_t i = 0; i < pools->n; i++) {
-            const struct pci_pool *P = &pools->p[i];
-            if ((vend && P->vendor_h != vend) || (prod && P->product_h != prod))
-                continue;
-            if (!(out[i] & PREP_MATCH) && spec_matches(P, sp, latest))
-                out[i] |= PREP_MATCH;
+        if (latest) {
+            all_t = all_t && lmv && !strcmp(lmv, "true");
+            all_f = all_f && lmv && !strcmp(lmv, "false");
         }
     }
-    if (latest && r->nspecs) {
-        /* nova's _filter_pools_for_live_migratable_devices (exact strings) */
-        bool all_t = true, all_f = true;
-        for (uint32_t s = 0; s < r->nspecs; s++) {
-            const char *v = spec_get(&r->specs[s], PCI_KEY_LIVE_MIGRATABLE);
-            all_t = all_t && v && !strcmp(v, "true");
-            all_f = all_f && v && !strcmp(v, "false");
-        }
+    /* nova's _filter_pools_for_live_migratable_devices (exact strings) */
+    if (latest && ns)
         lm = all_t ? 1 : all_f ? 2 : 0;
-    }
+    /* the exclusions by a pool's kind (IS_*): what the specs do not ask for */
+    drop_pf = (uint8_t)(IS_PF & ~want);
+    drop_other = (uint8_t)((IS_VDPA | IS_RM) & ~want);
     for (uint32_t i = 0; i < pools->n; i++) {
-        uint8_t drop = (uint8_t)(pools->p[i].kind & ~want);
-        uint8_t b = out[i];
-        if (drop & IS_PF)
-            b |= PREP_PF;
-        if (drop & (IS_VDPA | IS_RM))
-            b |= PREP_OTHER;
+        const struct pci_pool *P = &pools->p[i];
+        uint8_t b =
+            (uint8_t)((P->kind & drop_pf ? PREP_PF : 0) | (P->kind & drop_other ? PREP_OTHER : 0));
+        for (uint32_t s = 0; s < ns; s++) {
+            /* a pool of another vendor or product fails the spec on that
+             * key alone (keys equal for equal values): not matched */
+            if (skip[s] || (vend[s] && P->vendor_h != vend[s]) ||
+                (prod[s] && P->product_h != prod[s]))
+                continue;
+            if (spec_matches(P, &r->specs[s], latest)) {
+                b |= PREP_MATCH;
+                break;
+            }
+        }
         if (lm) {
-            const char *v = pool_tag(&pools->p[i], PCI_KEY_LIVE_MIGRATABLE);
+            const char *v = pool_tag(P, PCI_KEY_LIVE_MIGRATABLE);
             if (!v || strcmp(v, lm == 1 ? "true" : "false") != 0)
                 b |= PREP_LM;
         }
@@ -1384,25 +1426,29 @@ static void why_text(numafit_error_t *err, const struct pci_request *r, size_t r
 }
 
 /* nova's _filter_pools: the pools request r (index ri) takes from, in
- * order, into w->list (*ret_n); false with why in err when too few. */
+ * order, into w->list (*ret_n); false with why in err when too few. The
+ * devices left in the list are counted as it is filtered. */
 static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, uint32_t *ret_n,
                        numafit_error_t *err) {
     uint32_t *l = w->list, n = 0;
-    int64_t c = r->count;
+    int64_t c = r->count, s = 0;
     const char *why = NULL;
     const uint8_t *b = w->prep ? w->prep + ri * w->pools->n : w->row;
 
     if (!w->prep)
         prep_request(w->pools, r, w->latest, w->row);
     for (uint32_t i = 0; i < w->pools->n; i++)
-        if (w->alive[i] && (b[i] & PREP_MATCH))
+        if (w->alive[i] && (b[i] & PREP_MATCH)) {
             l[n++] = i;
-    if (sum(w, l, n) < c) {
+            s += w->left[i];
+        }
+    if (s < c) {
         why = "devices match its specs";
         goto fail;
     }
-    numa_filter(w, r, l, &n);
-    if (sum(w, l, n) < c) {
+    s = numa_filter(w, r, &n, s);
+    l = w->list;
+    if (s < c) {
         why = "matching devices are on NUMA nodes its policy allows";
         goto fail;
     }
@@ -1410,13 +1456,13 @@ static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, u
         /* nova's PF step (no spec asks for type-PF) counts again; it can
          * only fail when it dropped a pool */
         uint32_t m = n;
-        FILTER(l, n, !(b[l[i_]] & PREP_PF));
-        if (m != n && sum(w, l, n) < c) {
+        FILTER_SUM(l, n, s, !(b[l[i_]] & PREP_PF));
+        if (m != n && s < c) {
             why = "of them are not PFs (no spec asks for type-PF)";
             goto fail;
         }
     }
-    FILTER(l, n, !(b[l[i_]] & PREP_OTHER));
+    FILTER_SUM(l, n, s, !(b[l[i_]] & PREP_OTHER));
     if (w->latest) {
         /* upstream nova: the pools of the request's placement allocation
          * (each with room for what placement took from it), then the
@@ -1425,14 +1471,14 @@ static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, u
         size_t rplen[RP_MAX], nrp = numafit__pci_rp_list(r, rp, rplen, RP_MAX);
         if (nrp)
             FILTER(l, n, placement_ok(w, P, w->left[l[i_]], rp, rplen, nrp));
-        FILTER(l, n, !(b[l[i_]] & PREP_LM));
-        if (sum(w, l, n) < c) {
+        FILTER_SUM(l, n, s, !(b[l[i_]] & PREP_LM));
+        if (s < c) {
             why = nrp ? "of them are in the placement allocation, or live-migratable as asked"
                       : "of them are neither vdpa nor remote-managed devices (no spec asks for "
                         "those), or live-migratable as asked";
             goto fail;
         }
-    } else if (sum(w, l, n) < c) {
+    } else if (s < c) {
         /* nova counts again here whether or not this step dropped a pool: the
          * vdpa step before it has no count of its own */
         why = "of them are neither vdpa nor remote-managed devices (no spec asks for those)";
@@ -1445,14 +1491,16 @@ static bool filter_req(struct walk *w, const struct pci_request *r, size_t ri, u
     *ret_n = n;
     return true;
 fail:
+    if (!n)
+        s = 0;
     if (w->fail) {
         w->fail->ri = ri;
-        w->fail->found = n ? sum(w, l, n) : 0;
+        w->fail->found = s;
         w->fail->why = why;
         w->fail->split = NULL;
     }
     if (err)
-        why_text(err, r, ri, n ? sum(w, l, n) : (int64_t)0, why);
+        why_text(err, r, ri, s, why);
     return false;
 }
 
@@ -1465,10 +1513,11 @@ void numafit__pci_fail_word(const numafit_pci_requests_t *reqs, const struct num
 }
 
 static bool take(struct walk *w, const struct pci_request *r, size_t ri, numafit_error_t *err) {
-    uint32_t *l = w->list, n = 0;
+    uint32_t *l, n = 0;
     int64_t c = r->count;
     if (!filter_req(w, r, ri, &n, err))
         return false;
+    l = w->list; /* filter_req may have swapped the lists */
     if (w->latest) {
         const char *rp[RP_MAX];
         size_t rplen[RP_MAX], nrp = numafit__pci_rp_list(r, rp, rplen, RP_MAX);
@@ -1582,20 +1631,28 @@ int numafit__pci_support(const numafit_pci_pools_t *pools, const numafit_host_t 
     return walk_run(&w, reqs, scratch, err);
 }
 
+/* The index of the host cell of id node, h->ncells when none: the cells'
+ * ids are most often their indices, else they are searched. */
+static inline uint32_t cell_index(const numafit_host_t *h, int64_t node) {
+    uint32_t c;
+    if (node >= 0 && node < (int64_t)h->ncells && h->cells[node].id == node)
+        return (uint32_t)node;
+    for (c = 0; c < h->ncells && h->cells[c].id != node; c++)
+        ;
+    return c;
+}
+
 void numafit__pci_cell_counts(const numafit_pci_pools_t *pools, const numafit_host_t *h,
                               int64_t *counts, uint8_t *any) {
     memset(counts, 0, h->ncells * sizeof(*counts));
     memset(any, 0, h->ncells);
     for (uint32_t i = 0; i < pools->n; i++) {
         const struct pci_pool *P = &pools->p[i];
-        if (P->numa_state != NUMA_SET)
+        uint32_t c;
+        if (P->numa_state != NUMA_SET || (c = cell_index(h, P->numa_node)) == h->ncells)
             continue;
-        for (uint32_t c = 0; c < h->ncells; c++)
-            if (h->cells[c].id == P->numa_node) {
-                counts[c] += P->count;
-                any[c] = 1;
-                break;
-            }
+        counts[c] += P->count;
+        any[c] = 1;
     }
 }
 
@@ -1645,12 +1702,8 @@ void numafit__pci_caps(const numafit_pci_pools_t *pools, const numafit_pci_reque
     for (uint32_t i = 0; i < pools->n; i++) {
         const struct pci_pool *P = &pools->p[i];
         uint32_t at = nc; /* no known node, or a node that is no host cell */
-        if (P->numa_state == NUMA_SET) {
-            for (at = 0; at < nc && h->cells[at].id != P->numa_node; at++)
-                ;
-            if (at == nc)
-                at = nc + 2; /* only in the total */
-        }
+        if (P->numa_state == NUMA_SET && (at = cell_index(h, P->numa_node)) == nc)
+            at = nc + 2; /* only in the total */
         for (uint32_t r = 0; r < reqs->n; r++) {
             int64_t *row = cap + r * len;
             if ((prep[(size_t)r * pools->n + i] & (PREP_MATCH | PREP_PF | PREP_OTHER | PREP_LM)) !=
