@@ -40,6 +40,7 @@
 #include <numafit/domain.h>
 
 #include "flavor.h"
+#include "json_count.h"
 #include "pci_internal.h"
 #include "private.h"
 
@@ -496,7 +497,7 @@ NUMAFIT_EXPORT int numafit_domain_hostdev_xml(const char *claim_json, size_t len
                            "the claim is larger than %u bytes", NUMAFIT_INPUT_MAX);
         return -ERANGE;
     }
-    doc = json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je);
+    doc = numafit__json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "the claim: %s", je.text);
         return -EBADMSG;

@@ -32,6 +32,7 @@
 #include <numafit/extra_specs.h>
 
 #include "extra_specs.h"
+#include "json_count.h"
 #include "private.h"
 
 /* ------------------------------------------------------------ Unicode */
@@ -610,7 +611,7 @@ NUMAFIT_EXPORT int numafit_extra_specs_validate(const char *json, size_t len, un
                            "the extra specs are larger than %u bytes", NUMAFIT_INPUT_MAX);
         return -ERANGE;
     }
-    doc = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+    doc = numafit__json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "the extra specs: %s", je.text);
         return -EBADMSG;

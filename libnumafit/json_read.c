@@ -3,11 +3,13 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "json_count.h"
 #include "jsonio.h"
 
 void numafit__jp_init(struct numafit__jpath *p, numafit_error_t *err) {
@@ -90,7 +92,7 @@ int numafit__json_parse(const struct numafit__json_src *src, const char *buf, si
     int rc = numafit__json_check_values(buf, len, src->max_values, src->what, err);
     if (rc < 0)
         return rc;
-    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES | src->jflags, jerr);
+    json_t *j = numafit__json_loadb(buf, len, JSON_REJECT_DUPLICATES | src->jflags, jerr);
     if (!j && numafit__json_load_errno(jerr) == -ENOMEM) {
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, src->nomem_where, NULL, "out of memory");
         return -ENOMEM;

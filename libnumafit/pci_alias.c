@@ -19,6 +19,7 @@
 
 #include "flavor.h"
 #include "ini.h"
+#include "json_count.h"
 #include "jsonio.h"
 #include "pci_internal.h"
 #include "private.h"
@@ -713,7 +714,7 @@ NUMAFIT_EXPORT int numafit_pci_requests_set_provider_mapping(numafit_pci_request
                            "the mapping is larger than %u bytes", NUMAFIT_INPUT_MAX);
         return -ERANGE;
     }
-    map = json_loadb(mapping_json, len, JSON_REJECT_DUPLICATES, &je);
+    map = numafit__json_loadb(mapping_json, len, JSON_REJECT_DUPLICATES, &je);
     if (!map) {
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "provider mapping: %s", je.text);
         return -EBADMSG;

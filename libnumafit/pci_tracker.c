@@ -22,6 +22,7 @@
 #include <numafit/options.h>
 #include <numafit/placement.h>
 
+#include "json_count.h"
 #include "jsonio.h"
 #include "pci_internal.h"
 #include "private.h"
@@ -471,7 +472,7 @@ static int claim_devices(const numafit_pci_tracker_t *t, const char *claim_json,
                            "the claim is larger than %u bytes", NUMAFIT_INPUT_MAX);
         return -ERANGE;
     }
-    if (!(*doc = json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je))) {
+    if (!(*doc = numafit__json_loadb(claim_json, len, JSON_REJECT_DUPLICATES, &je))) {
         numafit__error_set(err, NUMAFIT_E_PARSE, -1, NULL, NULL, "the claim: %s", je.text);
         return -EBADMSG;
     }

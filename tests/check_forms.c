@@ -107,6 +107,33 @@ START_TEST(text_nul_byte) {
 }
 END_TEST
 
+/* A NUL byte in the JSON text (jansson reads past one; the fuzz_forms
+ * finding {"swap":2<NUL>}): refused by every JSON reader of the library, as
+ * Python's json.loads refuses it, so a normalized form always reads back. */
+START_TEST(json_nul_byte) {
+    static const char flavor[] = "{\"swap\":2\0}";
+    static const char host[] = "{\"cells\": []}\0";
+    numafit_error_t err;
+    numafit_request_t *req = NULL;
+    numafit_host_t *h = NULL;
+    char *out = NULL;
+    int form = -1;
+    memset(&err, 0, sizeof(err));
+    ck_assert_int_eq(numafit_flavor_normalize(flavor, sizeof(flavor) - 1, 0, &out, &form, &err),
+                     -EBADMSG);
+    ck_assert_ptr_null(out);
+    ck_assert_msg(strstr(err.text, "a NUL byte in the JSON text") != NULL, "%s", err.text);
+    ck_assert_int_lt(numafit_request_new(flavor, sizeof(flavor) - 1, NULL, 0, 0, &req, &err), 0);
+    ck_assert_ptr_null(req);
+    ck_assert_int_lt(numafit_host_new_from_json(host, sizeof(host) - 1, 0, &h, &err), 0);
+    ck_assert_ptr_null(h);
+    /* cut at the NUL byte it is not JSON; without the byte it reads */
+    ck_assert_int_eq(numafit_flavor_normalize(flavor, 9, 0, &out, &form, &err), -EBADMSG);
+    ck_assert_int_eq(numafit_flavor_normalize("{\"swap\":2}", 10, 0, &out, &form, &err), 0);
+    numafit_free(out);
+}
+END_TEST
+
 /* Many keys: refused past the value cap, linear time on the way there. */
 START_TEST(text_huge) {
     size_t n = (size_t)NUMAFIT__JSON_VALUES_SMALL + 1, len = 0;
@@ -396,6 +423,7 @@ static Suite *forms_suite(void) {
     TCase *tc = tcase_create("text");
     tcase_add_loop_test(tc, text_table, 0, (int)(sizeof(text_cases) / sizeof(text_cases[0])));
     tcase_add_test(tc, text_nul_byte);
+    tcase_add_test(tc, json_nul_byte);
     tcase_add_test(tc, text_huge);
     tcase_set_timeout(tc, 0);
     suite_add_tcase(s, tc);

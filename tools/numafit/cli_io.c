@@ -282,5 +282,5 @@ json_t *cli_json_load(const char *buf, size_t len, size_t flags, json_error_t *j
         snprintf(jerr->text, sizeof(jerr->text), "more than %u JSON values", CLI_JSON_VALUES_MAX);
         return NULL;
     }
-    return json_loadb(buf, len, flags, jerr);
+    return numafit__json_loadb(buf, len, flags, jerr);
 }
