@@ -1154,13 +1154,43 @@ static void validate_schema(const char *name, const char *xml) {
     unlink(path);
 }
 
+/* A whole domain defined on libvirt's test driver and read back: ours and
+ * theirs parsed for the probes (label names the case in failures). */
+struct defined {
+    virConnectPtr conn;
+    virDomainPtr dom;
+    char *back; /* libvirt's XML of the defined domain */
+    xmlDocPtr ours, theirs;
+};
+
+static void define_back(const char *label, const char *xml, struct defined *d) {
+    d->conn = virConnectOpen("test:///default");
+    ck_assert_ptr_nonnull(d->conn);
+    d->dom = virDomainDefineXML(d->conn, xml);
+    ck_assert_msg(d->dom != NULL, "%s: libvirt refuses the domain: %s\n%s", label,
+                  virGetLastErrorMessage(), xml);
+    d->back = virDomainGetXMLDesc(d->dom, 0);
+    ck_assert_ptr_nonnull(d->back);
+    d->ours = xmlReadMemory(xml, (int)strlen(xml), "ours.xml", NULL, XML_PARSE_NONET);
+    d->theirs = xmlReadMemory(d->back, (int)strlen(d->back), "libvirt.xml", NULL, XML_PARSE_NONET);
+    ck_assert_ptr_nonnull(d->ours);
+    ck_assert_ptr_nonnull(d->theirs);
+}
+
+static void undefine(struct defined *d) {
+    xmlFreeDoc(d->ours);
+    xmlFreeDoc(d->theirs);
+    ck_assert_int_eq(virDomainUndefine(d->dom), 0);
+    virDomainFree(d->dom);
+    virConnectClose(d->conn);
+    free(d->back);
+}
+
 START_TEST(test_libvirt_define) {
     const struct dcase *c = &cases[_i];
     struct built b;
-    virConnectPtr conn;
-    virDomainPtr dom;
-    char *xml, *back, name[64];
-    xmlDocPtr ours, theirs;
+    struct defined d;
+    char *xml, name[64];
 
     virSetErrorFunc(NULL, quiet_libvirt); /* test main only; never in the library */
     build(c, &b);
@@ -1170,25 +1200,14 @@ START_TEST(test_libvirt_define) {
     xml = render(c, &b, c->flags | NUMAFIT_DOMAIN_FULL);
     validate_schema(c->name, xml);
 
-    conn = virConnectOpen("test:///default");
-    ck_assert_ptr_nonnull(conn);
-    dom = virDomainDefineXML(conn, xml);
-    ck_assert_msg(dom != NULL, "%s: libvirt refuses the domain: %s\n%s", c->name,
-                  virGetLastErrorMessage(), xml);
-    back = virDomainGetXMLDesc(dom, 0);
-    ck_assert_ptr_nonnull(back);
-
-    ours = xmlReadMemory(xml, (int)strlen(xml), "ours.xml", NULL, XML_PARSE_NONET);
-    theirs = xmlReadMemory(back, (int)strlen(back), "libvirt.xml", NULL, XML_PARSE_NONET);
-    ck_assert_ptr_nonnull(ours);
-    ck_assert_ptr_nonnull(theirs);
+    define_back(c->name, xml, &d);
     for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
-        char *a = collect(ours, probes[k].xpath, probes[k].key, probes[k].val, probes[k].isset,
+        char *a = collect(d.ours, probes[k].xpath, probes[k].key, probes[k].val, probes[k].isset,
                           probes[k].merge);
-        char *t = collect(theirs, probes[k].xpath, probes[k].key, probes[k].val, probes[k].isset,
+        char *t = collect(d.theirs, probes[k].xpath, probes[k].key, probes[k].val, probes[k].isset,
                           probes[k].merge);
         ck_assert_msg(strcmp(a, t) == 0, "%s: %s: ours '%s', libvirt '%s'\n%s", c->name,
-                      probes[k].xpath, a, t, back);
+                      probes[k].xpath, a, t, d.back);
         free(a);
         free(t);
     }
@@ -1197,14 +1216,9 @@ START_TEST(test_libvirt_define) {
         char want[64];
         snprintf(want, sizeof(want), "<vcpupin vcpu='0' cpuset='%d'/>",
                  numafit_placement_get_pin(b.p, 0));
-        ck_assert_ptr_nonnull(strstr(back, want));
+        ck_assert_ptr_nonnull(strstr(d.back, want));
     }
-    xmlFreeDoc(ours);
-    xmlFreeDoc(theirs);
-    ck_assert_int_eq(virDomainUndefine(dom), 0);
-    virDomainFree(dom);
-    virConnectClose(conn);
-    free(back);
+    undefine(&d);
     numafit_free(xml);
     unbuild(&b);
 }
@@ -1448,10 +1462,8 @@ START_TEST(test_libvirt_settings) {
     numafit_request_t *r = NULL;
     numafit_placement_t *p = NULL;
     numafit_error_t e;
-    virConnectPtr conn;
-    virDomainPtr dom;
-    char *xml = NULL, *back;
-    xmlDocPtr ours, theirs;
+    struct defined d;
+    char *xml = NULL;
     size_t ilen = c->image ? strlen(c->image) : 0;
 
     virSetErrorFunc(NULL, quiet_libvirt);
@@ -1474,34 +1486,19 @@ START_TEST(test_libvirt_settings) {
                   "%s: %s (%s)", c->name, e.text, e.exception);
     validate_schema(name, xml);
 
-    conn = virConnectOpen("test:///default");
-    ck_assert_ptr_nonnull(conn);
-    dom = virDomainDefineXML(conn, xml);
-    ck_assert_msg(dom != NULL, "%s: libvirt refuses the domain: %s\n%s", c->name,
-                  virGetLastErrorMessage(), xml);
-    back = virDomainGetXMLDesc(dom, 0);
-    ck_assert_ptr_nonnull(back);
-    ours = xmlReadMemory(xml, (int)strlen(xml), "ours.xml", NULL, XML_PARSE_NONET);
-    theirs = xmlReadMemory(back, (int)strlen(back), "libvirt.xml", NULL, XML_PARSE_NONET);
-    ck_assert_ptr_nonnull(ours);
-    ck_assert_ptr_nonnull(theirs);
+    define_back(c->name, xml, &d);
     for (size_t k = 0; k < sizeof(sprobes) / sizeof(sprobes[0]); k++) {
-        char *a = collect(ours, sprobes[k].xpath, sprobes[k].key, sprobes[k].val, false, false);
-        char *t = collect(theirs, sprobes[k].xpath, sprobes[k].key, sprobes[k].val, false, false);
+        char *a = collect(d.ours, sprobes[k].xpath, sprobes[k].key, sprobes[k].val, false, false);
+        char *t = collect(d.theirs, sprobes[k].xpath, sprobes[k].key, sprobes[k].val, false, false);
         ck_assert_msg(strcmp(a, c->want[k]) == 0, "%s: %s @%s: wrote '%s', asked '%s'\n%s", c->name,
                       sprobes[k].xpath, sprobes[k].val ? sprobes[k].val : "text", a, c->want[k],
                       xml);
         ck_assert_msg(strcmp(a, t) == 0, "%s: %s @%s: ours '%s', libvirt '%s'\n%s", c->name,
-                      sprobes[k].xpath, sprobes[k].val ? sprobes[k].val : "text", a, t, back);
+                      sprobes[k].xpath, sprobes[k].val ? sprobes[k].val : "text", a, t, d.back);
         free(a);
         free(t);
     }
-    xmlFreeDoc(ours);
-    xmlFreeDoc(theirs);
-    ck_assert_int_eq(virDomainUndefine(dom), 0);
-    virDomainFree(dom);
-    virConnectClose(conn);
-    free(back);
+    undefine(&d);
     numafit_free(xml);
     numafit_placement_free(p);
     numafit_request_free(r);
