@@ -44,6 +44,7 @@ static inline bool numafit__json_nul_at(const char *buf, size_t len, json_error_
     int line = 1, col = 1;
     if (!z)
         return false;
+    memset(jerr, 0, sizeof(*jerr));
     for (const char *c = buf; c < z; c++, col++)
         if (*c == '\n')
             line++, col = 0;
@@ -52,6 +53,8 @@ static inline bool numafit__json_nul_at(const char *buf, size_t len, json_error_
     jerr->position = (int)(z - buf);
     snprintf(jerr->source, sizeof(jerr->source), "<buffer>");
     snprintf(jerr->text, sizeof(jerr->text), "a NUL byte in the JSON text");
+    /* where jansson keeps its json_error_code(): a syntax error, not memory */
+    jerr->text[JSON_ERROR_TEXT_LENGTH - 1] = (char)json_error_invalid_syntax;
     return true;
 }
 

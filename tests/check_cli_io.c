@@ -118,6 +118,25 @@ START_TEST(test_json_oom) {
 }
 END_TEST
 
+/* A NUL byte is a syntax error where it stands, whatever the error
+ * structure held before (a stale out-of-memory code must not show). */
+START_TEST(test_json_nul) {
+    json_error_t jerr;
+    memset(&jerr, 0x5a, sizeof(jerr));
+    jerr.text[JSON_ERROR_TEXT_LENGTH - 1] = (char)json_error_out_of_memory;
+    ck_assert_ptr_null(cli_json_load("{\"a\":1\0}", 8, 0, &jerr));
+    ck_assert_int_eq(json_error_code(&jerr), json_error_invalid_syntax);
+    ck_assert_str_eq(jerr.text, "a NUL byte in the JSON text");
+    ck_assert_int_eq(jerr.line, 1);
+    ck_assert_int_eq(jerr.column, 7);
+    ck_assert_int_eq(jerr.position, 6);
+    /* the same text without it reads */
+    json_t *j = cli_json_load("{\"a\":1}", 7, 0, &jerr);
+    ck_assert_ptr_nonnull(j);
+    json_decref(j);
+}
+END_TEST
+
 START_TEST(test_write_atomic) {
     char path[PATH_MAX], why[256], *buf = NULL, cmd[PATH_MAX + 64];
     size_t len;
@@ -184,6 +203,7 @@ static Suite *cli_io_suite(void) {
     tcase_add_test(tc, test_read_refuses);
     tcase_add_test(tc, test_read_caps);
     tcase_add_test(tc, test_json_oom);
+    tcase_add_test(tc, test_json_nul);
     tcase_add_test(tc, test_write_atomic);
     tcase_add_test(tc, test_report_numbers);
     suite_add_tcase(s, tc);
