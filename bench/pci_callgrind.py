@@ -2,14 +2,15 @@
 """Instructions per numafit_fit() under callgrind, per line of the PCI mix,
 with devices against the same line without (doc/performance.md, issue 14).
 
-  bench/pci_callgrind.py BIN PCIMIX.jsonl NOPCI.jsonl
+  bench/pci_callgrind.py [--list] BIN PCIMIX.jsonl NOPCI.jsonl
 
 BIN is tools/numafit/.libs/numafit (LD_LIBRARY_PATH picks the library).
 One callgrind run per file: `numafit bench` with collection only inside
 numafit_fit and a dump after each line's numafit_host_free; a line's count
 is its dump's total over its calls (the repetitions `numafit bench` prints,
 plus the warm-up). Prints the per-line ratio by outcome: median, 75th and
-90th percentile, lines within 2x, worst, median instructions.
+90th percentile, lines within 2x, worst, median instructions. With --list,
+then every line above 2x: its number, outcome, ratio and both counts.
 """
 import glob
 import os
@@ -34,8 +35,12 @@ def measure(binp, path):
     out = {}
     for (line, fits, reps), (_, f) in zip(rows, dumps):
         with open(f) as fp:
-            tot = int(re.search(r'^summary: (\d+)', fp.read(), re.M).group(1))
-        out[int(line)] = (fits == 'yes', tot / (int(reps) + 1))
+            text = fp.read()
+        tot = int(re.search(r'^summary: (\d+)', text, re.M).group(1))
+        # the fit searched other cells: it laid out the device bounds
+        # (numafit__pci_caps), or asked the caller's check again
+        searched = 'numafit__pci_caps' in text or 'pci_search' in text
+        out[int(line)] = (fits == 'yes', tot / (int(reps) + 1), searched)
         os.unlink(f)
     os.unlink(tmp + '/cg')
     os.rmdir(tmp)
@@ -51,14 +56,20 @@ def pct(v, q):
 
 
 def main():
-    if len(sys.argv) != 4:
+    args = sys.argv[1:]
+    listing = args[:1] == ['--list']
+    if listing:
+        args = args[1:]
+    if len(args) != 3:
         sys.exit(__doc__)
-    P = measure(sys.argv[1], sys.argv[2])
-    N = measure(sys.argv[1], sys.argv[3])
-    groups = {'all': [], 'refused for devices': [], 'fit both ways': [],
+    P = measure(args[0], args[1])
+    N = measure(args[0], args[2])
+    groups = {'all': [], 'no search': [], 'refused for devices': [], 'fit both ways': [],
               'fit neither way': [], 'fit only with devices': []}
     for i in P:
         groups['all'].append(i)
+        if not P[i][2]:
+            groups['no search'].append(i)
         pf, nf = P[i][0], N.get(i, (False, 0))[0]
         groups['refused for devices' if nf and not pf else
                'fit both ways' if nf else
@@ -73,6 +84,13 @@ def main():
             g, len(ids), statistics.median(r), pct(r, .75), pct(r, .9), sum(x <= 2 for x in r),
             max(r), statistics.median(P[i][1] for i in ids),
             statistics.median(N[i][1] for i in ids)))
+    if listing:
+        for g, ids in list(groups.items())[2:]:
+            for i in sorted(ids, key=lambda i: -P[i][1] / N[i][1]):
+                if P[i][1] > 2 * N[i][1]:
+                    print('line %4d  %-22s %5.2fx %8.0f %8.0f%s' % (
+                        i, g, P[i][1] / N[i][1], P[i][1], N[i][1],
+                        '  searched' if P[i][2] else ''))
 
 
 if __name__ == '__main__':

@@ -136,6 +136,13 @@ int numafit__pci_device_set_ids(struct pci_device *d, uint64_t key, unsigned ven
 int numafit__pci_devices_finish(struct pci_device *devs, const uint64_t *keys, uint32_t n,
                                 numafit_pci_devices_t **ret, struct numafit_error *err);
 
+/* pci_vpd.c: the card serial number in the Vital Product Data of len
+ * bytes at buf (the sysfs vpd file) as libvirt 9.0 reads it, into out
+ * (NUMAFIT__PCI_VPD_SERIAL_CAP bytes, NUL-terminated): its length, or -1
+ * when libvirt would find no VPD there or the VPD has no serial number. */
+#define NUMAFIT__PCI_VPD_SERIAL_CAP 256
+int numafit__pci_vpd_serial(const unsigned char *buf, size_t len, char *out);
+
 /* DOMAIN:BUS:SLOT.FUNCTION in hexadecimal (a domain of 4 to 8 digits,
  * then 2, 2 and 1; either case) into v: false when not of that form. The
  * one address reader of the device JSON, sysfs and device_spec. */

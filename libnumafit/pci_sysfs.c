@@ -23,9 +23,15 @@
  *  - a VF that is the nearest PCI ancestor of an entry of
  *    sys/bus/vdpa/devices (symbolic links into the device tree) is "vdpa";
  *  - ifname: the first entry of net/ in sorted order; sriov_totalvfs (else
- *    -1) and sriov_vf_device (as the kernel prints it, else none).
- * Not read: the binary vpd file (no card serial number), the VF's network
- * features, net devices below a child device (virtio's virtioN/net).
+ *    -1) and sriov_vf_device (as the kernel prints it, else none);
+ *  - the card serial number of the binary vpd file (pci_vpd.c: libvirt's
+ *    rules; a VPD libvirt would refuse, a vpd that is missing, not a
+ *    regular file or unreadable is no serial number, as libvirt then
+ *    reports the device without VPD), and a type-VF (not a vdpa one)
+ *    without one that of its PF when the PF is listed (nova's fallback),
+ *    as capabilities {"vpd": {"card_serial_number"}}.
+ * Not read: the VF's network features, net devices below a child device
+ * (virtio's virtioN/net).
  *
  * Every file read is bounded and must be a regular file (rootfs.h); every
  * directory listing is bounded. */
@@ -46,6 +52,7 @@
 #include "rootfs.h"
 
 #define FILE_MAX    4096u  /* a sysfs attribute is at most a page */
+#define VPD_MAX     32768u /* the VPD address space (libvirt reads no further) */
 #define NET_MAX     4096u  /* entries of one net/ directory */
 #define VDPA_MAX    65536u /* entries of sys/bus/vdpa/devices */
 #define PATH_CAP    NUMAFIT__ROOTFS_PATH_CAP
@@ -155,7 +162,8 @@ out:
 /* ------------------------------------------------------------ sysfs */
 
 struct pctx {
-    struct numafit__rootfs fs; /* FILE_MAX bytes a file, no symbolic links */
+    struct numafit__rootfs fs;  /* FILE_MAX bytes a file, no symbolic links */
+    struct numafit__rootfs vpd; /* the first VPD_MAX bytes of a vpd file */
     numafit_error_t *err;
     uint64_t *vdpa; /* sorted keys of the vdpa devices' parents */
     uint32_t nvdpa;
@@ -481,6 +489,21 @@ static int read_net(struct pctx *x, const char *name, uint64_t key, struct pci_d
     return 0;
 }
 
+/* The card serial number of name/vpd into d->card_serial (none: NULL).
+ * libvirt reads the file only when it is a regular file (following a
+ * symbolic link) and lists the device without VPD when it cannot read or
+ * parse it: so does this, and a FIFO is never waited on. -ENOMEM. */
+static int read_vpd(struct pctx *x, const char *name, struct pci_device *d) {
+    char rel[PATH_CAP], why[NUMAFIT__ROOTFS_WHY_CAP], serial[NUMAFIT__PCI_VPD_SERIAL_CAP];
+    int r = dev_rel(x, rel, name, "vpd");
+    if (r < 0)
+        return r;
+    if ((r = numafit__rootfs_read(&x->vpd, rel, why)) < 0 ||
+        numafit__pci_vpd_serial((const unsigned char *)x->vpd.buf, (size_t)r, serial) < 0)
+        return 0;
+    return (d->card_serial = numafit__strdup(serial)) ? 0 : -ENOMEM;
+}
+
 static int read_device(struct pctx *x, const char *name, struct pci_device *d, uint64_t *key) {
     char rel[PATH_CAP], path[PATH_CAP];
     uint32_t vendor, product;
@@ -516,9 +539,50 @@ static int read_device(struct pctx *x, const char *name, struct pci_device *d, u
         return r;
     }
     if ((r = read_vf_device(x, name, d)) < 0 || (r = read_type(x, name, d, &vf)) < 0 ||
-        (r = read_net(x, name, *key, d, vf)) < 0)
+        (r = read_net(x, name, *key, d, vf)) < 0 || (r = read_vpd(x, name, d)) < 0)
         return r;
     return numafit__pci_device_set_ids(d, *key, vendor, product);
+}
+
+static int cmp_key_index(const void *a, const void *b) {
+    const uint64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* nova's fallback: a type-VF without a serial number of its own takes its
+ * PF's when the PF is one of the devices; then every serial number becomes
+ * the capabilities nova reports. */
+static int finish_serials(struct pci_device *devs, const uint64_t *keys, uint32_t n) {
+    uint64_t(*idx)[2] = n ? numafit__calloc(n, sizeof(*idx)) : NULL;
+    if (n && !idx)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        idx[i][0] = keys[i];
+        idx[i][1] = i;
+    }
+    if (n)
+        qsort(idx, n, sizeof(*idx), cmp_key_index);
+    for (uint32_t i = 0; i < n; i++) {
+        struct pci_device *d = &devs[i];
+        uint64_t pf;
+        const uint64_t(*k)[2];
+        if (d->card_serial || !d->dev_type || strcmp(d->dev_type, "type-VF") || !d->parent_addr ||
+            numafit__pci_addr_parse(d->parent_addr, strlen(d->parent_addr), &pf) < 0)
+            continue;
+        k = bsearch(&pf, idx, n, sizeof(*idx), cmp_key_index);
+        if (k && devs[(*k)[1]].card_serial &&
+            !(d->card_serial = numafit__strdup(devs[(*k)[1]].card_serial))) {
+            numafit__free(idx);
+            return -ENOMEM;
+        }
+    }
+    numafit__free(idx);
+    for (uint32_t i = 0; i < n; i++)
+        if (devs[i].card_serial &&
+            !(devs[i].capabilities =
+                  json_pack("{s{ss}}", "vpd", "card_serial_number", devs[i].card_serial)))
+            return -ENOMEM;
+    return 0;
 }
 
 static int read_devices(struct pctx *x, numafit_pci_devices_t **ret) {
@@ -539,6 +603,8 @@ static int read_devices(struct pctx *x, numafit_pci_devices_t **ret) {
         r = -ENOMEM;
     for (i = 0; i < n && r == 0; i++)
         r = read_device(x, names[i], &devs[i], &keys[i]);
+    if (r == 0)
+        r = finish_serials(devs, keys, n);
     if (r == 0)
         r = numafit__pci_devices_finish(devs, keys, n, ret, x->err);
     else
@@ -561,11 +627,14 @@ NUMAFIT_EXPORT int numafit_pci_devices_new_from_sysfs(const char *root, unsigned
         return -EINVAL;
     }
     r = numafit__rootfs_init(&x.fs, root, FILE_MAX, NUMAFIT__ROOTFS_NOFOLLOW);
+    if (r == 0)
+        r = numafit__rootfs_init(&x.vpd, root, VPD_MAX, NUMAFIT__ROOTFS_HEAD);
     if (r == 0 && (r = read_vdpa(&x)) == 0)
         r = read_devices(&x, ret);
     if (r == -ENOMEM)
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
     numafit__free(x.vdpa);
     numafit__rootfs_clear(&x.fs);
+    numafit__rootfs_clear(&x.vpd);
     return r;
 }

@@ -78,6 +78,11 @@ int numafit__rootfs_read(struct numafit__rootfs *fs, const char *rel, char *why)
             break;
         }
         len += (size_t)n;
+        if (len > fs->max && (fs->flags & NUMAFIT__ROOTFS_HEAD)) {
+            len = fs->max;
+            r = 0;
+            break;
+        }
         if (len > fs->max) {
             char text[NUMAFIT__ROOTFS_WHY_CAP];
             snprintf(text, sizeof(text), "larger than %zu KiB", fs->max >> 10);

@@ -18,6 +18,9 @@ enum {
     /* refuse a symbolic link as the last component (sysfs attribute files
      * never are; /proc/mounts on a live host is one) */
     NUMAFIT__ROOTFS_NOFOLLOW = 1u << 0,
+    /* read the first max bytes of a larger file instead of refusing it (a
+     * reader that never looks further, as libvirt's of a PCI device's vpd) */
+    NUMAFIT__ROOTFS_HEAD = 1u << 1,
 };
 
 struct numafit__rootfs {
@@ -40,7 +43,8 @@ int numafit__rootfs_path(const struct numafit__rootfs *fs, const char *rel, char
  * bytes) saying which step failed: "path too long" (-ENAMETOOLONG),
  * "missing" (-ENOENT), "a symbolic link, not a regular file" (-EINVAL, with
  * NUMAFIT__ROOTFS_NOFOLLOW), "cannot open", "cannot stat", "not a regular
- * file" (-EINVAL), "read error", "larger than N KiB" (-EFBIG). */
+ * file" (-EINVAL), "read error", "larger than N KiB" (-EFBIG; with
+ * NUMAFIT__ROOTFS_HEAD its first max bytes instead). */
 int numafit__rootfs_read(struct numafit__rootfs *fs, const char *rel, char *why);
 
 /* opendir(root/rel): 0 and *ret_dir, or -ENAMETOOLONG or opendir's -errno. */

@@ -6,7 +6,8 @@
  * VF) read from its sysfs tree and from its `virsh nodedev-dumpxml`
  * documents, field by field and against each other; nova's rules that only
  * the XML shows (the order of the function capabilities, the VPD serial
- * number, net and vdpa parents); every error path of both readers; this
+ * number, net and vdpa parents); the VPD card serial number of the sysfs
+ * reader (libvirt's rules); every error path of both readers; this
  * machine's own sysfs and, when libvirt answers, its node devices.
  */
 #include "config.h"
@@ -348,6 +349,352 @@ START_TEST(test_sysfs_flat_capture) {
     str_eq("dev_id", "00:1c.0", devs->d[0].dev_id, "pci_0000_00_1c_0");
     ck_assert_ptr_null(devs->d[2].parent_ifname);
     ck_assert_ptr_null(devs->d[1].ifname);
+    numafit_pci_devices_free(devs);
+    rm_tree(root);
+}
+END_TEST
+
+/* ------------------------------------------------------------ VPD */
+
+/* A VPD image put together byte by byte. */
+struct vpdb {
+    uint8_t b[40000];
+    size_t n;
+};
+
+static void vb_bytes(struct vpdb *v, const void *p, size_t n) {
+    ck_assert_uint_le(v->n + n, sizeof(v->b));
+    memcpy(v->b + v->n, p, n);
+    v->n += n;
+}
+
+/* a large resource's header (tag, length to be set by vb_close) */
+static size_t vb_open(struct vpdb *v, uint8_t tag) {
+    uint8_t h[3] = {tag, 0, 0};
+    vb_bytes(v, h, 3);
+    return v->n;
+}
+
+static void vb_close(struct vpdb *v, size_t at) {
+    size_t len = v->n - at;
+    v->b[at - 2] = (uint8_t)len;
+    v->b[at - 1] = (uint8_t)(len >> 8);
+}
+
+static void vb_field(struct vpdb *v, const char *kw, const void *val, size_t n) {
+    uint8_t h[3] = {(uint8_t)kw[0], (uint8_t)kw[1], (uint8_t)n};
+    vb_bytes(v, h, 3);
+    vb_bytes(v, val, n);
+}
+
+static void vb_text(struct vpdb *v, const char *kw, const char *val) {
+    vb_field(v, kw, val, strlen(val));
+}
+
+/* an RV field in the VPD-R resource opened at at, followed by after more
+ * bytes in it: its first byte makes every byte before it and it sum to
+ * bias (0: valid), then extra reserved bytes; the resource's length is set
+ * first, as it is summed */
+static void vb_rv(struct vpdb *v, size_t at, uint8_t bias, size_t extra, size_t after) {
+    uint8_t h[3] = {'R', 'V', (uint8_t)(1 + extra)}, sum = 0, zero[8] = {0};
+    size_t len = v->n - at + 3 + 1 + extra + after;
+    v->b[at - 2] = (uint8_t)len;
+    v->b[at - 1] = (uint8_t)(len >> 8);
+    vb_bytes(v, h, 3);
+    for (size_t i = 0; i < v->n; i++)
+        sum = (uint8_t)(sum + v->b[i]);
+    v->b[v->n++] = (uint8_t)(-sum + bias);
+    vb_bytes(v, zero, extra);
+}
+
+static void vb_end(struct vpdb *v) {
+    v->b[v->n++] = 0x78;
+}
+
+/* name, VPD-R (PN, SN, a vendor field, RV), VPD-W (a vendor field, RW), end */
+static void vb_card(struct vpdb *v, const char *name, const char *sn, uint8_t bias) {
+    size_t at;
+    v->n = 0;
+    at = vb_open(v, 0x82);
+    vb_bytes(v, name, strlen(name));
+    vb_close(v, at);
+    at = vb_open(v, 0x90);
+    vb_text(v, "PN", "MCX623106AN-CDAT");
+    if (sn)
+        vb_text(v, "SN", sn);
+    vb_text(v, "V2", "MCX623106AN-CDAT");
+    vb_rv(v, at, bias, 2, 0);
+    vb_close(v, at);
+    at = vb_open(v, 0x91);
+    vb_text(v, "V1", "scratch");
+    vb_field(v, "RW", "\0\0\0\0\0\0\0\0", 8);
+    vb_close(v, at);
+    vb_end(v);
+}
+
+static const char *vpd_serial(const struct vpdb *v, char *out) {
+    int r = numafit__pci_vpd_serial(v->b, v->n, out);
+    ck_assert(r == -1 || (r > 0 && (size_t)r == strlen(out)));
+    return r > 0 ? out : NULL;
+}
+
+#define VPD_IS(v, want)                                                                            \
+    do {                                                                                           \
+        char out_[NUMAFIT__PCI_VPD_SERIAL_CAP];                                                    \
+        str_eq("serial", __func__, vpd_serial(v, out_), want);                                     \
+    } while (0)
+
+/* libvirt 9.0's VPD rules (pci_vpd.c), each against a card that has the
+ * serial number and the same card with the rule broken. */
+START_TEST(test_vpd_rules) {
+    static struct vpdb v;
+    size_t at, n;
+    vb_card(&v, "ConnectX-6 Dx EN adapter card", " MT2116X09299 \t", 0);
+    VPD_IS(&v, "MT2116X09299"); /* blanks stripped */
+    vb_card(&v, "ConnectX-6 Dx", "MT2116X09299", 1);
+    VPD_IS(&v, NULL); /* the checksum */
+    vb_card(&v, "ConnectX-6 Dx", NULL, 0);
+    VPD_IS(&v, NULL); /* no SN */
+    vb_card(&v, "ConnectX-6 Dx", "   ", 0);
+    VPD_IS(&v, NULL); /* an empty SN is none */
+    vb_card(&v, "ConnectX-6 Dx", "MT2116\x01X09299", 0);
+    VPD_IS(&v, NULL); /* a field that is not printable is ignored... */
+    vb_card(&v, "ConnectX-6 Dx", "\vMT2116X09299", 0);
+    VPD_IS(&v, NULL); /* a vertical tab is neither blank nor printable */
+    vb_card(&v, "ConnectX-6 Dx", "MT2116\0garbage", 0);
+    VPD_IS(&v, "MT2116"); /* ... a NUL byte cuts it */
+    vb_card(&v, "Connect\x7f-6 Dx", "MT2116X09299", 0);
+    VPD_IS(&v, NULL); /* a name that is not printable refuses the VPD */
+    vb_card(&v, "ConnectX-6 Dx", "MT2116X09299", 0);
+    v.n--;
+    VPD_IS(&v, NULL); /* no end tag */
+    v.n -= 10;
+    VPD_IS(&v, NULL); /* cut inside VPD-W */
+    /* the first 32 KiB only: a card image followed by more bytes */
+    vb_card(&v, "ConnectX-6 Dx", "MT2116X09299", 0);
+    memset(v.b + v.n, 0xff, 36000 - v.n);
+    v.n = 36000;
+    VPD_IS(&v, "MT2116X09299");
+
+    /* two SN: the last; a bad one after a good one leaves the good one */
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "SN", "FIRST");
+    vb_text(&v, "SN", "SECOND");
+    vb_text(&v, "SN", "TH\x80RD");
+    vb_rv(&v, at, 0, 0, 0);
+    vb_close(&v, at);
+    vb_end(&v);
+    VPD_IS(&v, "SECOND"); /* no name resource is fine */
+
+    /* an SN in VPD-W is not the card's */
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_rv(&v, at, 0, 0, 0);
+    vb_close(&v, at);
+    at = vb_open(&v, 0x91);
+    vb_text(&v, "SN", "WRITABLE");
+    vb_close(&v, at);
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+
+    /* no VPD-R at all */
+    v.n = 0;
+    at = vb_open(&v, 0x82);
+    vb_bytes(&v, "X", 1);
+    vb_close(&v, at);
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+
+    /* RV must end VPD-R; RW is not allowed there; RV not in VPD-W */
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "SN", "S1");
+    vb_rv(&v, at, 0, 0, 8);
+    vb_text(&v, "PN", "after");
+    vb_close(&v, at);
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "SN", "S1");
+    vb_field(&v, "RW", "\0", 1);
+    vb_rv(&v, at, 0, 0, 0);
+    vb_close(&v, at);
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "SN", "S1");
+    vb_rv(&v, at, 0, 0, 0);
+    vb_close(&v, at);
+    at = vb_open(&v, 0x91);
+    vb_field(&v, "RV", "\0", 1);
+    vb_close(&v, at);
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+    /* VPD-W: RW must end it, and the fields must fill it */
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "SN", "S1");
+    vb_rv(&v, at, 0, 0, 0);
+    vb_close(&v, at);
+    at = vb_open(&v, 0x91);
+    vb_text(&v, "V1", "x");
+    vb_close(&v, at);
+    n = v.n;
+    vb_end(&v);
+    VPD_IS(&v, "S1"); /* no RW is allowed */
+    v.n = n;
+    v.b[at - 2] += 2; /* two bytes no field fills */
+    vb_bytes(&v, "\0\0", 2);
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+
+    /* a field longer than its resource */
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "SN", "S1");
+    vb_rv(&v, at, 0, 0, 0);
+    vb_close(&v, at);
+    vb_end(&v);
+    VPD_IS(&v, "S1");
+    v.b[at + 2] = 40; /* SN's length, past the resource; the sum kept */
+    v.b[v.n - 2] = (uint8_t)(v.b[v.n - 2] - 38);
+    VPD_IS(&v, NULL);
+
+    /* a skipped resource is not read, so not summed: a checksum over the
+     * bytes libvirt reads holds, one that counts the skipped bytes does not */
+    v.n = 0;
+    at = vb_open(&v, 0xa0);
+    vb_bytes(&v, "\xff\xff\xff\xff", 4);
+    vb_close(&v, at);
+    {
+        uint8_t small[3] = {0x12, 0xee, 0xee}; /* small resource 2, 2 bytes */
+        vb_bytes(&v, small, 3);
+    }
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "SN", "SKIPPED-OK");
+    vb_rv(&v, at, 0, 0, 0); /* sums all bytes: includes the skipped ones */
+    vb_close(&v, at);
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+    {
+        uint8_t skipped = 0;
+        size_t rv = v.n - 2; /* the RV byte: before it, end tag after */
+        for (size_t i = 3; i < 7; i++)
+            skipped = (uint8_t)(skipped + v.b[i]);
+        skipped = (uint8_t)(skipped + 0xee + 0xee);
+        v.b[rv] = (uint8_t)(v.b[rv] + skipped);
+    }
+    VPD_IS(&v, "SKIPPED-OK");
+
+    /* keywords of other bytes are skipped, but summed; a zero-length RV
+     * still reads (and sums) the byte after it: here the end tag */
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "sn", "lower");
+    vb_text(&v, "SN", "S2");
+    {
+        uint8_t h[3] = {'R', 'V', 0}, sum = 0x78;
+        vb_bytes(&v, h, 3);
+        vb_close(&v, at);
+        for (size_t i = 0; i < v.n; i++)
+            sum = (uint8_t)(sum + v.b[i]);
+        /* make the sum through the end tag 0: adjust the "lower" value */
+        v.b[at + 3] = (uint8_t)(v.b[at + 3] - sum);
+    }
+    vb_end(&v);
+    VPD_IS(&v, "S2");
+    v.n--; /* nothing after the zero-length RV: it cannot be read */
+    VPD_IS(&v, NULL);
+
+    /* nothing, a lone end tag; the end tag at the last of the 32 KiB
+     * libvirt reads, and one byte further (zero bytes between: empty small
+     * resources) */
+    v.n = 0;
+    VPD_IS(&v, NULL);
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+    v.n = 0;
+    at = vb_open(&v, 0x90);
+    vb_text(&v, "SN", "FAR");
+    vb_rv(&v, at, 0, 0, 0);
+    vb_close(&v, at);
+    memset(v.b + v.n, 0, 0x7fff - v.n);
+    v.n = 0x7fff;
+    vb_end(&v);
+    VPD_IS(&v, "FAR");
+    v.b[0x7fff] = 0;
+    vb_end(&v);
+    VPD_IS(&v, NULL);
+}
+END_TEST
+
+static void mk_bin(const char *root, const char *rel, const void *p, size_t n) {
+    char path[2 * PATH_MAX];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    unlink(path);
+    ck_assert_ptr_nonnull(f = fopen(path, "wb"));
+    ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+    fclose(f);
+}
+
+/* The sysfs reader: a PF's serial number, its VF's taken from it (nova's
+ * fallback) unless the VF has its own, as capabilities written to JSON
+ * and read back; a vpd libvirt would not read is no serial number and no
+ * error (a FIFO is not waited on, a directory is not read). */
+START_TEST(test_sysfs_vpd) {
+    static struct vpdb v;
+    char root[PATH_MAX], *json = NULL;
+    numafit_pci_devices_t *devs, *back = NULL;
+    numafit_error_t e;
+    flat_tree(root);
+    mk_file(root, DEV "0000:05:11.0/vendor", "0x8086\n");
+    mk_file(root, DEV "0000:05:11.0/device", "0x10ed\n");
+    mk_link(root, DEV "0000:05:11.0/physfn", "../0000:05:00.0");
+    vb_card(&v, "82599ES", "SERIAL-PF", 0);
+    mk_bin(root, DEV "0000:05:00.0/vpd", v.b, v.n);
+    vb_card(&v, "82599 VF", "SERIAL-VF1", 0);
+    mk_bin(root, DEV "0000:05:11.0/vpd", v.b, v.n);
+    devs = from_sysfs(root);
+    ck_assert_int_eq(numafit_pci_devices_get_count(devs), 4);
+    ck_assert_ptr_null(devs->d[0].card_serial);
+    str_eq("card_serial", "05:00.0", devs->d[1].card_serial, "SERIAL-PF");
+    str_eq("card_serial", "05:10.0", devs->d[2].card_serial, "SERIAL-PF");
+    str_eq("card_serial", "05:11.0", devs->d[3].card_serial, "SERIAL-VF1");
+    ck_assert_int_eq(numafit_pci_devices_to_json(devs, 0, &json, NULL), 0);
+    ck_assert_ptr_nonnull(
+        strstr(json, "\"capabilities\":{\"vpd\":{\"card_serial_number\":\"SERIAL-PF\"}}"));
+    ck_assert_msg(numafit_pci_devices_new_from_json(json, strlen(json), 0, &back, &e) == 0, "%s",
+                  e.text);
+    str_eq("card_serial", "05:10.0", back->d[2].card_serial, "SERIAL-PF");
+    numafit_free(json);
+    numafit_pci_devices_free(back);
+    numafit_pci_devices_free(devs);
+    /* the PF's VPD refused (checksum): no serial for it nor its VF */
+    vb_card(&v, "82599ES", "SERIAL-PF", 7);
+    mk_bin(root, DEV "0000:05:00.0/vpd", v.b, v.n);
+    devs = from_sysfs(root);
+    ck_assert_ptr_null(devs->d[1].card_serial);
+    ck_assert_ptr_null(devs->d[1].capabilities);
+    ck_assert_ptr_null(devs->d[2].card_serial);
+    str_eq("card_serial", "05:11.0", devs->d[3].card_serial, "SERIAL-VF1");
+    numafit_pci_devices_free(devs);
+    /* a FIFO and a directory as vpd: no serial, no error, no wait */
+    {
+        char path[2 * PATH_MAX];
+        snprintf(path, sizeof(path), "%s/" DEV "0000:05:00.0/vpd", root);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(mkfifo(path, 0600), 0);
+        snprintf(path, sizeof(path), "%s/" DEV "0000:05:11.0/vpd", root);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    devs = from_sysfs(root);
+    ck_assert_ptr_null(devs->d[1].card_serial);
+    ck_assert_ptr_null(devs->d[3].card_serial);
     numafit_pci_devices_free(devs);
     rm_tree(root);
 }
@@ -949,6 +1296,12 @@ static Suite *pci_discovery_suite(void) {
     tcase_add_test(tc, test_nodedev_fixture);
     tcase_add_test(tc, test_sysfs_equals_nodedev);
     tcase_add_test(tc, test_sysfs_flat_capture);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("vpd");
+    tcase_set_timeout(tc, 60); /* a FIFO as vpd must not block */
+    tcase_add_test(tc, test_vpd_rules);
+    tcase_add_test(tc, test_sysfs_vpd);
     suite_add_tcase(s, tc);
 
     /* the timeout catches a reader that blocks on a FIFO */

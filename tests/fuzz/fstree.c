@@ -284,9 +284,19 @@ const char *fuzz_tree_build(const char *prefix, const uint8_t *data, size_t size
     FUZZ_ASSERT(copy != NULL);
     memcpy(copy, data, size);
 
-    /* at most MAX_RECORDS files, each with MAX_COMPONENTS directories */
+    /* at most MAX_RECORDS files (each path ends at a NUL: no more records
+     * than NULs), each with MAX_COMPONENTS directories; sized to the input,
+     * not to the largest one (a fresh 340 KiB table per input cost more
+     * than the tree's files) */
+    for (p = copy, e = copy + size; p < e && nrec < MAX_RECORDS; nrec++) {
+        const uint8_t *z = memchr(p, '\0', (size_t)(e - p));
+        if (!z)
+            break;
+        p = z + 1;
+    }
     memset(&w, 0, sizeof(w));
-    w.cap = MAX_RECORDS * (MAX_COMPONENTS + 1) + MAX_COMPONENTS + 1;
+    w.cap = nrec * (MAX_COMPONENTS + 1) + MAX_COMPONENTS + 1;
+    nrec = 0;
     w.v = calloc(w.cap, sizeof(*w.v));
     for (w.nslot = 1; w.nslot < 2 * w.cap; w.nslot *= 2)
         ;
