@@ -38,6 +38,13 @@ void numafit__pci_device_clear(struct pci_device *d) {
     memset(d, 0, sizeof(*d));
 }
 
+int numafit__pci_device_set_serial(struct pci_device *d, const char *serial) {
+    if (!(d->card_serial = numafit__strdup(serial)) ||
+        !(d->capabilities = json_pack("{s{ss}}", "vpd", "card_serial_number", serial)))
+        return -ENOMEM;
+    return 0;
+}
+
 NUMAFIT_EXPORT void numafit_pci_devices_free(numafit_pci_devices_t *devs) {
     if (!devs)
         return;

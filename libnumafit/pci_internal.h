@@ -125,6 +125,10 @@ struct numafit_pci_devices {
  * taken). Returns 0, -ERANGE (more than NUMAFIT_PCI_DEVICES_MAX), -ENOMEM. */
 int numafit__pci_devices_add(struct numafit_pci_devices *devs, const struct pci_device *dev);
 void numafit__pci_device_clear(struct pci_device *d);
+/* The card serial number of a device that has none yet, as nova reports
+ * it: card_serial and capabilities {"vpd": {"card_serial_number"}}.
+ * 0 or -ENOMEM (the device's clear frees what was set). */
+int numafit__pci_device_set_serial(struct pci_device *d, const char *serial);
 /* The discovery readers' shared helpers (pci_sysfs.c): an address as a
  * sortable key (DOMAIN<<16 | BUS<<8 | SLOT<<3 | FUNCTION) and back ("%04x:
  * %02x:%02x.%x", out of 32 bytes); a device's ids, address, dev_id and

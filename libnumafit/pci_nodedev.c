@@ -484,13 +484,7 @@ static int build_device(const struct host *h, const struct ndoc *d, struct pci_d
             serial = k ? h->docs[k->index].serial : NULL;
         }
     }
-    if (serial) {
-        dev->card_serial = numafit__strdup(serial);
-        dev->capabilities = json_pack("{s{ss}}", "vpd", "card_serial_number", serial);
-        if (!dev->card_serial || !dev->capabilities)
-            return -ENOMEM;
-    }
-    return 0;
+    return serial ? numafit__pci_device_set_serial(dev, serial) : 0;
 }
 
 static void ndoc_clear(struct ndoc *d) {

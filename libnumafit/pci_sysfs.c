@@ -501,7 +501,7 @@ static int read_vpd(struct pctx *x, const char *name, struct pci_device *d) {
     if ((r = numafit__rootfs_read(&x->vpd, rel, why)) < 0 ||
         numafit__pci_vpd_serial((const unsigned char *)x->vpd.buf, (size_t)r, serial) < 0)
         return 0;
-    return (d->card_serial = numafit__strdup(serial)) ? 0 : -ENOMEM;
+    return numafit__pci_device_set_serial(d, serial);
 }
 
 static int read_device(struct pctx *x, const char *name, struct pci_device *d, uint64_t *key) {
@@ -550,8 +550,7 @@ static int cmp_key_index(const void *a, const void *b) {
 }
 
 /* nova's fallback: a type-VF without a serial number of its own takes its
- * PF's when the PF is one of the devices; then every serial number becomes
- * the capabilities nova reports. */
+ * PF's when the PF is one of the devices. */
 static int finish_serials(struct pci_device *devs, const uint64_t *keys, uint32_t n) {
     uint64_t(*idx)[2] = n ? numafit__calloc(n, sizeof(*idx)) : NULL;
     if (n && !idx)
@@ -571,17 +570,12 @@ static int finish_serials(struct pci_device *devs, const uint64_t *keys, uint32_
             continue;
         k = bsearch(&pf, idx, n, sizeof(*idx), cmp_key_index);
         if (k && devs[(*k)[1]].card_serial &&
-            !(d->card_serial = numafit__strdup(devs[(*k)[1]].card_serial))) {
+            numafit__pci_device_set_serial(d, devs[(*k)[1]].card_serial) < 0) {
             numafit__free(idx);
             return -ENOMEM;
         }
     }
     numafit__free(idx);
-    for (uint32_t i = 0; i < n; i++)
-        if (devs[i].card_serial &&
-            !(devs[i].capabilities =
-                  json_pack("{s{ss}}", "vpd", "card_serial_number", devs[i].card_serial)))
-            return -ENOMEM;
     return 0;
 }
 

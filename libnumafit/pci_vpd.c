@@ -118,7 +118,7 @@ static bool text_of(const uint8_t *p, size_t n, const char **s, size_t *sn) {
 /* The fields of the VPD-R (ro) or VPD-W resource of n bytes at pos. */
 static bool fields(struct vpd *v, size_t pos, size_t n, bool ro) {
     size_t end = pos + n, at = pos;
-    bool checksum = false, rw = false;
+    bool checksum = false;
     while (at + 3 <= end) {
         const uint8_t *h = v->b + at;
         size_t flen;
@@ -139,8 +139,7 @@ static bool fields(struct vpd *v, size_t pos, size_t n, bool ro) {
             at += flen;
             break;
         }
-        if (kind == F_RW) {
-            rw = true;
+        if (kind == F_RW) { /* ends VPD-W (the fill test below) */
             at += flen;
             break;
         }
@@ -155,7 +154,6 @@ static bool fields(struct vpd *v, size_t pos, size_t n, bool ro) {
         }
         at += flen;
     }
-    (void)rw; /* VPD-W without RW is allowed; with it, RW must end it (below) */
     if (ro)
         return checksum && at >= end;
     return at >= end;

@@ -407,6 +407,18 @@ static void vb_rv(struct vpdb *v, size_t at, uint8_t bias, size_t extra, size_t 
     vb_bytes(v, zero, extra);
 }
 
+/* a fresh image: VPD-R with one SN and a valid RV (no end tag yet);
+ * returns where VPD-R's data starts */
+static size_t vb_ro(struct vpdb *v, const char *sn) {
+    size_t at;
+    v->n = 0;
+    at = vb_open(v, 0x90);
+    vb_text(v, "SN", sn);
+    vb_rv(v, at, 0, 0, 0);
+    vb_close(v, at);
+    return at;
+}
+
 static void vb_end(struct vpdb *v) {
     v->b[v->n++] = 0x78;
 }
@@ -523,22 +535,14 @@ START_TEST(test_vpd_rules) {
     vb_close(&v, at);
     vb_end(&v);
     VPD_IS(&v, NULL);
-    v.n = 0;
-    at = vb_open(&v, 0x90);
-    vb_text(&v, "SN", "S1");
-    vb_rv(&v, at, 0, 0, 0);
-    vb_close(&v, at);
+    at = vb_ro(&v, "S1");
     at = vb_open(&v, 0x91);
     vb_field(&v, "RV", "\0", 1);
     vb_close(&v, at);
     vb_end(&v);
     VPD_IS(&v, NULL);
     /* VPD-W: RW must end it, and the fields must fill it */
-    v.n = 0;
-    at = vb_open(&v, 0x90);
-    vb_text(&v, "SN", "S1");
-    vb_rv(&v, at, 0, 0, 0);
-    vb_close(&v, at);
+    at = vb_ro(&v, "S1");
     at = vb_open(&v, 0x91);
     vb_text(&v, "V1", "x");
     vb_close(&v, at);
@@ -552,11 +556,7 @@ START_TEST(test_vpd_rules) {
     VPD_IS(&v, NULL);
 
     /* a field longer than its resource */
-    v.n = 0;
-    at = vb_open(&v, 0x90);
-    vb_text(&v, "SN", "S1");
-    vb_rv(&v, at, 0, 0, 0);
-    vb_close(&v, at);
+    at = vb_ro(&v, "S1");
     vb_end(&v);
     VPD_IS(&v, "S1");
     v.b[at + 2] = 40; /* SN's length, past the resource; the sum kept */
@@ -616,11 +616,7 @@ START_TEST(test_vpd_rules) {
     VPD_IS(&v, NULL);
     vb_end(&v);
     VPD_IS(&v, NULL);
-    v.n = 0;
-    at = vb_open(&v, 0x90);
-    vb_text(&v, "SN", "FAR");
-    vb_rv(&v, at, 0, 0, 0);
-    vb_close(&v, at);
+    at = vb_ro(&v, "FAR");
     memset(v.b + v.n, 0, 0x7fff - v.n);
     v.n = 0x7fff;
     vb_end(&v);
