@@ -1,7 +1,10 @@
 /*
  * Claims and releases: nova's numa_usage_from_instance_numa and its inverse.
  * All or nothing: the new usage is computed on a scratch copy of the mutable
- * state and written back only when every cell succeeded.
+ * state of the host cells the placement names and written back only when
+ * every cell succeeded. A claim costs the cells it names (their CPU bitmaps
+ * and page counts) and a lookup of each among the host cells, never a pass
+ * over the whole host.
  *
  * Differences from nova (doc/nova-differences.md):
  *  - a placement cell naming a host cell the host does not have is refused
@@ -19,18 +22,26 @@
 
 #include "private.h"
 
+/* The mutable state of the host cells a placement names, in slots: one per
+ * distinct host cell (a placement naming one host cell twice accumulates
+ * both in its slot), so that a claim costs the cells it touches, not the
+ * host. */
 struct scratch {
-    uint64_t *pinned;    /* ncells * nw */
-    uint64_t *cpu_usage; /* ncells, signed arithmetic in int64 below */
-    int64_t *mem_usage;
-    int64_t *cpu_use;
-    uint64_t *pages_used; /* per cell, per page entry (offsets in page_off) */
-    uint32_t *page_off;
-    uint64_t *set;  /* nw words: the CPUs of one placement cell */
-    uint64_t *cpus; /* nw words: its pinned CPUs alone, before siblings */
+    uint32_t nslot;
+    int32_t *slot;        /* per placement cell: its slot, -1: no such host cell */
+    uint32_t *ci;         /* per slot: the host cell index */
+    uint64_t *pinned;     /* nslot * nw */
+    int64_t *mem_usage;   /* nslot, signed arithmetic */
+    int64_t *cpu_use;     /* nslot */
+    uint64_t *pages_used; /* per slot, per page entry (offsets in page_off) */
+    uint32_t *page_off;   /* nslot */
+    uint64_t *set;        /* nw words: the CPUs of one placement cell */
+    uint64_t *cpus;       /* nw words: its pinned CPUs alone, before siblings */
 };
 
 static void scratch_free(struct scratch *s) {
+    numafit__free(s->slot);
+    numafit__free(s->ci);
     numafit__free(s->pinned);
     numafit__free(s->mem_usage);
     numafit__free(s->cpu_use);
@@ -40,50 +51,69 @@ static void scratch_free(struct scratch *s) {
     numafit__free(s->cpus);
 }
 
-static int scratch_init(struct scratch *s, const numafit_host_t *h) {
-    uint32_t np = 0;
+static int scratch_init(struct scratch *s, const numafit_host_t *h, const numafit_placement_t *p) {
+    uint32_t np = 0, n = p->ncells;
     memset(s, 0, sizeof(*s));
-    for (uint32_t i = 0; i < h->ncells; i++)
-        np += h->cells[i].npages;
-    s->pinned = numafit__calloc((size_t)h->ncells * h->nw + 1, sizeof(uint64_t));
-    s->mem_usage = numafit__calloc(h->ncells + 1, sizeof(int64_t));
-    s->cpu_use = numafit__calloc(h->ncells + 1, sizeof(int64_t));
-    s->pages_used = numafit__calloc(np + 1, sizeof(uint64_t));
-    s->page_off = numafit__calloc(h->ncells + 1, sizeof(uint32_t));
-    s->set = numafit__calloc(h->nw, sizeof(uint64_t));
-    s->cpus = numafit__calloc(h->nw, sizeof(uint64_t));
-    if (!s->pinned || !s->mem_usage || !s->cpu_use || !s->pages_used || !s->page_off || !s->set ||
-        !s->cpus) {
-        scratch_free(s);
-        return -ENOMEM;
+    s->slot = numafit__calloc(n + 1, sizeof(int32_t));
+    s->ci = numafit__calloc(n + 1, sizeof(uint32_t));
+    if (!s->slot || !s->ci)
+        goto nomem;
+    for (uint32_t g = 0; g < n; g++) {
+        int ci = numafit__host_cell_index(h, p->cells[g].host_id);
+        s->slot[g] = -1;
+        if (ci < 0)
+            continue;
+        for (uint32_t k = 0; k < s->nslot && s->slot[g] < 0; k++)
+            if (s->ci[k] == (uint32_t)ci)
+                s->slot[g] = (int32_t)k;
+        if (s->slot[g] < 0) {
+            s->slot[g] = (int32_t)s->nslot;
+            s->ci[s->nslot++] = (uint32_t)ci;
+            np += h->cells[ci].npages;
+        }
     }
+    s->pinned = numafit__calloc((size_t)s->nslot * h->nw + 1, sizeof(uint64_t));
+    s->mem_usage = numafit__calloc(s->nslot + 1, sizeof(int64_t));
+    s->cpu_use = numafit__calloc(s->nslot + 1, sizeof(int64_t));
+    s->pages_used = numafit__calloc(np + 1, sizeof(uint64_t));
+    s->page_off = numafit__calloc(s->nslot + 1, sizeof(uint32_t));
+    s->set = numafit__calloc(h->nw + 1, sizeof(uint64_t));
+    s->cpus = numafit__calloc(h->nw + 1, sizeof(uint64_t));
+    if (!s->pinned || !s->mem_usage || !s->cpu_use || !s->pages_used || !s->page_off || !s->set ||
+        !s->cpus)
+        goto nomem;
     np = 0;
-    for (uint32_t i = 0; i < h->ncells; i++) {
-        const struct numafit__cell *c = &h->cells[i];
-        memcpy(s->pinned + (size_t)i * h->nw, c->pinned, h->nw * sizeof(uint64_t));
-        s->mem_usage[i] = (int64_t)c->memory_usage;
-        s->cpu_use[i] = (int64_t)c->cpu_usage;
-        s->page_off[i] = np;
-        for (uint32_t k = 0; k < c->npages; k++)
-            s->pages_used[np + k] = c->pages[k].used;
+    for (uint32_t k = 0; k < s->nslot; k++) {
+        const struct numafit__cell *c = &h->cells[s->ci[k]];
+        memcpy(s->pinned + (size_t)k * h->nw, c->pinned, h->nw * sizeof(uint64_t));
+        s->mem_usage[k] = (int64_t)c->memory_usage;
+        s->cpu_use[k] = (int64_t)c->cpu_usage;
+        s->page_off[k] = np;
+        for (uint32_t j = 0; j < c->npages; j++)
+            s->pages_used[np + j] = c->pages[j].used;
         np += c->npages;
     }
     return 0;
+nomem:
+    scratch_free(s);
+    return -ENOMEM;
 }
 
+/* Write the slots back and re-derive their cells. */
 static void scratch_commit(const struct scratch *s, numafit_host_t *h) {
-    for (uint32_t i = 0; i < h->ncells; i++) {
-        struct numafit__cell *c = &h->cells[i];
-        memcpy(c->pinned, s->pinned + (size_t)i * h->nw, h->nw * sizeof(uint64_t));
-        c->memory_usage = s->mem_usage[i] > 0 ? (uint64_t)s->mem_usage[i] : 0;
-        c->cpu_usage = s->cpu_use[i] > 0 ? (uint64_t)s->cpu_use[i] : 0;
-        for (uint32_t k = 0; k < c->npages; k++)
-            c->pages[k].used = s->pages_used[s->page_off[i] + k];
+    for (uint32_t k = 0; k < s->nslot; k++) {
+        struct numafit__cell *c = &h->cells[s->ci[k]];
+        memcpy(c->pinned, s->pinned + (size_t)k * h->nw, h->nw * sizeof(uint64_t));
+        c->memory_usage = s->mem_usage[k] > 0 ? (uint64_t)s->mem_usage[k] : 0;
+        c->cpu_usage = s->cpu_use[k] > 0 ? (uint64_t)s->cpu_use[k] : 0;
+        for (uint32_t j = 0; j < c->npages; j++)
+            c->pages[j].used = s->pages_used[s->page_off[k] + j];
+        numafit__cell_derive(h, s->ci[k]);
     }
 }
 
 /* nova's _numa_pagesize_usage_from_cell on the scratch copy. */
-static void pages_usage(struct scratch *s, const struct numafit__cell *c, uint32_t ci,
+static void pages_usage(struct scratch *s, const struct numafit__cell *c, uint32_t k0,
                         const struct numafit__pcell *pc, int sign) {
     uint64_t size;
     if (!c->npages)
@@ -104,7 +134,7 @@ static void pages_usage(struct scratch *s, const struct numafit__cell *c, uint32
      * base page up to 1 MiB) always is. */
     uint64_t pages = (pc->memory * 1024 + size - 1) / size;
     for (uint32_t k = 0; k < c->npages; k++) {
-        uint64_t *used = &s->pages_used[s->page_off[ci] + k];
+        uint64_t *used = &s->pages_used[s->page_off[k0] + k];
         if (c->pages[k].size_kb != size)
             continue;
         if (sign > 0)
@@ -121,16 +151,13 @@ static int pin_conflict(numafit_error_t *err, const struct numafit__cell *c, con
 }
 
 /* The claimed counters of the cells p touches stay in the host's ranges. */
-static int check_ranges(const numafit_host_t *h, const struct scratch *s,
-                        const numafit_placement_t *p, numafit_error_t *err) {
-    for (uint32_t g = 0; g < p->ncells; g++) {
-        int ci = numafit__host_cell_index(h, p->cells[g].host_id);
-        const struct numafit__cell *c = &h->cells[ci];
-        bool ok =
-            numafit__usage_in_range((uint64_t)s->mem_usage[ci], (uint64_t)s->cpu_use[ci], 0, 0);
-        for (uint32_t k = 0; ok && k < c->npages; k++)
-            ok = numafit__usage_in_range(0, 0, s->pages_used[s->page_off[ci] + k],
-                                         c->pages[k].size_kb);
+static int check_ranges(const numafit_host_t *h, const struct scratch *s, numafit_error_t *err) {
+    for (uint32_t k = 0; k < s->nslot; k++) {
+        const struct numafit__cell *c = &h->cells[s->ci[k]];
+        bool ok = numafit__usage_in_range((uint64_t)s->mem_usage[k], (uint64_t)s->cpu_use[k], 0, 0);
+        for (uint32_t j = 0; ok && j < c->npages; j++)
+            ok = numafit__usage_in_range(0, 0, s->pages_used[s->page_off[k] + j],
+                                         c->pages[j].size_kb);
         if (!ok) {
             numafit__error_set(err, NUMAFIT_E_RANGE, c->id, "", NULL,
                                "host cell %d: the claim would take the cell's usage counters "
@@ -144,28 +171,28 @@ static int check_ranges(const numafit_host_t *h, const struct scratch *s,
 
 static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numafit_error_t *err) {
     struct scratch s;
-    int rc = scratch_init(&s, h);
+    int rc = scratch_init(&s, h, p);
     if (rc < 0) {
         numafit__error_set(err, NUMAFIT_E_NOMEM, -1, "", NULL, "out of memory");
         return rc;
     }
     for (uint32_t g = 0; g < p->ncells; g++) {
         const struct numafit__pcell *pc = &p->cells[g];
-        int ci = numafit__host_cell_index(h, pc->host_id);
+        int sl = s.slot[g];
         const struct numafit__cell *c;
         uint64_t *pinned;
-        if (ci < 0) {
+        if (sl < 0) {
             numafit__error_set(err, NUMAFIT_E_SCHEMA, pc->host_id, "", NULL,
                                "the placement names host cell %d, which the host does not have",
                                pc->host_id);
             rc = -ENOENT;
             goto out;
         }
-        c = &h->cells[ci];
-        pinned = s.pinned + (size_t)ci * h->nw;
-        pages_usage(&s, c, (uint32_t)ci, pc, sign);
-        s.mem_usage[ci] += sign * (int64_t)pc->memory;
-        s.cpu_use[ci] += sign * (int64_t)numafit__bits_count(pc->cpuset, p->nw);
+        c = &h->cells[s.ci[sl]];
+        pinned = s.pinned + (size_t)sl * h->nw;
+        pages_usage(&s, c, (uint32_t)sl, pc, sign);
+        s.mem_usage[sl] += sign * (int64_t)pc->memory;
+        s.cpu_use[sl] += sign * (int64_t)numafit__bits_count(pc->cpuset, p->nw);
         if (pc->cpu_policy != NUMAFIT_CPU_POLICY_DEDICATED &&
             pc->cpu_policy != NUMAFIT_CPU_POLICY_MIXED)
             continue;
@@ -219,11 +246,9 @@ static int apply(numafit_host_t *h, const numafit_placement_t *p, int sign, numa
                 pinned[w] &= ~s.set[w];
         }
     }
-    if (sign > 0 && (rc = check_ranges(h, &s, p, err)) < 0)
+    if (sign > 0 && (rc = check_ranges(h, &s, err)) < 0)
         goto out;
     scratch_commit(&s, h);
-    for (uint32_t g = 0; g < p->ncells; g++) /* the cells the placement touched */
-        numafit__cell_derive(h, (uint32_t)numafit__host_cell_index(h, p->cells[g].host_id));
     rc = 0;
 out:
     scratch_free(&s);

@@ -14,7 +14,8 @@
  * the ordinary fit returns for that order, so it is claimable as any other; and one exists exactly
  * when spread's fit finds one.
  *
- * Score of a candidate, on a copy of the host with the candidate claimed:
+ * Score of a candidate, on the host with the candidate claimed (one working
+ * copy of the host per fit; see struct work):
  *  1. with a flavor mix on the options: the sum over the mix of weight x
  *     (instances of that flavor that still fit, alone, one after the
  *     other, at most NUMAFIT_HEADROOM_CAP) -- numafit_host_headroom();
@@ -30,8 +31,8 @@
  *     fit).
  * Ties keep the earlier candidate: spread's placement first.
  *
- * Every fit and every host copy is charged to the options' work budget;
- * past it the fit returns -E2BIG.
+ * Every fit and claim, the host copy (by its size) and every cell put back
+ * are charged to the options' work budget; past it the fit returns -E2BIG.
  */
 #include "config.h"
 
@@ -88,60 +89,136 @@ static void count_options(const numafit_options_t *o, numafit_options_t *c) {
     c->mix_weight = NULL;
 }
 
-/* How many of req fit on h one after the other (at most the cap): fitted
- * and claimed on a copy. 0, -ENOMEM, or -E2BIG (b->over). */
-static int count_one(const numafit_host_t *h, const numafit_request_t *req,
-                     const numafit_options_t *copt, struct budget *b, uint64_t *count) {
-    numafit_host_t *copy = NULL;
-    int rc;
-    *count = 0;
-    if (numafit_host_dup(h, &copy) < 0)
+/*
+ * The working copy every score and count runs on: the host copied once per
+ * call; a claim on it marks the cells it changed, and reset puts back only
+ * those from the host. So a candidate costs the cells its claims touch, not
+ * a copy of the host (a host of 212 cells used to take seconds).
+ */
+struct work {
+    const numafit_host_t *h;
+    numafit_host_t *w;
+    bool *dirty;    /* per cell index */
+    uint32_t *list; /* the dirty cells */
+    uint32_t nlist;
+};
+
+static void work_free(struct work *wk) {
+    numafit_host_free(wk->w);
+    numafit__free(wk->dirty);
+    numafit__free(wk->list);
+    memset(wk, 0, sizeof(*wk));
+}
+
+/* The copy is charged by its size: a step per cell and per 16 bitmap
+ * words. 0, -ENOMEM, -E2BIG. */
+static int work_init(struct work *wk, const numafit_host_t *h, struct budget *b) {
+    memset(wk, 0, sizeof(*wk));
+    wk->h = h;
+    wk->dirty = numafit__calloc(h->ncells + 1, sizeof(bool));
+    wk->list = numafit__calloc(h->ncells + 1, sizeof(uint32_t));
+    if (!wk->dirty || !wk->list || numafit_host_dup(h, &wk->w) < 0) {
+        work_free(wk);
         return -ENOMEM;
-    if (charge(b, 1 + h->ncells)) {
-        numafit_host_free(copy);
+    }
+    if (charge(b, 1 + (uint64_t)h->ncells + (uint64_t)h->ncells * 3 * h->nw / 16)) {
+        work_free(wk);
         return -E2BIG;
     }
+    return 0;
+}
+
+/* Claim p on the working copy and mark the cells it names. 0 or the
+ * claim's refusal (then nothing changed). */
+static int work_claim(struct work *wk, const numafit_placement_t *p, struct budget *b) {
+    int rc = numafit_host_claim(wk->w, p, 0, NULL);
+    if (rc < 0)
+        return rc;
+    for (uint32_t g = 0; g < p->ncells; g++) {
+        int ci = numafit__host_cell_index(wk->h, p->cells[g].host_id);
+        if (ci >= 0 && !wk->dirty[ci]) {
+            wk->dirty[ci] = true;
+            wk->list[wk->nlist++] = (uint32_t)ci;
+        }
+    }
+    charge(b, p->ncells);
+    return 0;
+}
+
+/* Put the working copy back to the host: of the marked cells, what a claim
+ * changes (numafit_host_claim: pinned CPUs, usage, pages) and what
+ * numafit__cell_derive derives from it, copied from the host, whose cells
+ * are derived. */
+static void work_reset(struct work *wk, struct budget *b) {
+    const numafit_host_t *h = wk->h;
+    for (uint32_t k = 0; k < wk->nlist; k++) {
+        uint32_t i = wk->list[k];
+        const struct numafit__cell *s = &h->cells[i];
+        struct numafit__cell *c = &wk->w->cells[i];
+        memcpy(c->pinned, s->pinned, h->nw * sizeof(uint64_t));
+        c->memory_usage = s->memory_usage;
+        c->cpu_usage = s->cpu_usage;
+        if (s->npages)
+            memcpy(c->pages, s->pages, s->npages * sizeof(*s->pages));
+        if (s->nsib)
+            memcpy(numafit__sib_free(c), numafit__sib_free(s), s->nsib * sizeof(uint32_t));
+        memcpy(c->count, s->count, sizeof(c->count));
+        c->maxfree = s->maxfree;
+        c->tpc = s->tpc;
+        c->sib_overlap = s->sib_overlap;
+        wk->dirty[i] = false;
+    }
+    charge(b, wk->nlist);
+    wk->nlist = 0;
+}
+
+/* How many of req fit on the working copy one after the other (at most the
+ * cap), each fitted and claimed on it. 0, -ENOMEM, or -E2BIG (b->over). */
+static int count_one(struct work *wk, const numafit_request_t *req, const numafit_options_t *copt,
+                     struct budget *b, uint64_t *count) {
+    *count = 0;
     for (uint32_t n = 0; n < NUMAFIT_HEADROOM_CAP; n++) {
         numafit_placement_t *p = NULL;
         uint64_t steps, lim = budget_left(b);
-        if (b->over) {
-            rc = -E2BIG;
-            goto out;
-        }
-        rc = numafit__fit_ordered(copy, req, copt, NUMAFIT_STRATEGY_SPREAD, NULL, false, lim,
+        int rc;
+        if (b->over)
+            return -E2BIG;
+        rc = numafit__fit_ordered(wk->w, req, copt, NUMAFIT_STRATEGY_SPREAD, NULL, false, lim,
                                   &steps, &p, NULL);
         if (charge(b, steps) || rc == -E2BIG) {
             b->over = true;
             numafit_placement_free(p);
-            rc = -E2BIG;
-            goto out;
+            return -E2BIG;
         }
         if (rc < 0)
-            goto out;
+            return rc;
         if (rc == 0)
             break;
-        rc = numafit_host_claim(copy, p, 0, NULL);
+        rc = work_claim(wk, p, b);
         numafit_placement_free(p);
         if (rc == -ENOMEM)
-            goto out;
+            return rc;
         if (rc < 0)
             break; /* a claim the model's counters refuse: no more room */
         (*count)++;
-        charge(b, copy->ncells);
     }
-    rc = 0;
-out:
-    numafit_host_free(copy);
-    return rc;
+    return b->over ? -E2BIG : 0;
 }
 
-static int counts_on(const numafit_host_t *h, const numafit_options_t *o, struct budget *b,
-                     uint64_t *counts) {
+/* The mix's counts on the host with p claimed (p NULL: the host itself);
+ * the working copy is left dirty. p must claim on the host. */
+static int counts_on(struct work *wk, const numafit_placement_t *p, const numafit_options_t *o,
+                     struct budget *b, uint64_t *counts) {
     numafit_options_t copt;
     count_options(o, &copt);
     for (uint32_t i = 0; i < o->nmix; i++) {
-        int rc = count_one(h, o->mix[i], &copt, b, &counts[i]);
-        if (rc < 0)
+        int rc;
+        if (i > 0 || !p) {
+            work_reset(wk, b);
+            if (p && (rc = work_claim(wk, p, b)) < 0)
+                return rc == -ENOMEM ? rc : -EINVAL;
+        }
+        if ((rc = count_one(wk, o->mix[i], &copt, b, &counts[i])) < 0)
             return rc;
     }
     return 0;
@@ -159,90 +236,95 @@ static double frac(double free, double total) {
     return free >= total ? 1.0 : free / total;
 }
 
-/* The fragmentation measure of the header comment (larger: less
- * fragmented). */
-static double frag_score(const numafit_host_t *h, const numafit_options_t *o) {
-    double cpu_ratio = o && o->has_limits ? o->cpu_ratio : 1.0, s = 0;
-    for (uint32_t i = 0; i < h->ncells; i++) {
-        const struct numafit__cell *c = &h->cells[i];
-        double fd = -1, fm = -1, fh = -1;
-        if (c->count[0]) {
-            double fw;
-            fd = frac(c->count[2], c->count[0]);
-            if (c->nsib) {
-                const uint32_t *fc = numafit__sib_free(c);
-                uint32_t cores = 0, whole = 0;
-                for (uint32_t k = 0; k < c->nsib; k++) {
-                    uint32_t size = c->sib_off[k + 1] - c->sib_off[k];
-                    bool ded = size > 0;
-                    for (uint32_t j = c->sib_off[k]; j < c->sib_off[k + 1] && ded; j++)
-                        ded = numafit__bit_test(c->pcpuset, c->sib_cpu[j]);
-                    cores += ded;
-                    whole += ded && fc[k] == size;
-                }
-                fw = frac(whole, cores);
-            } else {
-                fw = fd;
+/* One cell's part of the fragmentation measure of the header comment
+ * (larger: less fragmented). */
+static double cell_frag(const struct numafit__cell *c, double cpu_ratio) {
+    double fd = -1, fm = -1, fh = -1, s = 0;
+    if (c->count[0]) {
+        double fw;
+        fd = frac(c->count[2], c->count[0]);
+        if (c->nsib) {
+            const uint32_t *fc = numafit__sib_free(c);
+            uint32_t cores = 0, whole = 0;
+            for (uint32_t k = 0; k < c->nsib; k++) {
+                uint32_t size = c->sib_off[k + 1] - c->sib_off[k];
+                bool ded = size > 0;
+                for (uint32_t j = c->sib_off[k]; j < c->sib_off[k + 1] && ded; j++)
+                    ded = numafit__bit_test(c->pcpuset, c->sib_cpu[j]);
+                cores += ded;
+                whole += ded && fc[k] == size;
             }
-            s += fd * fd + fw * fw;
-        }
-        if (c->count[1]) {
-            double fs = frac((double)c->count[1] * cpu_ratio - (double)c->cpu_usage,
-                             (double)c->count[1] * cpu_ratio);
-            s += fs * fs;
-        }
-        if (c->npages) {
-            const struct numafit__pages *small = &c->pages[0], *big = NULL;
-            for (uint32_t k = 1; k < c->npages; k++)
-                if (c->pages[k].size_kb < small->size_kb)
-                    small = &c->pages[k];
-            for (uint32_t k = 0; k < c->npages; k++)
-                if (c->pages[k].size_kb > small->size_kb && c->pages[k].total &&
-                    (!big || c->pages[k].size_kb > big->size_kb))
-                    big = &c->pages[k];
-            fm = frac((double)small->total - (double)small->used - (double)small->reserved,
-                      (double)small->total);
-            if (big)
-                fh = frac((double)big->total - (double)big->used - (double)big->reserved,
-                          (double)big->total);
+            fw = frac(whole, cores);
         } else {
-            fm = frac((double)c->memory - (double)c->memory_usage, (double)c->memory);
+            fw = fd;
         }
-        s += fm * fm + (fh >= 0 ? fh * fh : 0);
-        if (fd >= 0)
-            s += dmin(fd, fm) + (fh >= 0 ? 2 * dmin(fd, fh) : 0);
+        s += fd * fd + fw * fw;
     }
+    if (c->count[1]) {
+        double fs = frac((double)c->count[1] * cpu_ratio - (double)c->cpu_usage,
+                         (double)c->count[1] * cpu_ratio);
+        s += fs * fs;
+    }
+    if (c->npages) {
+        const struct numafit__pages *small = &c->pages[0], *big = NULL;
+        for (uint32_t k = 1; k < c->npages; k++)
+            if (c->pages[k].size_kb < small->size_kb)
+                small = &c->pages[k];
+        for (uint32_t k = 0; k < c->npages; k++)
+            if (c->pages[k].size_kb > small->size_kb && c->pages[k].total &&
+                (!big || c->pages[k].size_kb > big->size_kb))
+                big = &c->pages[k];
+        fm = frac((double)small->total - (double)small->used - (double)small->reserved,
+                  (double)small->total);
+        if (big)
+            fh = frac((double)big->total - (double)big->used - (double)big->reserved,
+                      (double)big->total);
+    } else {
+        fm = frac((double)c->memory - (double)c->memory_usage, (double)c->memory);
+    }
+    s += fm * fm + (fh >= 0 ? fh * fh : 0);
+    if (fd >= 0)
+        s += dmin(fd, fm) + (fh >= 0 ? 2 * dmin(fd, fh) : 0);
     return s;
 }
 
-/* A candidate's score on h with p claimed: 0 (scored), 1 (the claim is
- * refused: not a candidate), <0. */
-static int score(const numafit_host_t *h, const numafit_placement_t *p, const numafit_options_t *o,
-                 struct budget *b, uint64_t *counts, double *mix, double *frag) {
-    numafit_host_t *copy = NULL;
+static double cpu_ratio_of(const numafit_options_t *o) {
+    return o && o->has_limits ? o->cpu_ratio : 1.0;
+}
+
+/* The measure of the working copy: the cells' parts in cell order, the
+ * host's (base) for the cells no claim changed. */
+static double frag_score(const struct work *wk, const double *base, const numafit_options_t *o) {
+    double s = 0, ratio = cpu_ratio_of(o);
+    for (uint32_t i = 0; i < wk->h->ncells; i++)
+        s += wk->dirty[i] ? cell_frag(&wk->w->cells[i], ratio) : base[i];
+    return s;
+}
+
+/* A candidate's score on the host with p claimed: 0 (scored), 1 (the claim
+ * is refused: not a candidate), <0. */
+static int score(struct work *wk, const numafit_placement_t *p, const numafit_options_t *o,
+                 const double *base, struct budget *b, uint64_t *counts, double *mix,
+                 double *frag) {
     int rc;
     *mix = -1; /* below every claimable candidate's */
     *frag = -1;
-    if (numafit_host_dup(h, &copy) < 0)
-        return -ENOMEM;
-    if (charge(b, 1 + h->ncells)) {
-        numafit_host_free(copy);
+    work_reset(wk, b);
+    if (b->over)
         return -E2BIG;
-    }
-    rc = numafit_host_claim(copy, p, 0, NULL);
-    if (rc < 0) {
-        numafit_host_free(copy);
+    rc = work_claim(wk, p, b);
+    if (rc < 0)
         return rc == -ENOMEM ? rc : 1;
+    *frag = frag_score(wk, base, o);
+    rc = o->nmix ? counts_on(wk, p, o, b, counts) : 0;
+    if (rc < 0) {
+        *frag = -1;
+        return rc;
     }
-    rc = o->nmix ? counts_on(copy, o, b, counts) : 0;
-    if (rc == 0) {
-        *mix = 0;
-        for (uint32_t i = 0; i < o->nmix; i++)
-            *mix += o->mix_weight[i] * (double)counts[i];
-        *frag = frag_score(copy, o);
-    }
-    numafit_host_free(copy);
-    return rc;
+    *mix = 0;
+    for (uint32_t i = 0; i < o->nmix; i++)
+        *mix += o->mix_weight[i] * (double)counts[i];
+    return 0;
 }
 
 static uint64_t mix64(uint64_t x, uint64_t v) {
@@ -280,7 +362,8 @@ int numafit__fit_headroom(const numafit_host_t *h, const numafit_request_t *r,
     uint32_t *spread = NULL, *pack = NULL, *order = NULL;
     uint64_t *seen = NULL, *counts = NULL, steps = 0;
     numafit_placement_t *best = NULL;
-    double best_mix = 0, best_frag = 0;
+    double best_mix = 0, best_frag = 0, *cellfrag = NULL;
+    struct work wk = {0};
     int rc;
 
     /* the ordinary refusal; and the answer alone is spread's */
@@ -345,7 +428,19 @@ int numafit__fit_headroom(const numafit_host_t *h, const numafit_request_t *r,
             continue;
         }
         seen[nseen++] = h64;
-        rc = score(h, p, o, &b, counts, &mix, &frag);
+        if (!wk.w) { /* the first candidate to score: the working copy */
+            cellfrag = numafit__malloc(((size_t)n + 1) * sizeof(double));
+            rc = cellfrag ? work_init(&wk, h, &b) : -ENOMEM;
+            if (rc < 0) {
+                numafit_placement_free(p);
+                if (rc == -E2BIG)
+                    goto over;
+                goto fail;
+            }
+            for (uint32_t k = 0; k < n; k++)
+                cellfrag[k] = cell_frag(&h->cells[k], cpu_ratio_of(o));
+        }
+        rc = score(&wk, p, o, cellfrag, &b, counts, &mix, &frag);
         if (rc == -E2BIG || b.over) {
             numafit_placement_free(p);
             goto over;
@@ -371,6 +466,8 @@ int numafit__fit_headroom(const numafit_host_t *h, const numafit_request_t *r,
     numafit__free(spread);
     numafit__free(seen);
     numafit__free(counts);
+    numafit__free(cellfrag);
+    work_free(&wk);
     numafit__error_clear(err);
     if (ret)
         *ret = best;
@@ -389,6 +486,8 @@ fail:
     numafit__free(spread);
     numafit__free(seen);
     numafit__free(counts);
+    numafit__free(cellfrag);
+    work_free(&wk);
     return rc;
 }
 
@@ -396,6 +495,7 @@ NUMAFIT_EXPORT int numafit_host_headroom(const numafit_host_t *h, const numafit_
                                          unsigned flags, uint64_t *counts, size_t n,
                                          numafit_error_t *err) {
     struct budget b;
+    struct work wk;
     int rc;
     numafit__error_clear(err);
     if (!h || !o || flags || !counts || !o->nmix || n != o->nmix) {
@@ -408,7 +508,11 @@ NUMAFIT_EXPORT int numafit_host_headroom(const numafit_host_t *h, const numafit_
     b.limit = o->budget;
     b.used = 0;
     b.over = false;
-    rc = counts_on(h, o, &b, counts);
+    rc = work_init(&wk, h, &b);
+    if (rc == 0) {
+        rc = counts_on(&wk, NULL, o, &b, counts);
+        work_free(&wk);
+    }
     if (rc == -E2BIG)
         return too_complex(err, &b);
     if (rc == -ENOMEM)

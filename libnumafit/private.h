@@ -125,8 +125,9 @@ struct numafit__cell {
     bool tunneled;
     uint32_t nphysnets;
     char **physnets;
-    /* derived, kept by numafit__host_derive(): CPUs in pcpuset, in cpuset,
-     * and in pcpuset but not pinned */
+    /* derived, kept by numafit__host_derive() (headroom.c's work_reset
+     * copies them: a new derived field goes there too): CPUs in pcpuset, in
+     * cpuset, and in pcpuset but not pinned */
     uint32_t count[3];
     uint32_t maxfree; /* most free dedicated threads in one sibling set */
     uint32_t tpc;     /* threads per core: the largest sibling set (>= 1) */

@@ -229,6 +229,62 @@ START_TEST(usage_kept_in_range) {
 }
 END_TEST
 
+/* A claim works on the cells the placement names only: two guest cells on
+ * one host cell add up there (the second checked against the first's
+ * pins), the other cells are untouched, and a conflict in the second
+ * leaves the host as it was. */
+START_TEST(claim_touches_named_cells_only) {
+    numafit_host_t *h = host("cells:24 cores:4 threads:2 mem:96G pages:2M=1024"), *snap = NULL,
+                   *one = NULL;
+    const char *two = "[{\"id\":0,\"cpuset\":[0],\"pcpuset\":[],\"memory\":512,"
+                      "\"pagesize\":null,\"cpu_pinning\":null,\"cpuset_reserved\":null},"
+                      "{\"id\":19,\"cpuset\":[],\"pcpuset\":[1],\"memory\":1024,\"pagesize\":2048,"
+                      "\"cpu_policy\":\"dedicated\",\"cpu_pinning\":{\"1\":76},"
+                      "\"cpuset_reserved\":null},"
+                      "{\"id\":19,\"cpuset\":[],\"pcpuset\":[2],\"memory\":1024,\"pagesize\":2048,"
+                      "\"cpu_policy\":\"dedicated\",\"cpu_pinning\":{\"2\":77},"
+                      "\"cpuset_reserved\":null}]";
+    const char *clash = "[{\"id\":19,\"cpuset\":[],\"pcpuset\":[0],\"memory\":64,\"pagesize\":null,"
+                        "\"cpu_policy\":\"dedicated\",\"cpu_pinning\":{\"0\":78},"
+                        "\"cpuset_reserved\":null},"
+                        "{\"id\":19,\"cpuset\":[],\"pcpuset\":[1],\"memory\":64,\"pagesize\":null,"
+                        "\"cpu_policy\":\"dedicated\",\"cpu_pinning\":{\"1\":78},"
+                        "\"cpuset_reserved\":null}]";
+    numafit_placement_t *p = NULL, *q = NULL;
+    numafit_error_t e;
+    ck_assert_int_eq(numafit_placement_new_from_json(two, strlen(two), 0, &p, &e), 0);
+    ck_assert_int_eq(numafit_host_dup(h, &snap), 0);
+    ck_assert_int_eq(numafit_host_claim(h, p, 0, &e), 0);
+    ck_assert(numafit__host_derived_ok(h));
+    ck_assert_uint_eq(h->cells[19].memory_usage, 2048);
+    ck_assert_uint_eq(h->cells[19].pages[1].used, 1024); /* 512 2M pages, twice */
+    ck_assert_int_eq(pinned_count(h, 19), 2);
+    ck_assert(numafit__bit_test(h->cells[19].pinned, 76) &&
+              numafit__bit_test(h->cells[19].pinned, 77));
+    ck_assert_uint_eq(h->cells[0].cpu_usage, 1);
+    ck_assert_uint_eq(h->cells[0].memory_usage, 512);
+    for (int i = 1; i < 24; i++)
+        if (i != 19) {
+            ck_assert_uint_eq(h->cells[i].memory_usage, 0);
+            ck_assert_int_eq(pinned_count(h, i), 0);
+        }
+    /* the same pins claimed twice in one placement: refused, unchanged */
+    ck_assert_int_eq(numafit_placement_new_from_json(clash, strlen(clash), 0, &q, &e), 0);
+    ck_assert_int_eq(numafit_host_dup(h, &one), 0);
+    ck_assert_int_eq(numafit_host_claim(h, q, 0, &e), -EBUSY);
+    ck_assert_str_eq(e.exception, "CPUPinningInvalid");
+    ck_assert_int_eq(numafit_host_equal(h, one), 1);
+    ck_assert_int_eq(numafit_host_release(h, p, 0, &e), 0);
+    ck_assert_int_eq(numafit_host_equal(h, snap), 1);
+    ck_assert(numafit__host_derived_ok(h));
+    numafit_placement_free(p);
+    numafit_placement_free(q);
+    numafit_host_free(one);
+    numafit_host_free(snap);
+    numafit_host_free(h);
+}
+END_TEST
+
 START_TEST(nova_json_roundtrip_and_unknown_cell) {
     numafit_host_t *h = host(HT2), *one = NULL;
     numafit_placement_t *p = fit(h, 2, 1024,
@@ -802,6 +858,7 @@ static Suite *claim_suite(void) {
     tcase_add_test(tc, isolate_pins_whole_cores);
     tcase_add_test(tc, double_claim_refused_unchanged);
     tcase_add_test(tc, multi_cell_claim_is_atomic);
+    tcase_add_test(tc, claim_touches_named_cells_only);
     tcase_add_test(tc, hugepage_accounting);
     tcase_add_test(tc, part_page_claim_release_roundtrip);
     tcase_add_test(tc, usage_kept_in_range);

@@ -192,6 +192,119 @@ START_TEST(fits_when_spread_fits) {
 }
 END_TEST
 
+/* The mix value of p on h, counted the plain way: each flavor of the mix
+ * alone, on its own copy of h with p claimed (numafit_host_headroom). */
+static double mix_value(const numafit_host_t *h, const numafit_placement_t *p,
+                        const numafit_request_t *const *mix, const double *w, unsigned n) {
+    double v = 0;
+    for (unsigned i = 0; i < n; i++) {
+        numafit_options_t *o = opts(NUMAFIT_STRATEGY_SPREAD, mix[i], 1.0);
+        numafit_host_t *c = NULL;
+        numafit_error_t e;
+        uint64_t count = 0;
+        ck_assert_int_eq(numafit_host_dup(h, &c), 0);
+        ck_assert_msg(numafit_host_claim(c, p, 0, &e) == 0, "claim: %s", e.text);
+        ck_assert_int_eq(numafit_host_headroom(c, o, 0, &count, 1, &e), 0);
+        v += w[i] * (double)count;
+        numafit_host_free(c);
+        numafit_options_free(o);
+    }
+    return v;
+}
+
+/*
+ * The strategy scores its candidates on one working copy of the host,
+ * putting back only the cells each claim changed: the placement it returns
+ * must have the best mix value of all its candidates counted the plain way
+ * (fresh copies), on partly used hosts of up to 24 cells where the claims
+ * of the candidates and of the counts touch many cells.
+ */
+START_TEST(best_mix_of_all_candidates) {
+    static const char *const specs[] = {"cells:6 cores:4 threads:2 mem:24G pages:1G=8",
+                                        "cells:24 cores:2 threads:2 mem:48G pages:1G=24"};
+    numafit_request_t *multi =
+        req(4, 2048, "{\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\"}");
+    numafit_request_t *iso = req(2, 1024, ISO), *rt = req(2, 2048, RT), *p1 = req(1, 512, DED1);
+    numafit_request_t *sh = req(2, 1024, SH1G);
+    const numafit_request_t *mix[3] = {iso, multi, rt}, *fill[4] = {p1, multi, sh, iso};
+    double w[3] = {2, 1, 1.5};
+    unsigned checked = 0;
+    for (unsigned si = 0; si < 2; si++) {
+        numafit_host_t *h = host(specs[si]);
+        numafit_options_t *sp = opts(NUMAFIT_STRATEGY_SPREAD, NULL, 0);
+        numafit_options_t *hr = opts(NUMAFIT_STRATEGY_HEADROOM, NULL, 0);
+        numafit_error_t e;
+        unsigned n = (unsigned)numafit_host_get_cell_count(h), seed = 7 + si;
+        uint32_t *spread = malloc(n * sizeof(uint32_t)), *pack = malloc(n * sizeof(uint32_t)),
+                 *order = malloc(n * sizeof(uint32_t));
+        ck_assert_int_eq(numafit_options_set_headroom_mix(hr, mix, w, 3, &e), 0);
+        for (int round = 0; round < 12; round++) {
+            /* use the host a little more, in scattered cells */
+            for (int k = 0; k < 3; k++) {
+                seed = seed * 1103515245u + 12345u;
+                unsigned ci = (seed >> 8) % n;
+                numafit_placement_t *q = NULL;
+                if (numafit_fit_cell(h, ci, fill[(seed >> 4) % 4], 0, 0, NULL, 0, &q, &e) == 1)
+                    ck_assert_int_eq(numafit_host_claim(h, q, 0, &e), 0);
+                numafit_placement_free(q);
+            }
+            for (int f = 0; f < 3; f++) {
+                const numafit_request_t *r = fill[f];
+                numafit_placement_t *got = NULL;
+                double best = -1, v;
+                uint64_t steps;
+                if (numafit_fit(h, r, hr, 0, &got, &e) != 1)
+                    continue;
+                /* every candidate of headroom.c: spread's and pack's
+                 * orders, each with one cell moved first, each with nova's
+                 * and the best-fit pinning */
+                ck_assert_int_eq(numafit__fit_order_for(h, r, sp, NUMAFIT_STRATEGY_SPREAD, spread),
+                                 0);
+                ck_assert_int_eq(numafit__fit_order_for(h, r, sp, NUMAFIT_STRATEGY_PACK, pack), 0);
+                for (unsigned c = 0; c < 2 * (2 * n + 2); c++) {
+                    unsigned i = c / 2;
+                    const uint32_t *base = i == 1 || (i >= 2 && i - 2 >= n) ? pack : spread;
+                    numafit_placement_t *cand = NULL;
+                    memcpy(order, base, n * sizeof(uint32_t));
+                    if (i >= 2) {
+                        unsigned first = (i - 2) % n, j = 1;
+                        order[0] = base[first];
+                        for (unsigned q = 0; q < n; q++)
+                            if (q != first)
+                                order[j++] = base[q];
+                    }
+                    if (numafit__fit_ordered(h, r, sp, NUMAFIT_STRATEGY_SPREAD, order, c % 2, 0,
+                                             &steps, &cand, NULL) == 1) {
+                        v = mix_value(h, cand, mix, w, 3);
+                        best = v > best ? v : best;
+                    }
+                    numafit_placement_free(cand);
+                }
+                v = mix_value(h, got, mix, w, 3);
+                ck_assert_msg(v > best - 1e-9 && v < best + 1e-9,
+                              "%s round %d flavor %d: headroom's placement scores %g, the best "
+                              "candidate %g",
+                              specs[si], round, f, v, best);
+                checked++;
+                numafit_placement_free(got);
+            }
+        }
+        free(spread);
+        free(pack);
+        free(order);
+        numafit_options_free(sp);
+        numafit_options_free(hr);
+        numafit_host_free(h);
+    }
+    ck_assert_uint_gt(checked, 40);
+    numafit_request_free(multi);
+    numafit_request_free(iso);
+    numafit_request_free(rt);
+    numafit_request_free(p1);
+    numafit_request_free(sh);
+}
+END_TEST
+
 START_TEST(mix_validation_and_budget) {
     numafit_host_t *h = host("cells:2 cores:4 threads:2 mem:16G");
     numafit_request_t *ok = req(2, 1024, DED1), *flat = NULL;
@@ -247,6 +360,7 @@ static Suite *headroom_suite(void) {
     tcase_add_test(tc, keeps_1g_cell_for_rt);
     tcase_add_test(tc, fits_when_spread_fits);
     tcase_add_test(tc, mix_validation_and_budget);
+    tcase_add_test(tc, best_mix_of_all_candidates);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -944,8 +944,9 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
                 break;
             case O_HEADROOM_MIX: {
                 char who[64];
-                if (is_bench || is_demo) {
-                    fprintf(stderr, "numafit %s: --headroom-mix is for fit and plan\n", c->cmd);
+                if (is_demo) {
+                    fprintf(stderr, "numafit %s: --headroom-mix is for fit, plan and bench\n",
+                            c->cmd);
                     return -1;
                 }
                 snprintf(who, sizeof(who), "numafit %s", c->cmd);
@@ -1005,7 +1006,7 @@ static int parse_args(int argc, char **argv, struct fit_cli *c, void (*usage)(FI
     {
         char who[64];
         snprintf(who, sizeof(who), "numafit %s", c->cmd);
-        if (cli_mix_check_strategy(&c->fit, who, c->batch) < 0)
+        if (cli_mix_check_strategy(&c->fit, who, c->batch || is_bench) < 0)
             return -1;
     }
     if (c->batch) {

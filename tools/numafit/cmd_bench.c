@@ -2,7 +2,8 @@
  * numafit bench: time numafit_fit() on each line of a `numafit fit --batch`
  * input.
  *
- *   numafit bench [--json] [--nova-release R] [--strategy S] FILE.jsonl
+ *   numafit bench [--json] [--nova-release R] [--strategy S] [--budget N]
+ *                 [--headroom-mix FLAVOR[:WEIGHT]]... FILE.jsonl
  */
 #include "config.h"
 
@@ -296,7 +297,7 @@ static int bench_main(const struct fit_cli *c) {
 static void usage_bench(FILE *o) {
     fprintf(o,
             "usage: numafit bench [--json] [--nova-release R] [--strategy S] [--budget N]\n"
-            "                     FILE.jsonl\n"
+            "                     [--headroom-mix FLAVOR[:WEIGHT]]... FILE.jsonl\n"
             "\n"
             "Time numafit_fit() on each line of FILE (the `numafit fit --batch` input\n"
             "format; - reads standard input). The host, request and options are built\n"
@@ -311,7 +312,10 @@ static void usage_bench(FILE *o) {
             "                     last line {\"total_fit_ns\":N,\"scenarios\":M} (M: lines timed)\n"
             "  --nova-release R   latest (default) or zed; a line's \"nova_release\" overrides it\n"
             "  --strategy S       spread (default), pack or headroom (not nova's); a line's\n"
-            "                     \"strategy\" overrides it\n",
+            "                     \"strategy\" overrides it\n"
+            "  --headroom-mix FLAVOR[:WEIGHT]  (repeatable) the flavor mix the headroom\n"
+            "                     strategy keeps room for, as fit takes it (lines with\n"
+            "                     that strategy)\n",
             BENCH_MIN_NS / 1000000ULL, BENCH_MAX_REPS);
     cli_budget_help(o, 2, 21);
     fprintf(o, "Exit status: 0 done (whatever the answers), 1 I/O error, 2 usage.\n");
@@ -321,7 +325,13 @@ int cmd_bench(int argc, char **argv) {
     struct fit_cli c;
     int rc = fit_cli_parse(argc, argv, &c, usage_bench);
 
+    struct cli_mix mix;
+
     if (rc <= 0)
         return rc < 0 ? CLI_EXIT_USAGE : 0;
-    return bench_main(&c);
+    if (cli_mix_load(&mix, &c.fit, "numafit bench") < 0)
+        return 1;
+    rc = bench_main(&c);
+    cli_mix_free(&mix);
+    return rc;
 }
