@@ -18,7 +18,9 @@
  * copy of the host per fit; see struct work):
  *  1. with a flavor mix on the options: the sum over the mix of weight x
  *     (instances of that flavor that still fit, alone, one after the
- *     other, at most NUMAFIT_HEADROOM_CAP) -- numafit_host_headroom();
+ *     other, at most NUMAFIT_HEADROOM_CAP) -- numafit_host_headroom(); a
+ *     flavor of one guest cell is counted by cells (count_by_cells), with
+ *     the same result;
  *  2. then (alone without a mix) a fragmentation measure, larger is
  *     better: over the host cells, the squares of the free fractions of
  *     the dedicated CPUs, the whole free cores, the shared CPUs (against
@@ -101,23 +103,46 @@ struct work {
     bool *dirty;    /* per cell index */
     uint32_t *list; /* the dirty cells */
     uint32_t nlist;
+    /* counting by cells (count_by_cells) */
+    uint32_t nmix;
+    uint32_t *bcap;  /* nmix x ncells: a flavor's count in a cell of the host, or BCAP_UNKNOWN */
+    bool *seq;       /* per flavor: count one fit after the other (a claim refused) */
+    uint32_t *order; /* ncells: one cell first, then the others */
+    uint32_t *own;   /* the cells of the candidate */
+    uint32_t nown;
 };
+
+#define BCAP_UNKNOWN UINT32_MAX
 
 static void work_free(struct work *wk) {
     numafit_host_free(wk->w);
     numafit__free(wk->dirty);
     numafit__free(wk->list);
+    numafit__free(wk->bcap);
+    numafit__free(wk->seq);
+    numafit__free(wk->order);
+    numafit__free(wk->own);
     memset(wk, 0, sizeof(*wk));
 }
 
 /* The copy is charged by its size: a step per cell and per 16 bitmap
  * words. 0, -ENOMEM, -E2BIG. */
-static int work_init(struct work *wk, const numafit_host_t *h, struct budget *b) {
+static int work_init(struct work *wk, const numafit_host_t *h, uint32_t nmix, struct budget *b) {
+    size_t n = h->ncells;
     memset(wk, 0, sizeof(*wk));
     wk->h = h;
-    wk->dirty = numafit__calloc(h->ncells + 1, sizeof(bool));
-    wk->list = numafit__calloc(h->ncells + 1, sizeof(uint32_t));
-    if (!wk->dirty || !wk->list || numafit_host_dup(h, &wk->w) < 0) {
+    wk->nmix = nmix;
+    wk->dirty = numafit__calloc(n + 1, sizeof(bool));
+    wk->list = numafit__calloc(n + 1, sizeof(uint32_t));
+    wk->bcap = numafit__malloc((nmix * n + 1) * sizeof(uint32_t));
+    wk->seq = numafit__calloc(nmix + 1, sizeof(bool));
+    wk->order = numafit__calloc(n + 1, sizeof(uint32_t));
+    wk->own = numafit__calloc(n + 1, sizeof(uint32_t));
+    if (wk->bcap)
+        for (size_t i = 0; i < nmix * n; i++)
+            wk->bcap[i] = BCAP_UNKNOWN;
+    if (!wk->dirty || !wk->list || !wk->bcap || !wk->seq || !wk->order || !wk->own ||
+        numafit_host_dup(h, &wk->w) < 0) {
         work_free(wk);
         return -ENOMEM;
     }
@@ -172,6 +197,16 @@ static void work_reset(struct work *wk, struct budget *b) {
     wk->nlist = 0;
 }
 
+/* The working copy back to the host, with p claimed again (p NULL: the
+ * host). p claimed on the host before: it claims again. */
+static int work_restart(struct work *wk, const numafit_placement_t *p, struct budget *b) {
+    int rc;
+    work_reset(wk, b);
+    if (p && (rc = work_claim(wk, p, b)) < 0)
+        return rc == -ENOMEM ? rc : -EINVAL;
+    return 0;
+}
+
 /* How many of req fit on the working copy one after the other (at most the
  * cap), each fitted and claimed on it. 0, -ENOMEM, or -E2BIG (b->over). */
 static int count_one(struct work *wk, const numafit_request_t *req, const numafit_options_t *copt,
@@ -205,20 +240,120 @@ static int count_one(struct work *wk, const numafit_request_t *req, const numafi
     return b->over ? -E2BIG : 0;
 }
 
+/*
+ * A flavor of one guest cell counts by cells: each instance the count fits
+ * goes into one host cell and changes only that cell, and whether it fits
+ * in a cell, and how it is pinned there, depends on that cell alone; so the
+ * count is min(cap, sum over the cells of the instances each cell takes
+ * alone, one after the other). The cells the candidate changed are counted
+ * on the working copy; every other cell is as on the host, and its count
+ * there is kept (bcap) for the next candidates. The other cells are summed
+ * first and the sum stops at the cap, so on a host with room in a few
+ * other cells no fit runs at all for a candidate.
+ */
+
+/* How many of req cell index c takes, one after the other, at most limit:
+ * fits with c first in the order, each claimed while it lands in c. 0,
+ * 1 (a claim refused: count one after the other instead), <0. */
+static int cell_count(struct work *wk, uint32_t c, const numafit_request_t *req,
+                      const numafit_options_t *copt, struct budget *b, uint32_t limit,
+                      uint32_t *count) {
+    uint32_t n = wk->h->ncells, j = 1;
+    *count = 0;
+    wk->order[0] = c;
+    for (uint32_t q = 0; q < n; q++)
+        if (q != c)
+            wk->order[j++] = q;
+    while (*count < limit) {
+        numafit_placement_t *p = NULL;
+        uint64_t steps, lim = budget_left(b);
+        int rc;
+        if (b->over)
+            return -E2BIG;
+        rc = numafit__fit_ordered(wk->w, req, copt, NUMAFIT_STRATEGY_SPREAD, wk->order, false, lim,
+                                  &steps, &p, NULL);
+        if (charge(b, steps) || rc == -E2BIG) {
+            b->over = true;
+            numafit_placement_free(p);
+            return -E2BIG;
+        }
+        if (rc < 0)
+            return rc;
+        if (rc == 0 || p->ncells != 1 || p->cells[0].host_id != wk->h->cells[c].id) {
+            numafit_placement_free(p); /* c takes no more */
+            break;
+        }
+        rc = work_claim(wk, p, b);
+        numafit_placement_free(p);
+        if (rc == -ENOMEM)
+            return rc;
+        if (rc < 0)
+            return 1;
+        (*count)++;
+    }
+    return 0;
+}
+
+/* Flavor i's count by cells on the host with the candidate (wk->own)
+ * claimed. 0, 1 (count one after the other instead), <0. */
+static int count_by_cells(struct work *wk, uint32_t i, const numafit_request_t *req,
+                          const numafit_options_t *copt, struct budget *b, uint64_t *count) {
+    uint32_t n = wk->h->ncells, need = NUMAFIT_HEADROOM_CAP, got;
+    uint32_t *bcap = wk->bcap + (size_t)i * n;
+    int rc;
+    for (uint32_t c = 0; c < n && need; c++) { /* as on the host */
+        bool own = false;
+        for (uint32_t k = 0; k < wk->nown && !own; k++)
+            own = wk->own[k] == c;
+        if (own)
+            continue;
+        if (bcap[c] == BCAP_UNKNOWN) {
+            if ((rc = cell_count(wk, c, req, copt, b, NUMAFIT_HEADROOM_CAP, &got)) != 0)
+                return rc;
+            bcap[c] = got;
+        }
+        need -= bcap[c] < need ? bcap[c] : need;
+    }
+    for (uint32_t k = 0; k < wk->nown && need; k++) { /* on the working copy */
+        if ((rc = cell_count(wk, wk->own[k], req, copt, b, need, &got)) != 0)
+            return rc;
+        need -= got;
+    }
+    *count = NUMAFIT_HEADROOM_CAP - need;
+    return 0;
+}
+
 /* The mix's counts on the host with p claimed (p NULL: the host itself);
  * the working copy is left dirty. p must claim on the host. */
 static int counts_on(struct work *wk, const numafit_placement_t *p, const numafit_options_t *o,
                      struct budget *b, uint64_t *counts) {
     numafit_options_t copt;
     count_options(o, &copt);
+    wk->nown = 0;
+    for (uint32_t g = 0; p && g < p->ncells; g++) {
+        int ci = numafit__host_cell_index(wk->h, p->cells[g].host_id);
+        bool seen = ci < 0;
+        for (uint32_t k = 0; k < wk->nown && !seen; k++)
+            seen = wk->own[k] == (uint32_t)ci;
+        if (!seen)
+            wk->own[wk->nown++] = (uint32_t)ci;
+    }
     for (uint32_t i = 0; i < o->nmix; i++) {
+        bool by_cells = o->mix[i]->ncells == 1 && !wk->seq[i];
         int rc;
-        if (i > 0 || !p) {
-            work_reset(wk, b);
-            if (p && (rc = work_claim(wk, p, b)) < 0)
-                return rc == -ENOMEM ? rc : -EINVAL;
+        if ((i > 0 || !p) && (rc = work_restart(wk, p, b)) < 0)
+            return rc;
+        if (by_cells) {
+            if ((rc = count_by_cells(wk, i, o->mix[i], &copt, b, &counts[i])) < 0)
+                return rc;
+            if (rc == 1) { /* a claim refused: the count stops there */
+                wk->seq[i] = true;
+                by_cells = false;
+                if ((rc = work_restart(wk, p, b)) < 0)
+                    return rc;
+            }
         }
-        if ((rc = count_one(wk, o->mix[i], &copt, b, &counts[i])) < 0)
+        if (!by_cells && (rc = count_one(wk, o->mix[i], &copt, b, &counts[i])) < 0)
             return rc;
     }
     return 0;
@@ -430,7 +565,7 @@ int numafit__fit_headroom(const numafit_host_t *h, const numafit_request_t *r,
         seen[nseen++] = h64;
         if (!wk.w) { /* the first candidate to score: the working copy */
             cellfrag = numafit__malloc(((size_t)n + 1) * sizeof(double));
-            rc = cellfrag ? work_init(&wk, h, &b) : -ENOMEM;
+            rc = cellfrag ? work_init(&wk, h, o->nmix, &b) : -ENOMEM;
             if (rc < 0) {
                 numafit_placement_free(p);
                 if (rc == -E2BIG)
@@ -508,7 +643,7 @@ NUMAFIT_EXPORT int numafit_host_headroom(const numafit_host_t *h, const numafit_
     b.limit = o->budget;
     b.used = 0;
     b.over = false;
-    rc = work_init(&wk, h, &b);
+    rc = work_init(&wk, h, o->nmix, &b);
     if (rc == 0) {
         rc = counts_on(&wk, NULL, o, &b, counts);
         work_free(&wk);

@@ -192,23 +192,38 @@ START_TEST(fits_when_spread_fits) {
 }
 END_TEST
 
+/* How many of r fit on h one after the other (at most the cap), each
+ * fitted with spread and claimed: the plain count, on a copy. */
+static uint64_t plain_count(const numafit_host_t *h, const numafit_request_t *r,
+                            const numafit_options_t *o) {
+    numafit_host_t *c = NULL;
+    uint64_t n = 0;
+    ck_assert_int_eq(numafit_host_dup(h, &c), 0);
+    while (n < NUMAFIT_HEADROOM_CAP) {
+        numafit_placement_t *q = NULL;
+        numafit_error_t e;
+        if (numafit_fit(c, r, o, 0, &q, &e) != 1)
+            break;
+        ck_assert_msg(numafit_host_claim(c, q, 0, &e) == 0, "claim: %s", e.text);
+        numafit_placement_free(q);
+        n++;
+    }
+    numafit_host_free(c);
+    return n;
+}
+
 /* The mix value of p on h, counted the plain way: each flavor of the mix
- * alone, on its own copy of h with p claimed (numafit_host_headroom). */
+ * alone, on its own copy of h with p claimed. */
 static double mix_value(const numafit_host_t *h, const numafit_placement_t *p,
                         const numafit_request_t *const *mix, const double *w, unsigned n) {
+    numafit_host_t *c = NULL;
+    numafit_error_t e;
     double v = 0;
-    for (unsigned i = 0; i < n; i++) {
-        numafit_options_t *o = opts(NUMAFIT_STRATEGY_SPREAD, mix[i], 1.0);
-        numafit_host_t *c = NULL;
-        numafit_error_t e;
-        uint64_t count = 0;
-        ck_assert_int_eq(numafit_host_dup(h, &c), 0);
-        ck_assert_msg(numafit_host_claim(c, p, 0, &e) == 0, "claim: %s", e.text);
-        ck_assert_int_eq(numafit_host_headroom(c, o, 0, &count, 1, &e), 0);
-        v += w[i] * (double)count;
-        numafit_host_free(c);
-        numafit_options_free(o);
-    }
+    ck_assert_int_eq(numafit_host_dup(h, &c), 0);
+    ck_assert_msg(numafit_host_claim(c, p, 0, &e) == 0, "claim: %s", e.text);
+    for (unsigned i = 0; i < n; i++)
+        v += w[i] * (double)plain_count(c, mix[i], NULL);
+    numafit_host_free(c);
     return v;
 }
 
@@ -221,23 +236,27 @@ static double mix_value(const numafit_host_t *h, const numafit_placement_t *p,
  */
 START_TEST(best_mix_of_all_candidates) {
     static const char *const specs[] = {"cells:6 cores:4 threads:2 mem:24G pages:1G=8",
-                                        "cells:24 cores:2 threads:2 mem:48G pages:1G=24"};
+                                        "cells:24 cores:2 threads:2 mem:48G pages:1G=24",
+                                        "cells:3 cores:4 threads:2 mem:12G pages:1G=4"};
     numafit_request_t *multi =
         req(4, 2048, "{\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\"}");
     numafit_request_t *iso = req(2, 1024, ISO), *rt = req(2, 2048, RT), *p1 = req(1, 512, DED1);
     numafit_request_t *sh = req(2, 1024, SH1G);
     const numafit_request_t *mix[3] = {iso, multi, rt}, *fill[4] = {p1, multi, sh, iso};
-    double w[3] = {2, 1, 1.5};
+    const numafit_request_t *mixb[2] = {rt, multi};
+    double w[3] = {2, 1, 1.5}, wb[2] = {0, 1};
     unsigned checked = 0;
-    for (unsigned si = 0; si < 2; si++) {
+    for (unsigned si = 0; si < 3; si++) {
         numafit_host_t *h = host(specs[si]);
         numafit_options_t *sp = opts(NUMAFIT_STRATEGY_SPREAD, NULL, 0);
         numafit_options_t *hr = opts(NUMAFIT_STRATEGY_HEADROOM, NULL, 0);
+        numafit_options_t *hr2 = opts(NUMAFIT_STRATEGY_HEADROOM, NULL, 0);
         numafit_error_t e;
         unsigned n = (unsigned)numafit_host_get_cell_count(h), seed = 7 + si;
         uint32_t *spread = malloc(n * sizeof(uint32_t)), *pack = malloc(n * sizeof(uint32_t)),
                  *order = malloc(n * sizeof(uint32_t));
         ck_assert_int_eq(numafit_options_set_headroom_mix(hr, mix, w, 3, &e), 0);
+        ck_assert_int_eq(numafit_options_set_headroom_mix(hr2, mixb, wb, 2, &e), 0);
         for (int round = 0; round < 12; round++) {
             /* use the host a little more, in scattered cells */
             for (int k = 0; k < 3; k++) {
@@ -248,12 +267,16 @@ START_TEST(best_mix_of_all_candidates) {
                     ck_assert_int_eq(numafit_host_claim(h, q, 0, &e), 0);
                 numafit_placement_free(q);
             }
-            for (int f = 0; f < 3; f++) {
-                const numafit_request_t *r = fill[f];
+            for (int f = 0; f < 6; f++) {
+                /* mix A; mix B: only the two-cell flavor counts, after a
+                 * one-cell one (its count follows another's) */
+                const numafit_request_t *r = fill[f % 3];
+                const numafit_request_t *const *m = f < 3 ? mix : mixb;
+                const double *mw = f < 3 ? w : wb;
                 numafit_placement_t *got = NULL;
                 double best = -1, v;
                 uint64_t steps;
-                if (numafit_fit(h, r, hr, 0, &got, &e) != 1)
+                if (numafit_fit(h, r, f < 3 ? hr : hr2, 0, &got, &e) != 1)
                     continue;
                 /* every candidate of headroom.c: spread's and pack's
                  * orders, each with one cell moved first, each with nova's
@@ -275,12 +298,12 @@ START_TEST(best_mix_of_all_candidates) {
                     }
                     if (numafit__fit_ordered(h, r, sp, NUMAFIT_STRATEGY_SPREAD, order, c % 2, 0,
                                              &steps, &cand, NULL) == 1) {
-                        v = mix_value(h, cand, mix, w, 3);
+                        v = mix_value(h, cand, m, mw, f < 3 ? 3 : 2);
                         best = v > best ? v : best;
                     }
                     numafit_placement_free(cand);
                 }
-                v = mix_value(h, got, mix, w, 3);
+                v = mix_value(h, got, m, mw, f < 3 ? 3 : 2);
                 ck_assert_msg(v > best - 1e-9 && v < best + 1e-9,
                               "%s round %d flavor %d: headroom's placement scores %g, the best "
                               "candidate %g",
@@ -294,14 +317,94 @@ START_TEST(best_mix_of_all_candidates) {
         free(order);
         numafit_options_free(sp);
         numafit_options_free(hr);
+        numafit_options_free(hr2);
         numafit_host_free(h);
     }
-    ck_assert_uint_gt(checked, 40);
+    ck_assert_uint_gt(checked, 120);
     numafit_request_free(multi);
     numafit_request_free(iso);
     numafit_request_free(rt);
     numafit_request_free(p1);
     numafit_request_free(sh);
+}
+END_TEST
+
+/*
+ * numafit_host_headroom counts a one-cell flavor by cells (the instances
+ * each cell takes alone, summed up to the cap; the cells as on the host
+ * kept between calls of one fit): the counts must be those of fitting and
+ * claiming one after the other, on hosts filled at random until only some
+ * cells have room, for every kind of one-cell flavor (pinned, isolate,
+ * emulator threads, realtime, huge pages, shared with a CPU ratio) and a
+ * two-cell one (counted one after the other).
+ */
+START_TEST(counts_by_cells_are_plain_counts) {
+    static const char *const specs[] = {"cells:4 cores:4 threads:2 mem:16G pages:1G=8",
+                                        "cells:16 cores:2 threads:2 mem:32G pages:1G=16",
+                                        "cells:3 cores:6 mem:24G pages:2M=4096"};
+    static const char *const flavors[][2] = {
+        {"2", DED1},
+        {"1", ISO},
+        {"2", "{\"hw:cpu_policy\":\"dedicated\",\"hw:emulator_threads_policy\":\"isolate\"}"},
+        {"3", "{\"hw:cpu_policy\":\"dedicated\",\"hw:cpu_realtime\":\"yes\","
+              "\"hw:cpu_realtime_mask\":\"^0\",\"hw:mem_page_size\":\"1GB\"}"},
+        {"2", SH1G},
+        {"4", SHNUM},
+        {"4", "{\"hw:cpu_policy\":\"dedicated\",\"hw:numa_nodes\":\"2\"}"},
+    };
+    enum { NF = sizeof(flavors) / sizeof(flavors[0]) };
+    numafit_request_t *r[NF];
+    unsigned compared = 0, partial = 0;
+    for (unsigned f = 0; f < NF; f++)
+        r[f] = req(atoi(flavors[f][0]), 1024 * atoi(flavors[f][0]), flavors[f][1]);
+    for (unsigned si = 0; si < 3; si++) {
+        numafit_host_t *h = host(specs[si]);
+        unsigned n = (unsigned)numafit_host_get_cell_count(h), seed = 3 + si;
+        numafit_options_t *o = opts(NUMAFIT_STRATEGY_SPREAD, NULL, 0);
+        numafit_options_t *po = opts(NUMAFIT_STRATEGY_SPREAD, NULL, 0);
+        numafit_error_t e;
+        const numafit_request_t *mix[NF];
+        double w[NF];
+        uint64_t got[NF];
+        const char *lim = "{\"cpu_allocation_ratio\":2.0,\"ram_allocation_ratio\":1.0}";
+        for (unsigned f = 0; f < NF; f++) {
+            mix[f] = r[f];
+            w[f] = 1;
+        }
+        ck_assert_int_eq(numafit_options_set_headroom_mix(o, mix, w, NF, &e), 0);
+        for (int round = 0; round < 30; round++) {
+            for (unsigned f = 0; f < NF; f++) {
+                uint64_t want = plain_count(h, r[f], po);
+                ck_assert_int_eq(numafit_host_headroom(h, o, 0, got, NF, &e), 0);
+                ck_assert_msg(got[f] == want, "%s round %d flavor %u: %llu by cells, %llu plain",
+                              specs[si], round, f, (unsigned long long)got[f],
+                              (unsigned long long)want);
+                compared++;
+                partial += want > 0 && want < NUMAFIT_HEADROOM_CAP;
+            }
+            if (round == 10) { /* shared CPUs then count against a ratio */
+                ck_assert_int_eq(numafit_options_set_limits_json(o, lim, strlen(lim), &e), 0);
+                ck_assert_int_eq(numafit_options_set_limits_json(po, lim, strlen(lim), &e), 0);
+            }
+            /* fill a random cell with a random flavor */
+            seed = seed * 1103515245u + 12345u;
+            for (int k = 0; k < 3; k++) {
+                numafit_placement_t *q = NULL;
+                unsigned ci = (seed >> (8 + k)) % n;
+                if (numafit_fit_cell(h, ci, r[(seed >> (4 + k)) % (NF - 1)], 0, 0, NULL, 0, &q,
+                                     &e) == 1)
+                    ck_assert_int_eq(numafit_host_claim(h, q, 0, &e), 0);
+                numafit_placement_free(q);
+            }
+        }
+        numafit_options_free(o);
+        numafit_options_free(po);
+        numafit_host_free(h);
+    }
+    ck_assert_uint_eq(compared, 3 * 30 * NF);
+    ck_assert_uint_gt(partial, 100); /* counts below the cap: the sums matter */
+    for (unsigned f = 0; f < NF; f++)
+        numafit_request_free(r[f]);
 }
 END_TEST
 
@@ -361,6 +464,7 @@ static Suite *headroom_suite(void) {
     tcase_add_test(tc, fits_when_spread_fits);
     tcase_add_test(tc, mix_validation_and_budget);
     tcase_add_test(tc, best_mix_of_all_candidates);
+    tcase_add_test(tc, counts_by_cells_are_plain_counts);
     suite_add_tcase(s, tc);
     return s;
 }

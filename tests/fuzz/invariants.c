@@ -517,6 +517,38 @@ static size_t host_pick(const char *text, size_t n) {
     return (size_t)(h % n);
 }
 
+/* numafit_host_headroom's count of request i (by cells for a one-cell
+ * request) is the plain one: fitted with spread and claimed one after the
+ * other on a copy, at most the cap. Skipped past the work budget. */
+static void check_headroom_count(const numafit_host_t *host, size_t i) {
+    uint64_t counts[NFLAVORS], plain = 0;
+    numafit_host_t *copy = NULL;
+    int rc = numafit_host_headroom(host, headroom, 0, counts, NFLAVORS, NULL);
+    if (rc == -E2BIG || rc == -ENOMEM)
+        return;
+    FUZZ_ASSERT(rc == 0);
+    if (numafit_host_dup(host, &copy) < 0)
+        return;
+    while (plain < NUMAFIT_HEADROOM_CAP) {
+        numafit_placement_t *p = NULL;
+        rc = numafit_fit(copy, requests[i], options, 0, &p, NULL);
+        if (rc == 1 && numafit_host_claim(copy, p, 0, NULL) == 0)
+            plain++;
+        else if (rc == 1)
+            rc = 0; /* a claim the counters refuse: no more room */
+        numafit_placement_free(p);
+        if (rc != 1)
+            break;
+    }
+    numafit_host_free(copy);
+    if (rc == -E2BIG || rc == -ENOMEM)
+        return;
+    if (counts[i] != plain)
+        fuzz_note("request %zu: headroom count %llu, plain %llu", i, (unsigned long long)counts[i],
+                  (unsigned long long)plain);
+    FUZZ_ASSERT(counts[i] == plain);
+}
+
 void fuzz_check_host(const numafit_host_t *host, unsigned load_flags,
                      const numafit_options_t *opt) {
     struct snap full, quick;
@@ -554,6 +586,7 @@ void fuzz_check_host(const numafit_host_t *host, unsigned load_flags,
                 fuzz_note("request %zu: spread %d, headroom %d", i, s, h);
             FUZZ_ASSERT(s == h);
         }
+        check_headroom_count(host, i);
     }
     snap_free(&full);
     snap_free(&quick);
