@@ -207,19 +207,29 @@ static int work_restart(struct work *wk, const numafit_placement_t *p, struct bu
     return 0;
 }
 
-/* How many of req fit on the working copy one after the other (at most the
- * cap), each fitted and claimed on it. 0, -ENOMEM, or -E2BIG (b->over). */
-static int count_one(struct work *wk, const numafit_request_t *req, const numafit_options_t *copt,
-                     struct budget *b, uint64_t *count) {
+/* How many of req fit on the working copy one after the other, at most
+ * limit, each fitted (spread) and claimed on it. cell < 0: anywhere; else
+ * only in that cell index: it is put first in the order, and a fit that
+ * lands elsewhere ends the count. 0; 1 when a claim is refused (the model's
+ * counters: no more room, the count stops there); -ENOMEM; -E2BIG (b->over). */
+static int count_fits(struct work *wk, const numafit_request_t *req, const numafit_options_t *copt,
+                      struct budget *b, int cell, uint32_t limit, uint32_t *count) {
+    uint32_t n = wk->h->ncells, j = 1;
     *count = 0;
-    for (uint32_t n = 0; n < NUMAFIT_HEADROOM_CAP; n++) {
+    if (cell >= 0) {
+        wk->order[0] = (uint32_t)cell;
+        for (uint32_t q = 0; q < n; q++)
+            if (q != (uint32_t)cell)
+                wk->order[j++] = q;
+    }
+    while (*count < limit) {
         numafit_placement_t *p = NULL;
         uint64_t steps, lim = budget_left(b);
         int rc;
         if (b->over)
             return -E2BIG;
-        rc = numafit__fit_ordered(wk->w, req, copt, NUMAFIT_STRATEGY_SPREAD, NULL, false, lim,
-                                  &steps, &p, NULL);
+        rc = numafit__fit_ordered(wk->w, req, copt, NUMAFIT_STRATEGY_SPREAD,
+                                  cell >= 0 ? wk->order : NULL, false, lim, &steps, &p, NULL);
         if (charge(b, steps) || rc == -E2BIG) {
             b->over = true;
             numafit_placement_free(p);
@@ -227,14 +237,17 @@ static int count_one(struct work *wk, const numafit_request_t *req, const numafi
         }
         if (rc < 0)
             return rc;
-        if (rc == 0)
+        if (rc == 0 ||
+            (cell >= 0 && (p->ncells != 1 || p->cells[0].host_id != wk->h->cells[cell].id))) {
+            numafit_placement_free(p); /* no more room (in that cell) */
             break;
+        }
         rc = work_claim(wk, p, b);
         numafit_placement_free(p);
         if (rc == -ENOMEM)
             return rc;
         if (rc < 0)
-            break; /* a claim the model's counters refuse: no more room */
+            return 1;
         (*count)++;
     }
     return b->over ? -E2BIG : 0;
@@ -252,48 +265,6 @@ static int count_one(struct work *wk, const numafit_request_t *req, const numafi
  * other cells no fit runs at all for a candidate.
  */
 
-/* How many of req cell index c takes, one after the other, at most limit:
- * fits with c first in the order, each claimed while it lands in c. 0,
- * 1 (a claim refused: count one after the other instead), <0. */
-static int cell_count(struct work *wk, uint32_t c, const numafit_request_t *req,
-                      const numafit_options_t *copt, struct budget *b, uint32_t limit,
-                      uint32_t *count) {
-    uint32_t n = wk->h->ncells, j = 1;
-    *count = 0;
-    wk->order[0] = c;
-    for (uint32_t q = 0; q < n; q++)
-        if (q != c)
-            wk->order[j++] = q;
-    while (*count < limit) {
-        numafit_placement_t *p = NULL;
-        uint64_t steps, lim = budget_left(b);
-        int rc;
-        if (b->over)
-            return -E2BIG;
-        rc = numafit__fit_ordered(wk->w, req, copt, NUMAFIT_STRATEGY_SPREAD, wk->order, false, lim,
-                                  &steps, &p, NULL);
-        if (charge(b, steps) || rc == -E2BIG) {
-            b->over = true;
-            numafit_placement_free(p);
-            return -E2BIG;
-        }
-        if (rc < 0)
-            return rc;
-        if (rc == 0 || p->ncells != 1 || p->cells[0].host_id != wk->h->cells[c].id) {
-            numafit_placement_free(p); /* c takes no more */
-            break;
-        }
-        rc = work_claim(wk, p, b);
-        numafit_placement_free(p);
-        if (rc == -ENOMEM)
-            return rc;
-        if (rc < 0)
-            return 1;
-        (*count)++;
-    }
-    return 0;
-}
-
 /* Flavor i's count by cells on the host with the candidate (wk->own)
  * claimed. 0, 1 (count one after the other instead), <0. */
 static int count_by_cells(struct work *wk, uint32_t i, const numafit_request_t *req,
@@ -308,14 +279,14 @@ static int count_by_cells(struct work *wk, uint32_t i, const numafit_request_t *
         if (own)
             continue;
         if (bcap[c] == BCAP_UNKNOWN) {
-            if ((rc = cell_count(wk, c, req, copt, b, NUMAFIT_HEADROOM_CAP, &got)) != 0)
+            if ((rc = count_fits(wk, req, copt, b, (int)c, NUMAFIT_HEADROOM_CAP, &got)) != 0)
                 return rc;
             bcap[c] = got;
         }
         need -= bcap[c] < need ? bcap[c] : need;
     }
     for (uint32_t k = 0; k < wk->nown && need; k++) { /* on the working copy */
-        if ((rc = cell_count(wk, wk->own[k], req, copt, b, need, &got)) != 0)
+        if ((rc = count_fits(wk, req, copt, b, (int)wk->own[k], need, &got)) != 0)
             return rc;
         need -= got;
     }
@@ -353,8 +324,12 @@ static int counts_on(struct work *wk, const numafit_placement_t *p, const numafi
                     return rc;
             }
         }
-        if (!by_cells && (rc = count_one(wk, o->mix[i], &copt, b, &counts[i])) < 0)
-            return rc;
+        if (!by_cells) {
+            uint32_t got;
+            if ((rc = count_fits(wk, o->mix[i], &copt, b, -1, NUMAFIT_HEADROOM_CAP, &got)) < 0)
+                return rc;
+            counts[i] = got;
+        }
     }
     return 0;
 }
