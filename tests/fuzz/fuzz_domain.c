@@ -115,16 +115,21 @@ static void plain_items(const char *v, void (*fn)(const char *, size_t, void *),
 
 static void first_item(const char *s, size_t n, void *ctx) {
     struct asked *a = ctx;
-    if (!a->model[0] && n < sizeof(a->model)) {
-        memcpy(a->model, s, n);
-        a->model[n] = '\0';
+    if (a->model[0] || !a->models_exact)
+        return;
+    if (n >= sizeof(a->model)) { /* longer than this model holds: unknown */
+        a->models_exact = 0;
+        return;
     }
+    memcpy(a->model, s, n);
+    a->model[n] = '\0';
 }
 
 struct flagset {
     int n;
     char name[64][64];
     int off[64];
+    int unknown; /* an item longer, or more items, than this model holds */
 };
 
 /* nova's _prepare_cpu_flag: lower case, leading '-'s disable, else
@@ -134,8 +139,10 @@ static void flag_item(const char *s, size_t n, void *ctx) {
     char low[64];
     const char *name;
     int off, i;
-    if (n >= sizeof(low) || f->n >= 64)
+    if (n >= sizeof(low) || f->n >= 64) {
+        f->unknown = 1;
         return;
+    }
     for (size_t k = 0; k < n; k++)
         low[k] = (char)(s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]);
     low[n] = '\0';
@@ -233,6 +240,7 @@ static void apply(numafit_domconf_t *conf, char *line, unsigned *flags, struct a
                     struct flagset *f = calloc(1, sizeof(*f));
                     FUZZ_ASSERT(f != NULL);
                     plain_items(v, flag_item, f);
+                    a->flags_exact = !f->unknown;
                     for (int i = 0; i < f->n; i++) {
                         size_t len = strlen(a->flags);
                         snprintf(a->flags + len, sizeof(a->flags) - len, "%s:%s,", f->name[i],
