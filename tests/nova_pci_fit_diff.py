@@ -25,6 +25,13 @@ host cells, pages, cpusets, physical cores).  When both fit,
 Host.try_fit_and_claim with the pools must leave the pools nova's
 apply_requests leaves on the chosen cells.
 
+The nova adapter (numafit.nova.numa_fit_instance_to_host, on nova's own
+objects, with numafit.nova._VERIFY on: every cached PCI pool list and
+request list is checked against one built afresh) must agree with the
+reference too; when the reference fits with requests, the same
+PciDeviceStats object is asked again after nova's apply_requests took the
+devices from it in place (the adapter keys its PCI objects by content).
+
 Both profiles (zed, latest).  Exit 0 when everything agrees, 1 otherwise,
 77 without nova.  Last line: "N passed, N failed".
 """
@@ -96,6 +103,28 @@ def flat(stats):
     return [dict(p) for p in stats]
 
 
+def adapter_probs(nf, host, req, limits, reqs, stats, ref, cref, pname, ctx, st):
+    """The nova adapter's answer on nova's objects against the reference;
+    then, when the reference fits with requests, the same pools object
+    after apply_requests (in place) against the reference on it."""
+    nn = nf.nova
+    nn.set_profile(pname)
+    got = nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs or None, stats)
+    probs = ["adapter: %s" % p for p in fd.compare_fit(host, cref, fd.canon_nova_topology(got))]
+    st.c["%s adapter answers" % pname] += 1
+    if probs or ref is None or not reqs:
+        return probs
+    after = copy.deepcopy(stats)
+    nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs, after)
+    after.apply_requests(reqs, ref.cells)
+    with ctx:
+        want = fd.canon_nova_topology(fd.reference_fit(host, req, limits, reqs, after))
+    got = nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs, after)
+    st.c["%s adapter answers on pools changed in place" % pname] += 1
+    return ["adapter, pools changed in place: %s" % p
+            for p in fd.compare_fit(host, want, fd.canon_nova_topology(got))]
+
+
 def run_case(nf, s, profile, ctx, st, args):
     pname = "zed" if profile == fd.PROFILE_ZED else "latest"
     host, req, limits = s["host"], s["req"], s["limits"]
@@ -147,6 +176,7 @@ def run_case(nf, s, profile, ctx, st, args):
             if res.code_name != "NOFIT_PCI":
                 probs.append("refused for the devices, but the reason is %s (%s)"
                              % (res.code_name, res.text))
+        probs += adapter_probs(nf, host, req, limits, reqs, stats, ref, cref, pname, ctx, st)
         if not probs and ref is not None and reqs:
             # the claim takes nova's devices
             after = copy.deepcopy(stats)
@@ -191,6 +221,8 @@ def main():
             return 77
         raise
     fd.logging.getLogger("nova").setLevel(fd.logging.CRITICAL)
+    import numafit.nova
+    numafit.nova._VERIFY = True
     latest = fd.LatestRules().patch()
     profiles = [(fd.PROFILE_ZED, fd.NoPatch()), (fd.PROFILE_LATEST, latest)]
     st = fd.Stats()

@@ -170,6 +170,29 @@ class AdapterAgainstNova(unittest.TestCase):
         with nh._requests_of(many) as fast, numafit.PciRequests.from_json(
                 o.InstancePCIRequests(requests=many).obj_to_primitive()) as slow:
             self.assertEqual(fast.to_json(), slow.to_json())
+        # pools and requests are cached by content, never by object: nova
+        # changes both in place
+        self.assertEqual(nn.numa_fit_instance_to_host(host, inst, None, t4, ps).cells[0].id, 2)
+        t4_pool = [p for p in ps.pools if p["vendor_id"] == "10de"][0]
+        t4_pool["count"] = 0
+        self.assertIsNone(nn.numa_fit_instance_to_host(host, inst, None, t4, ps))
+        t4_pool["count"] = 1
+        self.assertEqual(nn.numa_fit_instance_to_host(host, inst, None, t4, ps).cells[0].id, 2)
+        t4[0].spec[0]["vendor_id"] = "8086"  # now the VFs on cell 0
+        self.assertEqual(nn.numa_fit_instance_to_host(host, inst, None, t4, ps).cells[0].id, 0)
+        t4[0].spec[0]["vendor_id"] = "10de"
+        # keys tell True from 1 (equal in Python, not in the JSON)
+        self.assertNotEqual(nh._pools_key([{"count": 1}]), nh._pools_key([{"count": True}]))
+        self.assertNotEqual(nh._pools_key([{1: "a"}]), nh._pools_key([{True: "a"}]))
+        r1 = o.InstancePCIRequest(count=1, spec=[{"vendor_id": "10de"}])
+        r2 = o.InstancePCIRequest(count=1, spec=[{"vendor_id": "10de"}])
+        self.assertEqual(nh._requests_key([r1]), nh._requests_key([r2]))
+        r2.is_new = True
+        self.assertNotEqual(nh._requests_key([r1]), nh._requests_key([r2]))
+        r1.spec[0]["x"] = "1"
+        self.assertNotEqual(nh._requests_key([r1]), nh._requests_key([r2]))
+        # a pool holding its devices (a compute node's) is keyed by its text
+        self.assertIsNone(nh._pools_key([{"count": 1, "devices": []}]))
         # the answer alone: the pools only order the cells
         self.assertIs(nn.host_fits(host, inst, 1.0, 1.0, None, ps), True)
         for c in host.cells:

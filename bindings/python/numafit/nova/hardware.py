@@ -109,11 +109,11 @@ def _native_support(pci_stats):
         f.__qualname__ == "PciDeviceStats.support_requests"
 
 
-def _pools_of(pci_stats):
-    """nova's pools (pci_stats.pools: dicts with their devices) as
-    numafit.PciPools, or _Unsupported."""
+def _pools_text(pools):
+    """The JSON text of nova's pools (pci_stats.pools: dicts, on a compute
+    node with their devices) without their devices, or _Unsupported."""
     out = []
-    for pool in pci_stats.pools:
+    for pool in pools:
         d = {}
         for k, v in pool.items():
             if k == "devices":
@@ -122,38 +122,153 @@ def _pools_of(pci_stats):
                 raise _Unsupported("PCI pool %s of type %s" % (k, type(v).__name__))
             d[k] = v
         out.append(d)
-    try:
-        return PciPools.from_json(json.dumps(out))
-    except errors.NumafitError as e:
-        raise _Unsupported("PCI pools: %s" % (e,))
+    return json.dumps(out)
 
 
 _REQUEST_FIELDS = ("count", "spec", "alias_name", "is_new", "numa_policy", "request_id",
                    "requester_id")
+_OBJ_REQUEST_FIELDS = tuple("_obj_" + f for f in _REQUEST_FIELDS)
+
+
+def _requests_text(pci_requests):
+    """The database's list form of nova's InstancePCIRequest list (or
+    InstancePCIRequests), read from the objects' storage (building nova's
+    primitive costs ten times more)."""
+    reqs = getattr(pci_requests, "requests", pci_requests)
+    out = []
+    for r in reqs:
+        d = r.__dict__
+        item = {}
+        for f, o in zip(_REQUEST_FIELDS, _OBJ_REQUEST_FIELDS):
+            v = d.get(o, _MISSING)
+            if v is not _MISSING:
+                item[f] = v
+        out.append(item)
+    return json.dumps(out)
 
 
 def _requests_of(pci_requests):
     """nova's InstancePCIRequest list (or InstancePCIRequests) as
-    numafit.PciRequests (the database's list form, read from the objects'
-    storage: building nova's primitive costs ten times more), or
-    _Unsupported."""
-    reqs = getattr(pci_requests, "requests", pci_requests)
-    out = []
+    numafit.PciRequests, or _Unsupported."""
     try:
-        for r in reqs:
-            d = r.__dict__
-            item = {}
-            for f in _REQUEST_FIELDS:
-                v = d.get("_obj_" + f, _MISSING)
-                if v is not _MISSING:
-                    item[f] = v
-            out.append(item)
-        return PciRequests.from_json(json.dumps(out))
+        return PciRequests.from_json(_requests_text(pci_requests))
     except (errors.NumafitError, TypeError, ValueError, AttributeError) as e:
         raise _Unsupported("PCI requests: %s" % (e,))
 
 
 _MISSING = object()
+
+# The adapter's PCI objects, found by content: nova changes its pools and
+# requests in place (a claim takes from a pool's count), so never by the
+# objects themselves.  A scheduler asks about the same few pools and
+# requests for many hosts and instances, and building them costs several
+# times the fit.  Values are never closed or changed (the caches drop them;
+# references keep them alive while in use).
+# pools key -> (PciPools, whether a pool names a resource provider)
+_pci_pools = _SmallCache(256)
+# requests key -> PciRequests
+_pci_requests = _SmallCache(1024)
+# (id(base Options), id(PciPools), id(PciRequests)) -> _PciOptions
+_pci_optionses = _SmallCache(1024)
+
+
+def _pools_key(pools):
+    """nova's pools as an immutable value: each pool's items in their order,
+    and the type of every key and value (True and 1 are equal in Python,
+    not in the pools' JSON); None when a pool holds its devices (compute
+    nodes' pools: keyed by their text instead) or is not a dict."""
+    try:
+        items = tuple([tuple(p.items()) for p in pools])
+        key = (items, tuple([type(x) for p in items for kv in p for x in kv]))
+        hash(key)
+        return key
+    except (TypeError, AttributeError):
+        return None
+
+
+def _requests_key(pci_requests):
+    """nova's PCI requests as an immutable value: every field _requests_text
+    reads (a spec's dicts as their items), and the type of every value and
+    spec key (True and 1 are equal in Python, not in the JSON), or None."""
+    try:
+        key = []
+        for r in getattr(pci_requests, "requests", pci_requests):
+            g = r.__dict__.get
+            vals = [g(o, _MISSING) for o in _OBJ_REQUEST_FIELDS]
+            spec = vals[1]
+            if isinstance(spec, list):  # nova's CoercedList of CoercedDicts
+                vals[1] = items = tuple([tuple(d.items()) for d in spec])
+                key.append(tuple([type(x) for d in items for kv in d for x in kv]))
+            else:
+                key.append(None)
+            key.append(tuple(vals))
+            key.append(tuple([type(v) for v in vals]))
+        key = tuple(key)
+        hash(key)
+        return key
+    except (TypeError, AttributeError):
+        return None
+
+
+def _cached_pools(pci_stats):
+    """(numafit.PciPools of pci_stats.pools, whether a pool names a resource
+    provider), cached by content; raises _Unsupported."""
+    pools = pci_stats.pools
+    key = _pools_key(pools)
+    if key is None:
+        text = _pools_text(pools)
+        key = ("text", text)
+    else:
+        text = None
+    hit = _pci_pools.get(key)
+    if hit is None or runtime._VERIFY:
+        try:
+            made = PciPools.from_json(text if text is not None else _pools_text(pools))
+        except errors.NumafitError as e:
+            raise _Unsupported("PCI pools: %s" % (e,))
+        if hit is not None:
+            assert hit[0] == made, "cached PCI pools differ"
+        else:
+            hit = _pci_pools.put(key, (made, any("rp_uuid" in p for p in pools)))
+    return hit
+
+
+def _cached_requests(pci_requests):
+    """numafit.PciRequests of nova's requests, cached by content; raises
+    _Unsupported."""
+    key = _requests_key(pci_requests)
+    hit = _pci_requests.get(key) if key is not None else None
+    if hit is None or runtime._VERIFY:
+        made = _requests_of(pci_requests)
+        if hit is not None:
+            assert hit.to_json() == made.to_json(), "cached PCI requests differ"
+        elif key is not None:
+            hit = _pci_requests.put(key, made)
+        else:
+            hit = made
+    return hit
+
+
+class _PciOptions(_ffi.Owned):
+    """A copy of the adapter's Options with PCI pools and requests set; it
+    keeps the three alive while the library may read them."""
+    _free = "options_free"
+
+    def __init__(self, base, pools, reqs):
+        self._refs = (base, pools, reqs)
+        h = _ffi.OptionsP()
+        _ffi.options_dup(base._h, byref(h))
+        self._h = h
+        _ffi.options_set_pci(h, pools._h if pools is not None else None,
+                             reqs._h if reqs is not None else None)
+
+
+def _pci_options(base, pools, reqs):
+    key = (id(base), id(pools), id(reqs))
+    hit = _pci_optionses.get(key)
+    if hit is None:
+        hit = _pci_optionses.put(key, _PciOptions(base, pools, reqs))
+    return hit
 
 
 def _fit_pci(chost, req, base_opt, host_topology, pci_requests, pci_stats, provider_mapping,
@@ -163,43 +278,39 @@ def _fit_pci(chost, req, base_opt, host_topology, pci_requests, pci_stats, provi
     requests are checked by the library's rules when pci_stats is nova's
     own PciDeviceStats, else (a subclass, a mock, pools of placement's
     providers with a provider_mapping) by calling its support_requests."""
-    pools = _pools_of(pci_stats) if pci_stats is not None else None
-    reqs = _requests_of(pci_requests) if pci_requests else None
-    failure = []
-    cb = None
-    pools_rp = pools is not None and any("rp_uuid" in p for p in pci_stats.pools)
-    if reqs is not None and pools is not None and \
-            (not _native_support(pci_stats) or (provider_mapping and pools_rp)):
-        objects = _nova()[1]
-
-        def check(ctx, ids, n):
-            try:
-                cells = [objects.InstanceNUMACell(id=ids[i], cpuset=set(), pcpuset=set(),
-                                                  memory=0) for i in range(n)]
-                if has_mapping:
-                    ok = pci_stats.support_requests(pci_requests, provider_mapping, cells)
-                else:
-                    ok = pci_stats.support_requests(pci_requests, cells)
-                return 1 if ok else 0
-            except BaseException as e:  # raised again after the fit
-                failure.append(e)
-                return -errno.ECANCELED
-        cb = _ffi.PciCheckFn(check)
-    opt = _ffi.OptionsP()
+    pools, pools_rp = _cached_pools(pci_stats) if pci_stats is not None else (None, False)
+    reqs = _cached_requests(pci_requests) if pci_requests else None
     p, err = _ffi.PlacementP(), _ffi.Error()
+    if reqs is None or pools is None or \
+            (_native_support(pci_stats) and not (provider_mapping and pools_rp)):
+        opt = _pci_options(base_opt, pools, reqs)
+        rc = _ffi.fit_addr(chost.addr, req._h, opt._h, 0, byref(p), byref(err))
+        return _placed_cells(rc, p, err)
+    failure = []
+    objects = _nova()[1]
+
+    def check(ctx, ids, n):
+        try:
+            cells = [objects.InstanceNUMACell(id=ids[i], cpuset=set(), pcpuset=set(),
+                                              memory=0) for i in range(n)]
+            if has_mapping:
+                ok = pci_stats.support_requests(pci_requests, provider_mapping, cells)
+            else:
+                ok = pci_stats.support_requests(pci_requests, cells)
+            return 1 if ok else 0
+        except BaseException as e:  # raised again after the fit
+            failure.append(e)
+            return -errno.ECANCELED
+    cb = _ffi.PciCheckFn(check)
+    opt = _ffi.OptionsP()
     try:
         _ffi.options_dup(base_opt._h, byref(opt))
-        _ffi.options_set_pci(opt, pools._h if pools is not None else None,
-                             reqs._h if reqs is not None else None)
-        if cb is not None:
-            _ffi.options_set_pci_check(opt, cb, None)
+        _ffi.options_set_pci(opt, pools._h, reqs._h)
+        _ffi.options_set_pci_check(opt, cb, None)
         rc = _ffi.fit_addr(chost.addr, req._h, opt, 0, byref(p), byref(err))
     finally:
         if opt:
             _ffi.options_free(opt)
-        for o in (pools, reqs):
-            if o is not None:
-                o.close()
     if failure:
         if p:
             _ffi.placement_free(p)
@@ -241,10 +352,17 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None,
             host_topology, instance_topology, limits, pci_requests, pci_stats, *args, **kwargs)
     objects = _nova()[1]
     if pci_stats is not None or pci_requests:
+        chost, opt = _cells_host(host_topology), _options_for(limits, prof)
+        # devices only narrow the placements (and reorder the cells), so a
+        # guest with no placement without them has none with them: answered
+        # before the pools and requests are read (nova, too, asks the pools
+        # only about cells the guest fits)
+        if not _fits(chost, req, opt):
+            _count("library")
+            return None
         try:
-            pcells = _fit_pci(_cells_host(host_topology), req, _options_for(limits, prof),
-                              host_topology, pci_requests, pci_stats, provider_mapping,
-                              has_mapping)
+            pcells = _fit_pci(chost, req, opt, host_topology, pci_requests, pci_stats,
+                              provider_mapping, has_mapping)
         except _Unsupported as e:
             _count("fallback", "numa_fit_instance_to_host: %s" % e)
             return _original("numa_fit_instance_to_host")(
