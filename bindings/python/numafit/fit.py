@@ -89,6 +89,17 @@ class Options(_ffi.Owned):
             _ffi.options_set_headroom_mix(h, arr, ws, n, byref(_ffi.Error()))
         self._mix = tuple(reqs)  # borrowed by the library: kept alive here
 
+    def _copy(self):
+        """A private copy (numafit_options_dup: the same limits, profile,
+        strategy, budget and mix, which it borrows too)."""
+        h = _ffi.OptionsP()
+        with _ffi.hold(self) as (src,):
+            _ffi.options_dup(src, byref(h))
+        c = Options.__new__(Options)
+        c._h = h
+        c._mix = self._mix
+        return c
+
     @property
     def mix_size(self):
         """The number of flavors in the headroom mix (0: none)."""
@@ -121,10 +132,10 @@ def headroom(host, mix, limits=None, profile="latest", budget=None):
 def _options(limits, profile, strategy, budget, pci=(None, None)):
     if isinstance(limits, Options):
         if pci != (None, None):
-            # the options would borrow the pools: a shared Options object
-            # cannot take them without a race
-            raise TypeError("numafit: with pci_pools or pci_requests, give limits as a dict, "
-                            "its JSON text or None, not an Options object")
+            # the fit sets the devices on its options: on a private copy,
+            # never on the caller's Options object, which other threads may
+            # be using
+            return limits._copy(), True
         return limits, False
     return Options(limits, profile, strategy, budget), True
 

@@ -187,10 +187,31 @@ class PciFitTest(unittest.TestCase):
         self.assertEqual(self.pools, before)
         before.close()
 
+    def test_options_object_with_devices(self):
+        # an Options object (its strategy, even a headroom mix) with
+        # devices: the fit sets them on a private copy, never on the object
+        from numafit.fit import Options
+        cells = lambda p: p.host_cells if p is not None else None  # noqa: E731
+        with Options(strategy="pack") as o, self.reqs("t4:1", "required") as t4:
+            for pools, reqs in ((self.pools, None), (self.pools, t4), (None, t4)):
+                self.assertEqual(
+                    cells(numafit.fit(self.host, self.req, limits=o, pci_pools=pools,
+                                      pci_requests=reqs)),
+                    cells(numafit.fit(self.host, self.req, strategy="pack", pci_pools=pools,
+                                      pci_requests=reqs)))
+            self.assertEqual(numafit.fit(self.host, self.req, limits=o).host_cells,
+                             numafit.fit(self.host, self.req, strategy="pack").host_cells)
+            with Options(strategy="headroom", mix=[(self.req, 1)]) as hr:
+                self.assertEqual(numafit.fit(self.host, self.req, limits=hr, pci_pools=self.pools,
+                                             pci_requests=t4).host_cells, [1])
+                self.assertEqual(hr.mix_size, 1)
+                p = self.host.fit_and_claim(self.req, limits=hr, pci_pools=self.pools,
+                                            pci_requests=t4)
+                self.assertEqual(p.host_cells, [1])
+                self.assertIsNone(numafit.fit(self.host, self.req, limits=hr,
+                                              pci_pools=self.pools, pci_requests=t4))
+
     def test_arguments(self):
-        with _Opts() as o:
-            with self.assertRaises(TypeError):
-                numafit.fit(self.host, self.req, limits=o, pci_pools=self.pools)
         with self.assertRaises(TypeError):
             numafit.fit(self.host, self.req, pci_pools=POOLS)
         with self.reqs("t4:1") as t4:
@@ -202,11 +223,6 @@ class PciFitTest(unittest.TestCase):
             why = numafit.explain(self.host, self.req, pci_pools=self.pools,
                                   pci_requests=t4)
             self.assertTrue(why["fits"])
-
-
-def _Opts():
-    from numafit.fit import Options
-    return Options()
 
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests",
