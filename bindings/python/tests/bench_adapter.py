@@ -15,8 +15,7 @@ manycell.jsonl: 50000 keeps the 9 scenarios plain nova finishes within a
 second).  Lines with "pci_pools" or "pci_requests" (pcimix.jsonl) pass nova's
 PciDeviceStats and InstancePCIRequest objects to both functions; for them
 the adapter is also timed without the devices (per-scenario ratios
-printed), and the binding column gives the limits as a dict (parsed per
-call).  Not part of make check.  Prints per-scenario medians summarised
+printed).  Not part of make check.  Prints per-scenario medians summarised
 (median and total) and the ratios.
 """
 import argparse
@@ -98,10 +97,7 @@ def main():
             pk["pci_pools"] = numafit.PciPools.from_json(json.dumps(d.get("pci_pools") or []))
             pk["pci_requests"] = numafit.PciRequests.from_json(
                 json.dumps(d.get("pci_requests") or []))
-            t_lib = timed(lambda: numafit.fit(h, r, nn.limits_json(limits), prof, **pk),
-                          args.reps)
-        else:
-            t_lib = timed(lambda: numafit.fit(h, r, opt), args.reps)
+        t_lib = timed(lambda: numafit.fit(h, r, opt, **pk), args.reps)
         a = hw.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, **kw) is not None
         b2 = nn.numa_fit_instance_to_host(host, req, limits, **kw) is not None
         differ += a != b2
