@@ -163,13 +163,16 @@ _MISSING = object()
 # objects themselves.  A scheduler asks about the same few pools and
 # requests for many hosts and instances, and building them costs several
 # times the fit.  Values are never closed or changed (the caches drop them;
-# references keep them alive while in use).
+# references keep them alive while in use).  Hosts of one kind whose
+# devices are free have equal pools and share an entry; the sizes cover a
+# scheduler's sweep over a few thousand hosts of distinct pools (a full
+# cache is emptied).
 # pools key -> (PciPools, whether a pool names a resource provider)
-_pci_pools = _SmallCache(256)
+_pci_pools = _SmallCache(4096)
 # requests key -> PciRequests
 _pci_requests = _SmallCache(1024)
 # (id(base Options), id(PciPools), id(PciRequests)) -> _PciOptions
-_pci_optionses = _SmallCache(1024)
+_pci_optionses = _SmallCache(4096)
 
 
 def _pools_key(pools):
