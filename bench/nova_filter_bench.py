@@ -4,7 +4,8 @@ on nova's own objects, as nova-scheduler calls them.
 
     NUMAFIT_LIBRARY=libnumafit/.libs/libnumafit.so.0 \\
         /usr/bin/python3 bench/nova_filter_bench.py [--hosts 100,1000]
-        [--rounds 3] [--seed N] [--modes warm,fresh,claim,compute,steps] [--claim-hosts 50]
+        [--rounds 3] [--seed N] [--modes warm,fresh,pci,claim,compute,steps]
+        [--claim-hosts 50]
         [--claim-order after-filter|adjacent]
 
 Hosts: nova's HostState objects whose numa_topology is built as nova's
@@ -27,6 +28,14 @@ Modes (the garbage collector on, as in nova-scheduler):
          (obj_from_db_obj) is not timed: nova's host manager pays it for
          either filter
 
+  pci    as warm, but every host has nova's PciDeviceStats (an X710's VFs
+         and PF on cell 0, at times VFs on another cell, VFs of unknown
+         node, a T4 on the last cell; random counts) and every request
+         nova's InstancePCIRequests (1 or 2 VFs, a random NUMA affinity
+         policy; at times the T4 as well); both filters get them as
+         nova-scheduler passes them; the 24-cell fixture is left out (nova
+         would try every choice of cells for a multi-cell guest its
+         devices refuse: minutes per host)
   claim  HostState.consume_from_request (nova's scheduler claim) on the
          hosts the filter passes, each on its own new host object and a
          clone of the request (both untimed; the hosts checked by the
@@ -174,6 +183,47 @@ def make_hosts(n, prims, rng):
                        rng.choice([1.0, 1.5])) for i in range(n)]
 
 
+VF = {"vendor_id": "8086", "product_id": "154c", "dev_type": "type-VF"}
+POLICIES = ("required", "legacy", "preferred", "socket")
+
+
+def with_pci(hs, rng):
+    """Give HostState hs nova's PciDeviceStats of random pools (the
+    scheduler's: built from the compute node's pci_device_pools)."""
+    from nova.pci import stats as pci_stats
+    cells = [c.id for c in hs.numa_topology.cells]
+    pools = [dict(VF, numa_node=cells[0], count=rng.randint(0, 16), physical_network="physnet1",
+                  trusted="false"),
+             {"vendor_id": "8086", "product_id": "1572", "dev_type": "type-PF",
+              "numa_node": cells[0], "count": rng.randint(0, 1), "physical_network": "physnet1"}]
+    if len(cells) > 1 and rng.random() < 0.5:
+        pools.append(dict(VF, numa_node=rng.choice(cells[1:]), count=rng.randint(0, 16),
+                          physical_network="physnet1", trusted="false"))
+    if rng.random() < 0.3:
+        pools.append(dict(VF, numa_node=None, count=rng.randint(1, 4),
+                          physical_network="physnet1", trusted="false"))
+    if rng.random() < 0.5:
+        pools.append({"vendor_id": "10de", "product_id": "1eb8", "dev_type": "type-PCI",
+                      "numa_node": cells[-1], "count": rng.randint(0, 2)})
+    pools = [p for p in pools if p["count"]]
+    hs.pci_stats = pci_stats.PciDeviceStats(hs.numa_topology, stats=objects.PciDevicePoolList(
+        objects=[objects.PciDevicePool.from_dict(p) for p in pools]))
+    return hs
+
+
+def pci_spec(spec, rng):
+    """A copy of RequestSpec spec with nova's InstancePCIRequests."""
+    sp = spec.obj_clone()
+    reqs = [objects.InstancePCIRequest(count=rng.randint(1, 2), spec=[dict(VF)], alias_name="vf",
+                                       numa_policy=rng.choice(POLICIES))]
+    if rng.random() < 0.3:
+        reqs.append(objects.InstancePCIRequest(
+            count=1, spec=[{"vendor_id": "10de", "product_id": "1eb8"}], alias_name="t4",
+            numa_policy=rng.choice(POLICIES)))
+    sp.pci_requests = objects.InstancePCIRequests(requests=reqs)
+    return sp
+
+
 def request_spec(name, vcpus, mem, specs):
     flavor = objects.Flavor(vcpus=vcpus, memory_mb=mem, extra_specs=dict(specs), name=name,
                             root_gb=0, ephemeral_gb=0)
@@ -209,8 +259,16 @@ def run(mode, n, rounds, prims, specs, rng):
     nova_f = numa_topology_filter.NUMATopologyFilter()
     ours_f = numafit.scheduler.NumafitNUMATopologyFilter()
     t_nova = t_ours = checks = mismatches = passed = 0
+    if mode == "pci":
+        # not the 24-cell EPYC: a multi-cell guest whose devices its cells
+        # lack makes nova try every choice of cells (24P4 = 255,024 for
+        # 4 cells, each asking the pools), minutes per host
+        prims = [p for p in prims if len(p["nova_object.data"]["cells"]) < 16]
     hosts = make_hosts(n, prims, rng)
-    if mode == "warm":
+    if mode == "pci":
+        hosts = [with_pci(hs, rng) for hs in hosts]
+        specs = [pci_spec(sp, rng) for sp in specs]
+    if mode in ("warm", "pci"):
         # the steady state: every host seen before (untimed, both filters;
         # numafit's host cache takes three sights to settle, see
         # doc/python.md); a first sight is what the fresh mode measures

@@ -144,8 +144,9 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
             if "network_metadata" in spec_obj and spec_obj.network_metadata else None
         pci_requests = spec_obj.pci_requests.requests if spec_obj.pci_requests else None
         debug = LOG.isEnabledFor(logging.DEBUG)
-        fits = _adapter.host_fitter(requested, network_metadata) \
-            if requested and not pci_requests else None
+        fits = _adapter.host_fitter(requested, network_metadata, pci_requests,
+                                    self._provider_mapping(spec_obj, pci_requests)) \
+            if requested else None
         limits_of = self._limits
 
         def check(host_state):
@@ -187,6 +188,15 @@ class NumafitNUMATopologyFilter(filters.BaseHostFilter):
                 fits.flush()
         check.done = done
         return check
+
+    @staticmethod
+    def _provider_mapping(spec_obj, pci_requests):
+        """The request groups' providers the latest rules give
+        numa_fit_instance_to_host with PCI requests, else None."""
+        if pci_requests and _adapter.profile() == "latest" and \
+                hasattr(spec_obj, "get_request_group_mapping"):
+            return spec_obj.get_request_group_mapping()
+        return None
 
     @staticmethod
     def _fit_with_nova_rules(host_state, host_topology, requested, network_metadata,

@@ -89,6 +89,65 @@ class FilterAgainstNova(unittest.TestCase):
         self.assertGreater(_adapter.stats["library"], before["library"] + 150)
         self.assertEqual(_adapter.stats["fallback"], before["fallback"])
 
+    def test_random_hosts_with_pci_devices(self):
+        """Hosts with nova's PciDeviceStats and requests with nova's PCI
+        requests (tests/nova_pci_fit_diff.py's pools and requests): the
+        filter answers as nova's, or as the reference where nova's fit
+        cache gets in the way, from the library (the answer alone: no
+        instance topology built, numa_fit_instance_to_host not called but
+        for the instance topologies the adapter hands to nova)."""
+        import nova_pci_fit_diff as pfd
+        from nova.pci import stats as pci_stats
+        rng = random.Random(13)
+        st = nfd.Stats()
+        ours, novas = scheduler.NUMATopologyFilter(), numa_topology_filter.NUMATopologyFilter()
+        passed = by_devices = full = 0
+        before = dict(_adapter.stats)
+        real = scheduler.NumafitNUMATopologyFilter.__dict__["_fit_with_nova_rules"]
+
+        def counted(*args):
+            nonlocal full
+            full += 1
+            return real.__func__(*args)
+        scheduler.NumafitNUMATopologyFilter._fit_with_nova_rules = staticmethod(counted)
+        try:
+            for s in nfd.gen_scenarios(rng, 300, st):
+                pools, reqs = pfd.gen_pci(rng, s["host"])
+                spec = nfd.objects.RequestSpec(
+                    numa_topology=s["req"], instance_uuid="6b4ba31a-3f03-4d3f-a1c0-27f4d9e6a7c2",
+                    pci_requests=nfd.objects.InstancePCIRequests(requests=reqs) if reqs else None,
+                    flavor=nfd.objects.Flavor(extra_specs=dict(s["flavor"]["extra_specs"])),
+                    image=nfd.objects.ImageMeta.from_dict(copy.deepcopy(s["image"])))
+                ratios = {"cpu_allocation_ratio": rng.choice([1.0, 4.0, 16.0]),
+                          "ram_allocation_ratio": rng.choice([1.0, 1.5])}
+                hs = [fakes.FakeHostState("h", "n", dict(
+                    numa_topology=s["host"], limits={},
+                    pci_stats=pci_stats.PciDeviceStats(s["host"], stats=pools), **ratios))
+                    for _ in range(2)]
+                a = ours.host_passes(hs[0], spec)
+                b = novas.host_passes(hs[1], spec)
+                limits = nfd.objects.NUMATopologyLimits(**ratios)
+                if a != b:
+                    b = nfd.reference_fit(s["host"], s["req"], limits, reqs or None,
+                                          hs[1].pci_stats) is not None
+                if a != b:
+                    self.fail("%s pools %s requests %s: numafit %s, reference %s" % (
+                        nfd.scenario_line(s), pools.obj_to_primitive(),
+                        [r.obj_to_primitive() for r in reqs], a, b))
+                passed += a
+                if not a and reqs and s["req"] and \
+                        nfd.reference_fit(s["host"], s["req"], limits) is not None:
+                    by_devices += 1
+        finally:
+            scheduler.NumafitNUMATopologyFilter._fit_with_nova_rules = real
+        self.assertGreater(passed, 20)
+        self.assertGreater(by_devices, 20)  # the devices decide
+        # the whole fit only for instance topologies no flavor gives (the
+        # adapter hands those to nova's own function)
+        self.assertEqual(full, _adapter.stats["fallback"] - before["fallback"])
+        self.assertLess(full, 5)
+        self.assertGreater(_adapter.stats["library"], before["library"] + 150)
+
     def test_filter_all_as_nova_handler_calls_it(self):
         """filter_all (the request read once, every host checked) passes
         the hosts host_passes passes, in order, stores the same limits, and

@@ -408,15 +408,21 @@ def host_fits(host_topology, instance_topology, cpu_allocation_ratio, ram_alloca
         fits.flush()
 
 
-def host_fitter(instance_topology, network_metadata=None):
+def host_fitter(instance_topology, network_metadata=None, pci_requests=None,
+                provider_mapping=None):
     """host_fits() for one request and many hosts, as the scheduler asks:
     a function fits(host_topology, cpu_allocation_ratio,
     ram_allocation_ratio, pci_stats=None) with host_fits()'s answers (True,
     False, or None: ask numa_fit_instance_to_host), the work that depends
     on the request alone (the library request, the profile, nova's packing
-    option, the options per pair of ratios) done once.  Use it for one
-    request: nova's options and the request object are read when it is
-    made."""
+    option, the options per pair of ratios, the PCI requests) done once.
+    With pci_requests (nova's InstancePCIRequest list) the answer is
+    bool(numa_fit_instance_to_host(..., pci_requests, pci_stats[,
+    provider_mapping])); None where that asks pci_stats' own
+    support_requests (not nova's PciDeviceStats, or pools of providers
+    with a provider_mapping) or the library cannot read the devices.  Use
+    it for one request: nova's options and the request objects are read
+    when it is made."""
     prof = profile()
     try:
         ni = len(instance_topology._obj_cells)
@@ -428,6 +434,12 @@ def host_fitter(instance_topology, network_metadata=None):
             req, _vmap = _request_for(instance_topology, prof)
         except _Unsupported:
             pass
+    reqs = None
+    if pci_requests and req is not None:
+        try:
+            reqs = _cached_requests(pci_requests)
+        except _Unsupported:
+            req = None  # every host: ask numa_fit_instance_to_host
     strategy = "pack" if _nova()[3].compute.packing_host_numa_cells_allocation_strategy \
         else "spread"
     optionses = {}
@@ -454,7 +466,20 @@ def host_fitter(instance_topology, network_metadata=None):
         # the host cache's _CHost stays alive while `chost` holds it
         chost = get(host_topology)
         calls[0] += 1
-        return fit(chost.addr, rh, opt._h, 0, None, err) == 1
+        ok = fit(chost.addr, rh, opt._h, 0, None, err) == 1
+        if not ok or reqs is None or pci_stats is None:
+            return ok
+        # with the devices: only where the library answers for pci_stats
+        # (as numa_fit_instance_to_host decides), else None
+        try:
+            pools, pools_rp = _cached_pools(pci_stats)
+        except _Unsupported:
+            calls[0] -= 1
+            return None
+        if not _native_support(pci_stats) or (provider_mapping and pools_rp):
+            calls[0] -= 1
+            return None
+        return fit(chost.addr, rh, _pci_options(opt, pools, reqs)._h, 0, None, err) == 1
 
     def flush():
         """Add the fits so far to numafit.nova.stats."""
