@@ -28,7 +28,9 @@ apply_requests leaves on the chosen cells.
 The nova adapter (numafit.nova.numa_fit_instance_to_host, on nova's own
 objects, with numafit.nova._VERIFY on: every cached PCI pool list and
 request list is checked against one built afresh) must agree with the
-reference too; when the reference fits with requests, the same
+reference too (with plain nova where the adapter hands the call to nova's
+own function: an instance topology no flavor gives, such as a mixed cell
+without shared vCPUs); when the reference fits with requests, the same
 PciDeviceStats object is asked again after nova's apply_requests took the
 devices from it in place (the adapter keys its PCI objects by content).
 
@@ -103,23 +105,32 @@ def flat(stats):
     return [dict(p) for p in stats]
 
 
-def adapter_probs(nf, host, req, limits, reqs, stats, ref, cref, pname, ctx, st):
-    """The nova adapter's answer on nova's objects against the reference;
-    then, when the reference fits with requests, the same pools object
-    after apply_requests (in place) against the reference on it."""
+def adapter_probs(nf, host, req, limits, reqs, stats, ref, cref, cnov, pname, ctx, st):
+    """The nova adapter's answer on nova's objects against the reference
+    (against plain nova's where the adapter hands the call to nova's own
+    function: an instance topology no flavor gives); then, when the
+    reference fits with requests, the same pools object after
+    apply_requests (in place) against the reference on it.  Inside ctx, as
+    nova's own function then has the profile's rules."""
     nn = nf.nova
     nn.set_profile(pname)
-    got = nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs or None, stats)
+    fell = nn.stats["fallback"]
+    with ctx:
+        got = nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs or None, stats)
+    if nn.stats["fallback"] != fell:
+        st.c["%s adapter answers by nova's own function" % pname] += 1
+        return ["adapter (nova's own function): %s" % p
+                for p in fd.compare_fit(host, cnov, fd.canon_nova_topology(got))]
     probs = ["adapter: %s" % p for p in fd.compare_fit(host, cref, fd.canon_nova_topology(got))]
     st.c["%s adapter answers" % pname] += 1
     if probs or ref is None or not reqs:
         return probs
     after = copy.deepcopy(stats)
-    nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs, after)
-    after.apply_requests(reqs, ref.cells)
     with ctx:
+        nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs, after)
+        after.apply_requests(reqs, ref.cells)
         want = fd.canon_nova_topology(fd.reference_fit(host, req, limits, reqs, after))
-    got = nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs, after)
+        got = nn.numa_fit_instance_to_host(host, copy.deepcopy(req), limits, reqs, after)
     st.c["%s adapter answers on pools changed in place" % pname] += 1
     return ["adapter, pools changed in place: %s" % p
             for p in fd.compare_fit(host, want, fd.canon_nova_topology(got))]
@@ -176,7 +187,8 @@ def run_case(nf, s, profile, ctx, st, args):
             if res.code_name != "NOFIT_PCI":
                 probs.append("refused for the devices, but the reason is %s (%s)"
                              % (res.code_name, res.text))
-        probs += adapter_probs(nf, host, req, limits, reqs, stats, ref, cref, pname, ctx, st)
+        probs += adapter_probs(nf, host, req, limits, reqs, stats, ref, cref, cnov, pname, ctx,
+                               st)
         if not probs and ref is not None and reqs:
             # the claim takes nova's devices
             after = copy.deepcopy(stats)
