@@ -47,7 +47,9 @@ static struct entry *cur; /* on disk */
 static size_t ncur;
 static uint8_t *cur_input; /* the input cur's contents point into */
 
-static char *files[8]; /* scratch files written, removed at exit */
+/* scratch files written, removed at exit; one slot per distinct name a
+ * process uses (fuzz_plan_load alone names eleven) */
+static char *files[32];
 static size_t nfiles;
 
 static void entries_free(struct entry *v, size_t n) {
