@@ -29,6 +29,40 @@
 
 /* ------------------------------------------------------------------ rows (db dumps) */
 
+/* json_load_callback()'s source for a JSON list: the file, up to a NUL byte,
+ * which it refuses (jansson drops a NUL byte that follows a number and reads
+ * on, so json_loadf() would accept "1\0,2"). line and col: where the NUL is. */
+struct nul_reader {
+    FILE *f;
+    unsigned long line, col;
+    bool nul, err;
+    int errnum; /* of the read error */
+};
+
+static size_t read_refusing_nul(void *buf, size_t len, void *arg) {
+    struct nul_reader *nr = arg;
+    size_t n = fread(buf, 1, len, nr->f);
+    const char *c = buf, *z;
+
+    if (n == 0 && ferror(nr->f)) {
+        nr->err = true;
+        nr->errnum = errno;
+        return (size_t)-1;
+    }
+    z = memchr(buf, '\0', n);
+    for (; c < (z ? z : (const char *)buf + n); c++) {
+        if (*c == '\n')
+            nr->line++, nr->col = 1;
+        else
+            nr->col++;
+    }
+    if (z) {
+        nr->nul = true;
+        return (size_t)-1;
+    }
+    return n;
+}
+
 static int buf_put(struct plan_rows *r, char ch) {
     if (r->used + 1 >= r->cap) {
         size_t ncap = r->cap ? r->cap * 2 : 65536;
@@ -378,7 +412,22 @@ int plan_rows_open(struct plan_rows *r, const struct plan *pl, const char *path,
     }
     if (r->fmt == PLAN_ROWS_JSONARRAY) {
         json_error_t jerr;
-        r->arr = json_loadf(r->f, JSON_REJECT_DUPLICATES, &jerr);
+        struct nul_reader nr = {r->f, 1, 1, false, false, 0};
+        r->arr = json_load_callback(read_refusing_nul, &nr, JSON_REJECT_DUPLICATES, &jerr);
+        if (nr.err || nr.nul) {
+            /* jansson saw an end of input there and may have read a whole list */
+            json_decref(r->arr);
+            r->arr = NULL;
+        }
+        if (nr.err) {
+            plan_error(r->pl, "%s %s: read error: %s", what, path, strerror(nr.errnum));
+            return PLAN_EXIT_FAIL;
+        }
+        if (nr.nul) {
+            plan_error(r->pl, "%s:%lu:%lu: malformed JSON: a NUL byte in the JSON text", path,
+                       nr.line, nr.col);
+            return PLAN_EXIT_INPUT;
+        }
         if (!r->arr) {
             if (cli_json_error(&jerr, why, sizeof(why)) == -ENOMEM) {
                 plan_error(r->pl, "%s %s: %s", what, path, why);
